@@ -1,0 +1,72 @@
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Exit codes: 0 fine, 1 problems found / session error, 2 usage error. */
+const program = new Command('flowing')
+  .description('Agent state machines you can see, generate, type-check and run.')
+  .version(pkg.version)
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+program
+  .command('validate')
+  .description('Validate flow specs (default: every machines/*/*.flow.json)')
+  .argument('[files...]', 'spec files')
+  .option('--json', 'print problems as JSON')
+  .action(async (files: string[], options: { json?: boolean }) => {
+    const { validateCommand } = await import('../codegen/cli.ts');
+    process.exitCode = await validateCommand(files, options);
+  });
+
+program
+  .command('codegen')
+  .description('Generate <id>.machine.ts and <id>.registry.ts next to each spec, then type-check them')
+  .argument('[files...]', 'spec files')
+  .option('--check', 'write nothing; exit 1 when a generated file differs from what would be generated')
+  .option('--json', 'print problems as JSON')
+  .action(async (files: string[], options: { check?: boolean; json?: boolean }) => {
+    const { codegenCommand } = await import('../codegen/cli.ts');
+    process.exitCode = await codegenCommand(files, options);
+  });
+
+program
+  .command('run')
+  .description('Run one session headless and print its events')
+  .argument('<machine>', 'machine id (machines/<id>/) ')
+  .option('--message <text>', 'send a USER_MESSAGE with this text')
+  .option('--events <file>', 'send the events of a JSON-lines file, one per line')
+  .option('--json', 'print events as JSON lines')
+  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean }) => {
+    const { runCommand } = await import('../runtime/cli/run.ts');
+    process.exitCode = await runCommand(machine, options);
+  });
+
+program
+  .command('studio')
+  .description('Open the studio (graph editor) on a local port')
+  .option('--port <port>', 'port (default: $PORT or 5173)')
+  .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
+  .action(async (options: { port?: string; host?: string }) => {
+    const { studioCommand } = await import('../studio/server/cli.ts');
+    await studioCommand(options);
+  });
+
+program
+  .command('bench')
+  .description('Measure runtime overhead against bare XState and a hand-written loop')
+  .action(async () => {
+    const { benchCommand } = await import('../runtime/bench/index.ts');
+    process.exitCode = await benchCommand();
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
+    process.exit(ok ? 0 : 2);
+  }
+  throw error;
+}

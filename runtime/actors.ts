@@ -1,0 +1,94 @@
+import { fromPromise } from 'xstate';
+import { FlowingError, toFlowError } from './errors.ts';
+import { createScriptedProvider } from './llm/scripted.ts';
+import type { AgentOutput, AgentRequest, ClassifyOutput, ClassifyRequest, ExtractRequest, GenerateOutput, GenerateRequest, LlmProvider, LlmRequest } from './llm/types.ts';
+import type { AnyTool, ToolOutput } from './tool.ts';
+
+/** What a generated machine passes to a tool actor. */
+export interface ToolCallInput {
+  args: unknown;
+  /** From the spec's `idempotencyKey` expression, when it has one. */
+  idempotencyKey?: string;
+}
+
+/** Actor source name of a tool in generated machines (`tool.<name>`). */
+export const toolActorName = (tool: string) => `tool.${tool}`;
+/** Actor source name of a model call kind in generated machines (`llm.<kind>`). */
+export const llmActorName = (kind: string) => `llm.${kind}`;
+
+/**
+ * The plain adapter that lets a generated machine call a tool under bare XState `createActor`: it validates
+ * input and output with the tool's zod contract, enforces the timeout through the AbortSignal and turns every
+ * failure into a `{ code, message }` error. Retries, journaling and approvals are added by the Flowing runtime,
+ * which replaces these actors through `machine.provide`.
+ */
+export function fromTool<TTool extends AnyTool>(tool: TTool) {
+  return fromPromise<ToolOutput<TTool>, ToolCallInput>(async ({ input, signal, self }) => {
+    return (await runToolOnce(tool, input, signal, input.idempotencyKey ?? `${self.id}`)) as ToolOutput<TTool>;
+  });
+}
+
+/** One validated, time-limited attempt of a tool. Throws a FlowingError. */
+export async function runToolOnce(tool: AnyTool, input: ToolCallInput, signal: AbortSignal, idempotencyKey: string): Promise<unknown> {
+  const args = tool.input.safeParse(input.args);
+  if (!args.success) {
+    throw new FlowingError('TOOL_CONTRACT', `input of tool '${tool.name}' does not match its contract: ${formatIssues(args.error.issues)}`, { details: { side: 'input', issues: args.error.issues } });
+  }
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${tool.timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, tool.timeoutMs);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(new FlowingError('CANCELLED', `tool '${tool.name}' was cancelled`));
+    controller.signal.addEventListener('abort', () => reject(new FlowingError('CANCELLED', `tool '${tool.name}' was cancelled`)), { once: true });
+  });
+  try {
+    const raw = await Promise.race([
+      tool.run(args.data, { signal: controller.signal, idempotencyKey, log: () => {} }),
+      timeout,
+      aborted,
+    ]);
+    const output = tool.output.safeParse(raw);
+    if (!output.success) {
+      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
+    }
+    return output.data;
+  } catch (error) {
+    if (error instanceof FlowingError) throw error;
+    const flow = toFlowError(error, 'TOOL_FAILED');
+    throw new FlowingError(flow.code, flow.message, { details: flow.details });
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+export function formatIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+let defaultProvider: LlmProvider | undefined;
+
+/**
+ * A model call actor for bare XState use. It answers with the scripted (offline, deterministic) provider unless a
+ * provider is given; the Flowing runtime replaces it with its journaled, budgeted, logged version.
+ */
+export function fromLlm<TLabel extends string = string>(kind: 'classify', provider?: LlmProvider): ReturnType<typeof fromPromise<ClassifyOutput<TLabel>, ClassifyRequest>>;
+export function fromLlm<TOutput extends Record<string, unknown>>(kind: 'extract', provider?: LlmProvider): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
+export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
+export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads above carry the precise types
+export function fromLlm(kind: 'classify' | 'extract' | 'generate' | 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<any, any>> {
+  return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {
+    const llm = provider ?? (defaultProvider ??= createScriptedProvider());
+    const call = llm[kind] as (request: LlmRequest, options: { signal: AbortSignal }) => Promise<{ output: unknown }>;
+    return (await call.call(llm, input, { signal })).output;
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * Stable runtime error codes. A code names what went wrong; messages may change, codes do not.
+ * Tools may add their own codes (declared in their `errors`).
+ */
+export const RUNTIME_ERROR_CODES = {
+  UNKNOWN_EVENT: 'The event type is not declared by the machine.',
+  INVALID_PAYLOAD: 'The event payload does not match its declared schema.',
+  NO_TRANSITION: 'No active state handles this event.',
+  GUARD_REJECTED: 'The event is handled, but every guard was false.',
+  SESSION_FINISHED: 'The session has reached a final state.',
+  SESSION_CANCELLED: 'The session was cancelled.',
+  SESSION_NOT_FOUND: 'No session with this id exists in the store.',
+  SESSION_NEEDS_ATTENTION: 'A non-idempotent call has an unknown outcome; a person must decide.',
+  BUSY: 'Another event of this session is being applied and the caller asked not to queue.',
+  STEP_LIMIT: 'The session exceeded its maximum number of steps.',
+  BUDGET_EXCEEDED: 'The session exceeded its token budget.',
+  UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
+  SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
+  CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
+  STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
+  STORE_CORRUPT: 'A stored session or event could not be read.',
+  TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
+  TOOL_FAILED: 'The tool failed without a declared error code.',
+  TOOL_CONTRACT: 'The tool input or output does not match its zod contract.',
+  TOOL_UNKNOWN: 'The tool is not registered.',
+  TOOL_UNKNOWN_OUTCOME: 'A non-idempotent tool call started but its result was never recorded.',
+  APPROVAL_REQUIRED: 'A high-risk tool was invoked without an approval.',
+  APPROVAL_REJECTED: 'A person rejected the call.',
+  LLM_BAD_OUTPUT: 'The model output could not be parsed or validated, also after repair attempts.',
+  LLM_TIMEOUT: 'The model did not answer within its timeout.',
+  LLM_RATE_LIMITED: 'The model provider rate-limited the request.',
+  LLM_FAILED: 'The model provider returned an error.',
+  LLM_NOT_CONFIGURED: 'No model provider is configured for this call.',
+  CANCELLED: 'The call was aborted because the session was cancelled.',
+} as const;
+
+export type RuntimeErrorCode = keyof typeof RUNTIME_ERROR_CODES;
+
+/** The structured error every failed call turns into; this is what `onError` guards see as `error`. */
+export interface FlowError {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+/** An Error that carries a stable code (thrown by tools with their own codes, and by the runtime). */
+export class FlowingError extends Error implements FlowError {
+  readonly code: string;
+  readonly details?: unknown;
+  constructor(code: string, message: string, options: { cause?: unknown; details?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'FlowingError';
+    this.code = code;
+    this.details = options.details;
+  }
+
+  /** The plain `{ code, message, details }` form stored in logs and handed to `onError`. */
+  toJSON(): FlowError {
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Normalises anything thrown into a FlowError, without stack traces. */
+export function toFlowError(error: unknown, fallbackCode: string = 'TOOL_FAILED'): FlowError {
+  if (error instanceof FlowingError) return error.toJSON();
+  if (error && typeof error === 'object' && typeof (error as FlowError).code === 'string' && typeof (error as FlowError).message === 'string') {
+    const { code, message, details } = error as FlowError;
+    return details === undefined ? { code, message } : { code, message, details };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: fallbackCode, message };
+}

@@ -1,0 +1,57 @@
+import type { FieldMap } from '../../spec/index.ts';
+
+/** Request shapes handed to model calls; generated machines build them from the spec. */
+export interface LlmRequestBase {
+  /** Model name from the spec; the provider's default when absent. */
+  model?: string;
+  system?: string;
+  /** Offline rules for the scripted provider (ignored by real models). */
+  scripted?: { keywords?: Record<string, readonly string[]>; patterns?: Record<string, string>; reply?: string };
+}
+export interface ClassifyRequest extends LlmRequestBase { kind: 'classify'; text: string; labels: readonly string[]; prompt?: string }
+export interface ExtractRequest extends LlmRequestBase { kind: 'extract'; text: string; fields: FieldMap; prompt?: string }
+export interface GenerateRequest extends LlmRequestBase { kind: 'generate'; prompt: string }
+export interface AgentRequest extends LlmRequestBase { kind: 'agent'; prompt: string; tools: readonly string[]; maxIterations: number }
+export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | AgentRequest;
+
+export interface ClassifyOutput<TLabel extends string = string> { label: TLabel }
+export type ExtractOutput = Record<string, unknown>;
+export interface GenerateOutput { text: string }
+export interface AgentOutput { text: string; steps: number }
+
+export interface LlmUsage { promptTokens: number; completionTokens: number }
+
+export interface LlmResult<TOutput> {
+  output: TOutput;
+  model: string;
+  usage: LlmUsage;
+  /** Model requests made, repairs included. */
+  attempts: number;
+}
+
+/** One tool call made by an agent loop; the runtime runs it through the tool wrapper. */
+export type AgentToolCaller = (name: string, args: unknown) => Promise<{ ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }>;
+
+export interface LlmCallOptions {
+  signal: AbortSignal;
+  timeoutMs?: number;
+  /** generate: each streamed piece of text. */
+  onDelta?: (text: string) => void;
+  /** agent: runs a tool the model asked for. */
+  callTool?: AgentToolCaller;
+  /** agent: tool contracts offered to the model (JSON Schema of the input). */
+  toolSchemas?: Record<string, { description: string; parameters: Record<string, unknown> }>;
+  /** agent: each step, for the event log. */
+  onStep?: (step: { iteration: number; toolCalls: Array<{ id: string; name: string; args: unknown }>; text?: string }) => void;
+}
+
+/** The one interface every model provider implements. */
+export interface LlmProvider {
+  readonly name: string;
+  /** True for real models; false for deterministic stand-ins (the scripted provider). */
+  readonly isModel: boolean;
+  classify(request: ClassifyRequest, options: LlmCallOptions): Promise<LlmResult<ClassifyOutput>>;
+  extract(request: ExtractRequest, options: LlmCallOptions): Promise<LlmResult<ExtractOutput>>;
+  generate(request: GenerateRequest, options: LlmCallOptions): Promise<LlmResult<GenerateOutput>>;
+  agent(request: AgentRequest, options: LlmCallOptions): Promise<LlmResult<AgentOutput>>;
+}

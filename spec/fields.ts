@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { FieldMap, FieldType, FlowSpec } from './schema.ts';
+
+/** The zod schema of one field type. */
+export function fieldTypeToZod(type: FieldType): z.ZodType {
+  let schema: z.ZodType;
+  switch (type.type) {
+    case 'string': schema = z.string(); break;
+    case 'number': schema = z.number(); break;
+    case 'boolean': schema = z.boolean(); break;
+    case 'enum': schema = z.enum((type.values ?? []) as [string, ...string[]]); break;
+    case 'array': schema = z.array(type.items ? fieldTypeToZod(type.items) : z.unknown()); break;
+    case 'object': schema = type.fields ? fieldMapToZod(type.fields) : z.record(z.string(), z.unknown()); break;
+    case 'unknown': schema = z.unknown(); break;
+  }
+  return type.optional ? schema.optional() : schema;
+}
+
+/** A strict zod object for a field map (unknown keys are refused, so `__proto__` payload keys never slip in). */
+export function fieldMapToZod(map: FieldMap): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, type] of Object.entries(map)) shape[name] = fieldTypeToZod(type);
+  return z.strictObject(shape);
+}
+
+/** Payload schemas of every declared event, keyed by event name (the `type` key is accepted and ignored). */
+export function eventPayloadSchemas(spec: Pick<FlowSpec, 'events'>): Map<string, z.ZodObject> {
+  const out = new Map<string, z.ZodObject>();
+  for (const [event, payload] of Object.entries(spec.events)) {
+    out.set(event, fieldMapToZod(payload).extend({ type: z.literal(event) }));
+  }
+  return out;
+}
+
+/** The schema of the machine's context: declared fields, with `optional` fields and defaults as written. */
+export function contextSchema(spec: Pick<FlowSpec, 'context'>): z.ZodObject {
+  return fieldMapToZod(spec.context);
+}
+
+/** Initial context from the declared defaults. */
+export function defaultContext(spec: Pick<FlowSpec, 'context'>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, type] of Object.entries(spec.context)) if (type.default !== undefined) out[name] = structuredClone(type.default);
+  return out;
+}

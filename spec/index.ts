@@ -1,0 +1,20 @@
+export {
+  SPEC_VERSION, LLM_KINDS, STATE_TYPES, FlowSpecSchema, FieldTypeSchema, StateSchema,
+  type FlowSpec, type FlowSpecInput, type FieldType, type FieldMap, type StateSpec, type StateType,
+  type TransitionSpec, type TransitionObject, type GuardSpec, type InvokeSpec, type ToolInvokeSpec,
+  type LlmInvokeSpec, type LlmKind, type ActionBlock, type Position, type ScriptedRules,
+} from './schema.ts';
+export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
+export {
+  validateSpec, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
+  type ToolInfo, type ValidateOptions, type ValidationResult,
+} from './validate.ts';
+export { parseSpecText } from './parse.ts';
+export {
+  parseExpression, compileExpression, evaluateExpression, collectReferences, parseTemplate, compileTemplate,
+  type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,
+} from './expression.ts';
+export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite } from './walk.ts';
+export { fieldTypeToZod, fieldMapToZod, eventPayloadSchemas, contextSchema, defaultContext } from './fields.ts';
+export { formatSpec } from './format.ts';
+export { flowSpecJsonSchema } from './json-schema.ts';

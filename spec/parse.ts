@@ -1,0 +1,58 @@
+import { visit, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { pointer, problem, type SpecProblem } from './problems.ts';
+import { validateSpec, type ValidateOptions, type ValidationResult } from './validate.ts';
+
+/**
+ * Parses the text of a `.flow.json` file and validates it. Unlike `JSON.parse`, it reports duplicate keys
+ * (which JSON.parse silently resolves to the last one) and never throws.
+ * @example const { ok, spec, problems } = parseSpecText(await readFile(file, 'utf8'), { tools })
+ */
+export function parseSpecText(text: string, options: ValidateOptions = {}): ValidationResult {
+  const syntax = scanJson(text);
+  if (syntax.length > 0) return { spec: undefined, problems: syntax, ok: false };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { spec: undefined, problems: [problem('SPEC_JSON_SYNTAX', '', (err as Error).message)], ok: false };
+  }
+  return validateSpec(value, options);
+}
+
+function scanJson(text: string): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const stack: Array<{ keys: Set<string>; path: Array<string | number>; index: number; isArray: boolean }> = [];
+  let pendingKey: string | undefined;
+  const childPath = (): Array<string | number> => {
+    const top = stack[stack.length - 1];
+    if (!top) return [];
+    if (top.isArray) return [...top.path, top.index++];
+    return [...top.path, pendingKey ?? ''];
+  };
+  const errors: ParseError[] = [];
+  visit(text, {
+    onObjectBegin: () => { stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: false }); },
+    onObjectProperty: (key) => {
+      const top = stack[stack.length - 1]!;
+      if (top.keys.has(key)) problems.push(problem('SPEC_DUPLICATE_KEY', pointer(...top.path, key), `key "${key}" appears twice in this object; remove one`));
+      top.keys.add(key);
+      pendingKey = key;
+    },
+    onObjectEnd: () => { stack.pop(); },
+    onArrayBegin: () => { stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: true }); },
+    onArrayEnd: () => { stack.pop(); },
+    onLiteralValue: () => { childPath(); },
+    onError: (error, offset) => { errors.push({ error, offset, length: 0 }); },
+  }, { allowTrailingComma: false, disallowComments: true });
+  for (const { error, offset } of errors) {
+    const { line, column } = lineColumn(text, offset);
+    problems.push(problem('SPEC_JSON_SYNTAX', '', `${printParseErrorCode(error)} at line ${line}, column ${column}`));
+  }
+  return problems;
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}

@@ -1,0 +1,198 @@
+import { z } from 'zod';
+
+/** The spec format version this package reads and writes. */
+export const SPEC_VERSION = 1;
+
+/** A field type used for context fields, event payloads and extracted fields. */
+export interface FieldType {
+  type: 'string' | 'number' | 'boolean' | 'enum' | 'array' | 'object' | 'unknown';
+  optional?: boolean;
+  description?: string;
+  /** Allowed values of an `enum` field. */
+  values?: string[];
+  /** Element type of an `array` field. */
+  items?: FieldType;
+  /** Fields of an `object` field. */
+  fields?: Record<string, FieldType>;
+  /** Initial value (context fields only). */
+  default?: unknown;
+}
+
+export const FieldTypeSchema: z.ZodType<FieldType> = z.lazy(() =>
+  z.strictObject({
+    type: z.enum(['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown']),
+    optional: z.boolean().optional(),
+    description: z.string().optional(),
+    values: z.array(z.string()).optional(),
+    items: FieldTypeSchema.optional(),
+    fields: z.record(z.string(), FieldTypeSchema).optional(),
+    default: z.unknown().optional(),
+  }),
+);
+
+export const FieldMapSchema = z.record(z.string(), FieldTypeSchema);
+export type FieldMap = z.infer<typeof FieldMapSchema>;
+
+/** An expression in the Flowing expression language (see spec/expression). */
+export const ExpressionSchema = z.string();
+
+/** A guard: an expression, or a reference to a named guard implemented in `<id>.impl.ts`. */
+export const GuardSchema = z.union([ExpressionSchema, z.strictObject({ ref: z.string() })]);
+export type GuardSpec = z.infer<typeof GuardSchema>;
+
+/** Context updates: context field -> expression. */
+export const AssignSchema = z.record(z.string(), ExpressionSchema);
+
+export const TransitionObjectSchema = z.strictObject({
+  target: z.string().optional(),
+  guard: GuardSchema.optional(),
+  assign: AssignSchema.optional(),
+  /** Named actions implemented in `<id>.impl.ts`, run in order after `assign`. */
+  actions: z.array(z.string()).optional(),
+  description: z.string().optional(),
+});
+export type TransitionObject = z.infer<typeof TransitionObjectSchema>;
+
+/** A transition: a target state name, one transition object, or a guarded list (first match wins). */
+export const TransitionSchema = z.union([
+  z.string(),
+  TransitionObjectSchema,
+  z.array(TransitionObjectSchema),
+]);
+export type TransitionSpec = z.infer<typeof TransitionSchema>;
+
+export const ActionBlockSchema = z.strictObject({
+  assign: AssignSchema.optional(),
+  actions: z.array(z.string()).optional(),
+});
+export type ActionBlock = z.infer<typeof ActionBlockSchema>;
+
+const invokeCommon = {
+  description: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  onDone: TransitionSchema.optional(),
+  onError: TransitionSchema.optional(),
+};
+
+export const ToolInvokeSchema = z.strictObject({
+  tool: z.string(),
+  /** Tool input field -> expression over `context` and `event`. */
+  input: z.record(z.string(), ExpressionSchema).optional(),
+  /** Extra attempts after the first failure; only allowed for idempotent tools or with an idempotency key. */
+  retries: z.number().int().min(0).max(10).optional(),
+  /** Expression giving a key that makes repeated calls safe to retry (the tool dedups on it). */
+  idempotencyKey: ExpressionSchema.optional(),
+  ...invokeCommon,
+});
+export type ToolInvokeSpec = z.infer<typeof ToolInvokeSchema>;
+
+export const LLM_KINDS = ['classify', 'extract', 'generate', 'agent'] as const;
+export type LlmKind = (typeof LLM_KINDS)[number];
+
+/** Offline rules for the scripted provider: not a model, deterministic fixtures. */
+export const ScriptedRulesSchema = z.strictObject({
+  /** classify: label -> keywords (case-insensitive); the first label with a hit wins, else the last label. */
+  keywords: z.record(z.string(), z.array(z.string())).optional(),
+  /** extract: field -> regular expression; the first capture group (or whole match) fills the field. */
+  patterns: z.record(z.string(), z.string()).optional(),
+  /** generate/agent: reply template with {{ expression }} holes; defaults to the prompt. */
+  reply: z.string().optional(),
+});
+export type ScriptedRules = z.infer<typeof ScriptedRulesSchema>;
+
+export const LlmInvokeSchema = z.strictObject({
+  llm: z.enum(LLM_KINDS),
+  /** Model name; falls back to the machine's `models` table, then the provider default. */
+  model: z.string().optional(),
+  /** classify/extract: the text to read, an expression. */
+  input: ExpressionSchema.optional(),
+  /** classify: the labels to choose from. */
+  labels: z.array(z.string()).optional(),
+  /** extract: the fields to fill. */
+  fields: FieldMapSchema.optional(),
+  /** generate/agent: user prompt template with {{ expression }} holes. */
+  prompt: z.string().optional(),
+  /** System prompt template with {{ expression }} holes. */
+  system: z.string().optional(),
+  /** agent: tools the model may call. */
+  tools: z.array(z.string()).optional(),
+  /** agent: upper bound on model turns. */
+  maxIterations: z.number().int().positive().max(50).optional(),
+  scripted: ScriptedRulesSchema.optional(),
+  ...invokeCommon,
+});
+export type LlmInvokeSpec = z.infer<typeof LlmInvokeSchema>;
+
+export const InvokeSchema = z.union([ToolInvokeSchema, LlmInvokeSchema]);
+export type InvokeSpec = z.infer<typeof InvokeSchema>;
+
+export const STATE_TYPES = ['atomic', 'compound', 'parallel', 'final'] as const;
+export type StateType = (typeof STATE_TYPES)[number];
+
+export interface StateSpec {
+  /** Defaults to `compound` when `states` is present, else `atomic`. */
+  type?: StateType;
+  description?: string;
+  tags?: string[];
+  /** Child state entered first (compound states). */
+  initial?: string;
+  states?: Record<string, StateSpec>;
+  on?: Record<string, TransitionSpec>;
+  /** Delayed transitions: milliseconds (as a string key) -> transition. */
+  after?: Record<string, TransitionSpec>;
+  /** Eventless transitions taken as soon as their guard holds. */
+  always?: TransitionSpec;
+  invoke?: InvokeSpec;
+  /** Compound/parallel: taken when a final child is reached (for parallel: when every region is final). */
+  onDone?: TransitionSpec;
+  entry?: ActionBlock;
+  exit?: ActionBlock;
+}
+
+export const StateSchema: z.ZodType<StateSpec> = z.lazy(() =>
+  z.strictObject({
+    type: z.enum(STATE_TYPES).optional(),
+    description: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    initial: z.string().optional(),
+    states: z.record(z.string(), StateSchema).optional(),
+    on: z.record(z.string(), TransitionSchema).optional(),
+    after: z.record(z.string(), TransitionSchema).optional(),
+    always: TransitionSchema.optional(),
+    invoke: InvokeSchema.optional(),
+    onDone: TransitionSchema.optional(),
+    entry: ActionBlockSchema.optional(),
+    exit: ActionBlockSchema.optional(),
+  }),
+);
+
+export const PositionSchema = z.strictObject({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+});
+export type Position = z.infer<typeof PositionSchema>;
+
+export const NamedDeclarationSchema = z.strictObject({ description: z.string().optional() });
+
+export const FlowSpecSchema = z.strictObject({
+  $schema: z.string().optional(),
+  specVersion: z.literal(SPEC_VERSION),
+  /** kebab-case; names the folder, the files and (camelCased) the generated exports. */
+  id: z.string(),
+  description: z.string().optional(),
+  context: FieldMapSchema.default({}),
+  events: z.record(z.string(), FieldMapSchema).default({}),
+  guards: z.record(z.string(), NamedDeclarationSchema).optional(),
+  actions: z.record(z.string(), NamedDeclarationSchema).optional(),
+  /** Model per call kind (`classify`, `extract`, ...) or `default`. */
+  models: z.record(z.string(), z.string()).optional(),
+  initial: z.string().optional(),
+  states: z.record(z.string(), StateSchema),
+  /** State path (dot-separated) -> canvas position. */
+  layout: z.record(z.string(), PositionSchema).optional(),
+});
+export type FlowSpec = z.infer<typeof FlowSpecSchema>;
+/** A spec as written in a file, before defaults are applied. */
+export type FlowSpecInput = z.input<typeof FlowSpecSchema>;

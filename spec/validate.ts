@@ -1,0 +1,397 @@
+import { parseExpression, parseTemplate, type ExpressionRoot } from './expression.ts';
+import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
+import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
+import { listStates, transitionSites, type StateEntry } from './walk.ts';
+
+/** What the validator needs to know about a tool from tools/. */
+export interface ToolInfo {
+  name: string;
+  description?: string;
+  idempotent: boolean;
+  risk: 'low' | 'medium' | 'high';
+  /** Input field names, and which of them are required (when known). */
+  inputFields?: string[];
+  requiredInputFields?: string[];
+  /** Error codes the tool declares. */
+  errors?: string[];
+}
+
+export interface ValidateOptions {
+  /** Tools available in tools/. When omitted, tool names and contracts are not checked. */
+  tools?: Record<string, ToolInfo>;
+}
+
+export interface ValidationResult {
+  /** The parsed spec (defaults applied) when it matched the schema. */
+  spec: FlowSpec | undefined;
+  problems: SpecProblem[];
+  ok: boolean;
+}
+
+export const MACHINE_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const EVENT_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+export const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+const MAX_NAME_LENGTH = 64;
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
+/** Events the runtime itself understands; always considered declared when used. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Validates an unknown value as a FlowSpec: the schema first, then the static checks.
+ * @example const { ok, problems } = validateSpec(JSON.parse(text), { tools })
+ */
+export function validateSpec(input: unknown, options: ValidateOptions = {}): ValidationResult {
+  if (input && typeof input === 'object' && 'specVersion' in input && (input as { specVersion: unknown }).specVersion !== SPEC_VERSION) {
+    const found = JSON.stringify((input as { specVersion: unknown }).specVersion);
+    const problems = [problem('SPEC_VERSION_UNSUPPORTED', '/specVersion', `specVersion ${found} is not supported; this Flowing reads specVersion ${SPEC_VERSION}`)];
+    return { spec: undefined, problems, ok: false };
+  }
+  const parsed = FlowSpecSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      problem('SPEC_SCHEMA', pointer(...(issue.path as Array<string | number>)), issue.message),
+    );
+    return { spec: undefined, problems, ok: false };
+  }
+  const problems = checkSpec(parsed.data, options);
+  return { spec: parsed.data, problems, ok: !hasErrors(problems) };
+}
+
+function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const report = (code: Parameters<typeof problem>[0], segments: Array<string | number>, message: string) =>
+    problems.push(problem(code, pointer(...segments), message));
+  const checkName = (name: string, segments: Array<string | number>, kind: string, pattern = NAME_PATTERN) => {
+    if (RESERVED_NAMES.has(name)) {
+      report('SPEC_RESERVED_NAME', segments, `${kind} name '${name}' is reserved; choose another name`);
+      return false;
+    }
+    if (name.length > MAX_NAME_LENGTH || !pattern.test(name)) {
+      report('SPEC_INVALID_IDENTIFIER', segments, `${kind} name ${JSON.stringify(name)} must match ${pattern.source} and be at most ${MAX_NAME_LENGTH} characters`);
+      return false;
+    }
+    return true;
+  };
+  const checkExpression = (source: string, roots: ExpressionRoot[], segments: Array<string | number>) => {
+    const result = parseExpression(source, roots);
+    if (!result.ok) report(result.error.code, segments, result.error.message);
+  };
+  const checkTemplate = (source: string, segments: Array<string | number>) => {
+    const result = parseTemplate(source, ['context']);
+    if (!result.ok) report(result.error.code, segments, result.error.message);
+  };
+
+  if (!MACHINE_ID_PATTERN.test(spec.id) || spec.id.length > MAX_NAME_LENGTH) {
+    report('SPEC_INVALID_ID', ['id'], `machine id ${JSON.stringify(spec.id)} must be kebab-case, e.g. order-support`);
+  }
+
+  for (const [field, type] of Object.entries(spec.context)) {
+    if (checkName(field, ['context', field], 'context field')) checkFieldType(type, ['context', field], true);
+  }
+  for (const [event, payload] of Object.entries(spec.events)) {
+    if (!checkName(event, ['events', event], 'event', EVENT_PATTERN)) continue;
+    for (const [field, type] of Object.entries(payload)) {
+      if (field === 'type') {
+        report('SPEC_RESERVED_NAME', ['events', event, field], "payload field 'type' is reserved for the event name");
+      } else if (checkName(field, ['events', event, field], 'payload field')) checkFieldType(type, ['events', event, field], false);
+    }
+  }
+  for (const name of Object.keys(spec.guards ?? {})) checkName(name, ['guards', name], 'guard');
+  for (const name of Object.keys(spec.actions ?? {})) checkName(name, ['actions', name], 'action');
+
+  function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean) {
+    if (type.type === 'enum') {
+      if (!type.values || type.values.length === 0) report('SPEC_SCHEMA', [...segments, 'values'], 'an enum field needs a non-empty `values` list');
+      type.values?.forEach((v, i) => {
+        if (!LABEL_PATTERN.test(v) || v.length > MAX_NAME_LENGTH) {
+          report('SPEC_INVALID_IDENTIFIER', [...segments, 'values', i], `enum value ${JSON.stringify(v)} must match ${LABEL_PATTERN.source}`);
+        }
+      });
+      checkDistinct(type.values ?? [], [...segments, 'values'], 'enum value');
+    }
+    if (type.items) checkFieldType(type.items, [...segments, 'items'], false);
+    for (const [field, child] of Object.entries(type.fields ?? {})) {
+      if (checkName(field, [...segments, 'fields', field], 'field')) checkFieldType(child, [...segments, 'fields', field], false);
+    }
+    if (type.default !== undefined) {
+      if (!allowDefault) report('SPEC_INVALID_DEFAULT', [...segments, 'default'], 'defaults are only allowed on top-level context fields');
+      else if (!matchesType(type.default, type)) {
+        report('SPEC_INVALID_DEFAULT', [...segments, 'default'], `default ${truncate(JSON.stringify(type.default))} is not a ${type.type}`);
+      }
+    }
+  }
+
+  function checkDistinct(values: readonly string[], segments: Array<string | number>, kind: string) {
+    const seen = new Set<string>();
+    values.forEach((v, i) => {
+      if (seen.has(v)) report('SPEC_DUPLICATE_NAME', [...segments, i], `${kind} ${JSON.stringify(v)} appears more than once`);
+      seen.add(v);
+    });
+  }
+
+  // States: names, uniqueness, shape.
+  const states = listStates(spec);
+  const byName = new Map<string, StateEntry>();
+  for (const entry of states) {
+    if (!checkName(entry.name, entry.pointer, 'state')) continue;
+    if (byName.has(entry.name)) {
+      report('SPEC_DUPLICATE_STATE', entry.pointer, `state name '${entry.name}' is already used at ${pointer(...byName.get(entry.name)!.pointer)}; state names are unique across the machine`);
+    } else byName.set(entry.name, entry);
+  }
+
+  const rootChildren = Object.keys(spec.states);
+  if (rootChildren.length === 0) report('SPEC_SCHEMA', ['states'], 'a machine needs at least one state');
+  if (spec.initial === undefined) {
+    if (rootChildren.length > 0) report('SPEC_MISSING_INITIAL', ['initial'], `the machine has no initial state; set "initial" to one of: ${rootChildren.join(', ')}`);
+  } else if (!rootChildren.includes(spec.initial)) {
+    report('SPEC_UNKNOWN_INITIAL', ['initial'], `initial state '${spec.initial}' is not a top-level state`);
+  }
+
+  for (const entry of states) checkState(entry);
+
+  function checkState(entry: StateEntry) {
+    const { spec: state, pointer: at, type } = entry;
+    const children = Object.keys(state.states ?? {});
+    if (type === 'compound') {
+      if (children.length === 0) report('SPEC_INVALID_STATE_SHAPE', [...at, 'type'], 'a compound state needs child `states`');
+      else if (state.initial === undefined) report('SPEC_MISSING_INITIAL', [...at, 'initial'], `compound state '${entry.name}' has no initial child; set "initial" to one of: ${children.join(', ')}`);
+      else if (!children.includes(state.initial)) report('SPEC_UNKNOWN_INITIAL', [...at, 'initial'], `initial '${state.initial}' is not a child of '${entry.name}'`);
+    } else if (type === 'parallel') {
+      if (children.length < 1) report('SPEC_INVALID_STATE_SHAPE', [...at, 'type'], 'a parallel state needs child regions in `states`');
+      if (state.initial !== undefined) report('SPEC_INVALID_STATE_SHAPE', [...at, 'initial'], 'a parallel state enters all its regions; remove `initial`');
+    } else {
+      if (children.length > 0) report('SPEC_INVALID_STATE_SHAPE', [...at, 'states'], `a ${type} state cannot have child states`);
+      if (state.initial !== undefined) report('SPEC_INVALID_STATE_SHAPE', [...at, 'initial'], `a ${type} state has no \`initial\``);
+    }
+    if (state.onDone !== undefined && type !== 'compound' && type !== 'parallel') {
+      report('SPEC_INVALID_STATE_SHAPE', [...at, 'onDone'], 'only compound and parallel states have a state-level "onDone"');
+    }
+    if (type === 'final') {
+      for (const key of ['on', 'after', 'always', 'invoke'] as const) {
+        if (state[key] !== undefined) report('SPEC_INVALID_STATE_SHAPE', [...at, key], `a final state cannot have \`${key}\``);
+      }
+    }
+    state.tags?.forEach((tag, i) => {
+      if (!LABEL_PATTERN.test(tag) || tag.length > MAX_NAME_LENGTH) report('SPEC_INVALID_IDENTIFIER', [...at, 'tags', i], `tag ${JSON.stringify(tag)} must match ${LABEL_PATTERN.source}`);
+    });
+    checkDistinct(state.tags ?? [], [...at, 'tags'], 'tag');
+    for (const key of ['entry', 'exit'] as const) {
+      const block = state[key];
+      if (!block) continue;
+      checkAssign(block.assign, ['context'], [...at, key, 'assign']);
+      checkActions(block.actions, [...at, key, 'actions']);
+    }
+    for (const delay of Object.keys(state.after ?? {})) {
+      const ms = Number(delay);
+      if (!/^[1-9][0-9]*$/.test(delay) || ms > MAX_DELAY_MS) report('SPEC_INVALID_DELAY', [...at, 'after', delay], `delay '${delay}' must be a whole number of milliseconds between 1 and ${MAX_DELAY_MS}`);
+    }
+    for (const site of transitionSites(state)) {
+      if (site.kind === 'on' && site.key !== undefined && !(site.key in spec.events)) {
+        report('SPEC_UNDECLARED_EVENT', [...at, ...site.pointer], `event '${site.key}' is not declared in "events"`);
+      }
+      const roots: ExpressionRoot[] = site.kind === 'on' ? ['context', 'event']
+        : site.kind === 'onDone' ? ['context', 'output']
+        : site.kind === 'onError' ? ['context', 'error'] : ['context'];
+      for (const { transition, pointer: tp } of site.transitions) {
+        const here = [...at, ...tp];
+        if (transition.target !== undefined && !byName.has(transition.target)) {
+          report('SPEC_UNKNOWN_TARGET', [...here, 'target'], `target '${transition.target}' is not a state of this machine`);
+        }
+        if (typeof transition.guard === 'string') checkExpression(transition.guard, roots, [...here, 'guard']);
+        else if (transition.guard && !(transition.guard.ref in (spec.guards ?? {}))) {
+          report('SPEC_UNKNOWN_GUARD', [...here, 'guard', 'ref'], `named guard '${transition.guard.ref}' is not declared in "guards"`);
+        }
+        checkAssign(transition.assign, roots, [...here, 'assign']);
+        checkActions(transition.actions, [...here, 'actions']);
+      }
+    }
+    if (state.invoke) checkInvoke(state.invoke, [...at, 'invoke']);
+  }
+
+  function checkAssign(assign: Record<string, string> | undefined, roots: ExpressionRoot[], segments: Array<string | number>) {
+    for (const [field, source] of Object.entries(assign ?? {})) {
+      if (!(field in spec.context)) report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
+      checkExpression(source, roots, [...segments, field]);
+    }
+  }
+
+  function checkActions(actions: string[] | undefined, segments: Array<string | number>) {
+    actions?.forEach((name, i) => {
+      if (!(name in (spec.actions ?? {}))) report('SPEC_UNKNOWN_ACTION', [...segments, i], `named action '${name}' is not declared in "actions"`);
+    });
+  }
+
+  function checkInvoke(invoke: InvokeSpec, at: Array<string | number>) {
+    if (invoke.onDone === undefined) report('SPEC_INVOKE_WITHOUT_ONDONE', at, 'an invoke needs "onDone": where to go when the call succeeds');
+    if (invoke.onError === undefined) report('SPEC_INVOKE_WITHOUT_ONERROR', at, 'an invoke without "onError" leaves the session stuck when the call fails');
+    if ('tool' in invoke) checkToolInvoke(invoke, at);
+    else checkLlmInvoke(invoke, at);
+  }
+
+  function checkToolInvoke(invoke: ToolInvokeSpec, at: Array<string | number>) {
+    if (!checkName(invoke.tool, [...at, 'tool'], 'tool', TOOL_NAME_PATTERN)) return;
+    for (const [field, source] of Object.entries(invoke.input ?? {})) {
+      checkName(field, [...at, 'input', field], 'tool input field');
+      checkExpression(source, ['context'], [...at, 'input', field]);
+    }
+    if (invoke.idempotencyKey !== undefined) checkExpression(invoke.idempotencyKey, ['context'], [...at, 'idempotencyKey']);
+    const tool = options.tools?.[invoke.tool];
+    if (!options.tools) return;
+    if (!tool) {
+      report('SPEC_UNKNOWN_TOOL', [...at, 'tool'], `tool '${invoke.tool}' is not defined in tools/ (create tools/${invoke.tool}.ts or run codegen to scaffold it)`);
+      return;
+    }
+    if (invoke.retries && invoke.retries > 0 && !tool.idempotent && invoke.idempotencyKey === undefined) {
+      report('SPEC_RETRIES_NOT_IDEMPOTENT', [...at, 'retries'], `tool '${tool.name}' is not idempotent; retrying could repeat its side effect. Remove "retries" or pass an "idempotencyKey"`);
+    }
+    if (tool.inputFields) {
+      for (const field of Object.keys(invoke.input ?? {})) {
+        if (!tool.inputFields.includes(field)) report('SPEC_UNKNOWN_TOOL_INPUT', [...at, 'input', field], `tool '${tool.name}' has no input field '${field}' (it has: ${tool.inputFields.join(', ') || 'none'})`);
+      }
+      for (const field of tool.requiredInputFields ?? []) {
+        if (!(field in (invoke.input ?? {}))) report('SPEC_MISSING_TOOL_INPUT', [...at, 'input'], `tool '${tool.name}' requires input field '${field}'; map it to an expression`);
+      }
+    }
+  }
+
+  function checkLlmInvoke(invoke: LlmInvokeSpec, at: Array<string | number>) {
+    const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
+      classify: ['labels', 'input'], extract: ['fields', 'input'], generate: ['prompt'], agent: ['prompt', 'tools'],
+    };
+    const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
+      classify: ['labels', 'input', 'prompt', 'system'], extract: ['fields', 'input', 'prompt', 'system'],
+      generate: ['prompt', 'system'], agent: ['prompt', 'system', 'tools', 'maxIterations'],
+    };
+    for (const key of needs[invoke.llm]) {
+      const value = invoke[key];
+      if (value === undefined || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) {
+        report('SPEC_LLM_INCOMPLETE', [...at, key], `a ${invoke.llm} call needs "${key}"`);
+      }
+    }
+    for (const key of ['labels', 'input', 'fields', 'prompt', 'system', 'tools', 'maxIterations'] as const) {
+      if (invoke[key] !== undefined && !allowed[invoke.llm].includes(key)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
+    }
+    if (invoke.input !== undefined) checkExpression(invoke.input, ['context'], [...at, 'input']);
+    if (invoke.prompt !== undefined) checkTemplate(invoke.prompt, [...at, 'prompt']);
+    if (invoke.system !== undefined) checkTemplate(invoke.system, [...at, 'system']);
+    invoke.labels?.forEach((label, i) => {
+      if (!LABEL_PATTERN.test(label) || label.length > MAX_NAME_LENGTH) report('SPEC_INVALID_IDENTIFIER', [...at, 'labels', i], `label ${JSON.stringify(label)} must match ${LABEL_PATTERN.source}`);
+    });
+    checkDistinct(invoke.labels ?? [], [...at, 'labels'], 'label');
+    for (const [field, type] of Object.entries(invoke.fields ?? {})) {
+      if (checkName(field, [...at, 'fields', field], 'extracted field')) checkFieldType(type, [...at, 'fields', field], false);
+    }
+    checkDistinct(invoke.tools ?? [], [...at, 'tools'], 'tool');
+    invoke.tools?.forEach((name, i) => {
+      if (!checkName(name, [...at, 'tools', i], 'tool', TOOL_NAME_PATTERN)) return;
+      if (options.tools && !options.tools[name]) report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
+      else if (options.tools?.[name]?.risk === 'high') report('SPEC_RISKY_TOOL_NOT_APPROVED', [...at, 'tools', i], `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`);
+    });
+    const scripted = invoke.scripted;
+    for (const label of Object.keys(scripted?.keywords ?? {})) {
+      if (!invoke.labels?.includes(label)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'keywords', label], `scripted keywords name '${label}', which is not one of the labels`);
+    }
+    for (const [field, source] of Object.entries(scripted?.patterns ?? {})) {
+      if (!invoke.fields?.[field]) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'patterns', field], `scripted pattern for '${field}', which is not one of the fields`);
+      try {
+        new RegExp(source);
+      } catch (err) {
+        report('SPEC_INVALID_REGEX', [...at, 'scripted', 'patterns', field], `pattern is not a valid regular expression: ${(err as Error).message}`);
+      }
+    }
+    if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
+  }
+
+  checkGraph(spec, states, byName, options, report);
+
+  for (const key of Object.keys(spec.layout ?? {})) {
+    if (!states.some((s) => s.path.join('.') === key)) report('SPEC_LAYOUT_UNKNOWN_STATE', ['layout', key], `layout names '${key}', which is not a state path`);
+  }
+  return problems;
+}
+
+/** Reachability, dead ends and approval gating: the checks that need the whole graph. */
+function checkGraph(
+  spec: FlowSpec,
+  states: StateEntry[],
+  byName: Map<string, StateEntry>,
+  options: ValidateOptions,
+  report: (code: Parameters<typeof problem>[0], segments: Array<string | number>, message: string) => void,
+) {
+  const reachable = new Set<StateEntry>();
+  const queue: StateEntry[] = [];
+  const enter = (entry: StateEntry | undefined) => {
+    for (let cursor = entry; cursor; cursor = cursor.parent) {
+      if (reachable.has(cursor)) break;
+      reachable.add(cursor);
+      queue.push(cursor);
+    }
+  };
+  const childrenOf = (entry: StateEntry) => states.filter((s) => s.parent === entry);
+  if (spec.initial) enter(states.find((s) => !s.parent && s.name === spec.initial));
+  while (queue.length > 0) {
+    const entry = queue.shift()!;
+    if (entry.type === 'compound' && entry.spec.initial) enter(childrenOf(entry).find((c) => c.name === entry.spec.initial));
+    if (entry.type === 'parallel') childrenOf(entry).forEach(enter);
+    for (const site of transitionSites(entry.spec)) {
+      for (const { transition } of site.transitions) if (transition.target) enter(byName.get(transition.target));
+    }
+  }
+  for (const entry of states) {
+    if (spec.initial && byName.get(entry.name) === entry && !reachable.has(entry)) {
+      report('SPEC_UNREACHABLE_STATE', entry.pointer, `state '${entry.name}' cannot be reached from the initial state`);
+    }
+  }
+
+  const hasWayOut = (entry: StateEntry): boolean => {
+    for (let cursor: StateEntry | undefined = entry; cursor; cursor = cursor.parent) {
+      const s = cursor.spec;
+      if (s.invoke || Object.keys(s.on ?? {}).length > 0 || Object.keys(s.after ?? {}).length > 0 || s.always !== undefined) return true;
+    }
+    return false;
+  };
+  for (const entry of states) {
+    if (entry.type === 'atomic' && !hasWayOut(entry)) {
+      report('SPEC_DEAD_END', entry.pointer, `state '${entry.name}' is not final and has no way out; add a transition or make it final`);
+    }
+  }
+
+  // A high-risk tool runs only in a state that every incoming transition enters on APPROVE.
+  if (!options.tools) return;
+  for (const entry of states) {
+    const invoke = entry.spec.invoke;
+    if (!invoke || !('tool' in invoke) || options.tools[invoke.tool]?.risk !== 'high') continue;
+    const isInitial = entry.parent ? entry.parent.spec.initial === entry.name : spec.initial === entry.name;
+    if (isInitial) {
+      report('SPEC_RISKY_TOOL_NOT_APPROVED', [...entry.pointer, 'invoke', 'tool'], `state '${entry.name}' runs high-risk tool '${invoke.tool}' but is an initial state; enter it only through an APPROVE transition`);
+    }
+    for (const source of states) {
+      for (const site of transitionSites(source.spec)) {
+        for (const { transition, pointer: tp } of site.transitions) {
+          if (transition.target !== entry.name) continue;
+          if (site.kind === 'on' && site.key === 'APPROVE') continue;
+          report('SPEC_RISKY_TOOL_NOT_APPROVED', [...source.pointer, ...tp], `this transition enters '${entry.name}', which runs high-risk tool '${invoke.tool}', without an APPROVE event; route it through a state that waits for APPROVE`);
+        }
+      }
+    }
+  }
+}
+
+function matchesType(value: unknown, type: FieldType): boolean {
+  switch (type.type) {
+    case 'string': return typeof value === 'string';
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'enum': return typeof value === 'string' && (type.values ?? []).includes(value);
+    case 'array': return Array.isArray(value) && (!type.items || value.every((v) => matchesType(v, type.items!)));
+    case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value)
+      && Object.entries(type.fields ?? {}).every(([k, t]) => (value as Record<string, unknown>)[k] === undefined ? !!t.optional : matchesType((value as Record<string, unknown>)[k], t));
+    case 'unknown': return true;
+  }
+}
+
+function truncate(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
