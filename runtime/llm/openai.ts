@@ -1,0 +1,85 @@
+import OpenAI from 'openai';
+import { FlowingError } from '../errors.ts';
+import { runAgentLoop } from './openai/agent.ts';
+import { startCall, streamText, type ChatCall } from './openai/chat.ts';
+import { classifyWithRepair, extractWithRepair } from './openai/structured.ts';
+import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from './types.ts';
+
+/** Default wait for a model answer, and the longest silence allowed inside a stream. */
+export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
+
+/** Options of the OpenAI-compatible provider; each falls back to an environment variable. */
+export interface OpenAIProviderOptions {
+  /** Default `OPENAI_BASE_URL`, else the SDK's api.openai.com. */
+  baseURL?: string;
+  /** Default `OPENAI_API_KEY`. A local server (`baseURL` set) may run without one. */
+  apiKey?: string;
+  /** Model for calls whose spec and `models` name none. Default `FLOWING_MODEL`. */
+  model?: string;
+  /** Model per call kind, e.g. a cheap one for classify and a strong one for generate; `default` is like `model`. */
+  models?: Partial<Record<LlmRequest['kind'] | 'default', string>>;
+  /** Per model request: the wait for an answer and the longest silence inside a stream. Default 60 s. */
+  timeoutMs?: number;
+  /** A fetch to use instead of the global one (proxies, tests). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A model provider for OpenAI and OpenAI-compatible servers (Ollama, vLLM, ...) through the `openai` SDK: classify and
+ * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop.
+ * Failures are FlowingErrors coded LLM_TIMEOUT, LLM_RATE_LIMITED, LLM_FAILED, LLM_BAD_OUTPUT or CANCELLED, with the
+ * SDK error as `cause`. The model of a call is the request's `model`, else `models[kind]`, else `model`.
+ * @example createRuntime({ machines, llm: createOpenAIProvider({ models: { classify: 'gpt-4o-mini', generate: 'gpt-4o' } }) })
+ */
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmProvider {
+  const baseURL = options.baseURL ?? nonEmpty(process.env.OPENAI_BASE_URL);
+  const apiKey = options.apiKey ?? nonEmpty(process.env.OPENAI_API_KEY) ?? (baseURL ? 'no-key' : undefined);
+  if (apiKey === undefined) {
+    throw new FlowingError('LLM_NOT_CONFIGURED', 'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server');
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
+  const client = new OpenAI({ apiKey, maxRetries: 0, timeout: Math.max(1, Math.ceil(timeoutMs)), ...(baseURL ? { baseURL } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const fallbackModel = options.model ?? options.models?.default ?? nonEmpty(process.env.FLOWING_MODEL);
+
+  function begin(request: LlmRequest, call: LlmCallOptions): ChatCall {
+    const model = request.model ?? options.models?.[request.kind] ?? fallbackModel;
+    if (!model) {
+      throw new FlowingError('LLM_NOT_CONFIGURED', `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`);
+    }
+    if (call.signal.aborted) throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
+    return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs);
+  }
+
+  function result<T>(call: ChatCall, output: T): LlmResult<T> {
+    return { output, model: call.model, usage: { ...call.usage }, attempts: call.attempts };
+  }
+
+  return {
+    name: 'openai',
+    isModel: true,
+    async classify(request, callOptions) {
+      const call = begin(request, callOptions);
+      return result(call, { label: await classifyWithRepair(call, request) });
+    },
+    async extract(request, callOptions) {
+      const call = begin(request, callOptions);
+      return result(call, await extractWithRepair(call, request));
+    },
+    async generate(request, callOptions) {
+      const call = begin(request, callOptions);
+      const messages = [
+        ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
+        { role: 'user' as const, content: request.prompt },
+      ];
+      return result(call, { text: await streamText(call, { messages }, callOptions.onDelta) });
+    },
+    async agent(request, callOptions) {
+      const call = begin(request, callOptions);
+      return result(call, await runAgentLoop(call, request, callOptions));
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

@@ -1,0 +1,106 @@
+import type { ChatCompletionFunctionTool, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import { FlowingError, toFlowError } from '../../errors.ts';
+import type { AgentRequest, LlmCallOptions } from '../types.ts';
+import { complete, type ChatCall } from './chat.ts';
+import { parseLenientJson } from './json-repair.ts';
+
+/** Tool-call arguments longer than this are refused before parsing (a runaway model, not a real call). */
+export const MAX_TOOL_ARGUMENT_CHARS = 100_000;
+
+interface PlannedCall {
+  id: string;
+  name: string;
+  /** Parsed arguments, or the raw text when they could not be read. */
+  args: unknown;
+  /** The arguments exactly as the model wrote them, echoed back in the assistant message. */
+  raw: string;
+  /** Set when the call is answered with an error instead of running the tool. */
+  refusal?: { code: string; message: string };
+}
+
+/**
+ * The agent loop: offer the listed tools, run what the model calls through `callTool`, answer every tool call id
+ * with exactly one tool message (errors included, as text the model can act on), and stop with the model's text or,
+ * when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are not run).
+ * @internal
+ */
+export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<{ text: string; steps: number }> {
+  const maxIterations = Math.floor(request.maxIterations);
+  if (!(maxIterations >= 1)) throw new FlowingError('LLM_BAD_OUTPUT', `agent maxIterations must be at least 1, got ${request.maxIterations}`);
+  const tools = offeredTools(request, options);
+  if (tools.length > 0 && !options.callTool) {
+    throw new FlowingError('LLM_NOT_CONFIGURED', 'the agent lists tools but no callTool runner was given; the runtime must pass options.callTool');
+  }
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.system) messages.push({ role: 'system', content: request.system });
+  messages.push({ role: 'user', content: request.prompt });
+
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    const reply = await complete(call, { messages, ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}) });
+    const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request.tools));
+    const text = reply.content ?? undefined;
+    options.onStep?.({ iteration, toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })), ...(text ? { text } : {}) });
+    if (planned.length === 0) return { text: text ?? '', steps: iteration };
+    if (iteration === maxIterations) break;
+
+    messages.push({
+      role: 'assistant',
+      content: reply.content ?? null,
+      tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
+    });
+    for (const p of planned) {
+      const content = await answerCall(p, options, call.signal);
+      messages.push({ role: 'tool', tool_call_id: p.id, content });
+    }
+  }
+  throw new FlowingError('LLM_BAD_OUTPUT', `the agent still called tools after ${maxIterations} iterations (its maxIterations); simplify the task or raise the limit`, {
+    details: { maxIterations, attempts: call.attempts, usage: { ...call.usage } },
+  });
+}
+
+function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
+  return request.tools.map((name) => {
+    const schema = options.toolSchemas?.[name];
+    return {
+      type: 'function',
+      function: { name, description: schema?.description ?? `The ${name} tool.`, parameters: schema?.parameters ?? { type: 'object', additionalProperties: true } },
+    };
+  });
+}
+
+function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, allowed: readonly string[]): PlannedCall {
+  // Some OpenAI-compatible servers omit ids; pairing needs one, and the assistant message echoes it back.
+  const id = toolCall.id || `call_${iteration}_${index}`;
+  if (toolCall.type !== 'function') {
+    const name = toolCall.custom?.name ?? '(custom)';
+    return { id, name, args: toolCall.custom?.input, raw: '{}', refusal: { code: 'TOOL_UNKNOWN', message: `'${name}' is a custom tool; only these function tools exist: ${allowed.join(', ')}` } };
+  }
+  const { name, arguments: raw } = toolCall.function;
+  if (!allowed.includes(name)) {
+    return { id, name, args: raw, raw, refusal: { code: 'TOOL_UNKNOWN', message: `there is no tool named '${name}'; the tools are: ${allowed.join(', ') || '(none)'}` } };
+  }
+  if (raw.length > MAX_TOOL_ARGUMENT_CHARS) {
+    return { id, name, args: `(${raw.length} characters)`, raw: '{}', refusal: { code: 'BAD_ARGUMENTS', message: `the arguments are ${raw.length} characters long, over the limit of ${MAX_TOOL_ARGUMENT_CHARS}` } };
+  }
+  if (raw.trim() === '') return { id, name, args: {}, raw };
+  const parsed = parseLenientJson(raw);
+  if (!parsed.ok) {
+    return { id, name, args: raw, raw, refusal: { code: 'BAD_ARGUMENTS', message: `the arguments are not valid JSON (${parsed.message}); call the tool again with a JSON object` } };
+  }
+  return { id, name, args: parsed.value, raw };
+}
+
+async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<string> {
+  if (p.refusal) return JSON.stringify({ error: p.refusal });
+  if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled before tool '${p.name}' ran`, { cause: signal.reason });
+  let result: Awaited<ReturnType<NonNullable<LlmCallOptions['callTool']>>>;
+  try {
+    result = await options.callTool!(p.name, p.args);
+  } catch (error) {
+    if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled while tool '${p.name}' ran`, { cause: signal.reason });
+    const flow = toFlowError(error, 'TOOL_FAILED');
+    result = { ok: false, error: { code: flow.code, message: flow.message } };
+  }
+  if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled while tool '${p.name}' ran`, { cause: signal.reason });
+  return result.ok ? JSON.stringify(result.output) ?? 'null' : JSON.stringify({ error: { code: result.error.code, message: result.error.message } });
+}
