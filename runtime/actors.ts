@@ -2,11 +2,11 @@ import { fromPromise } from 'xstate';
 import { FlowingError, toFlowError } from './errors.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { AgentOutput, AgentRequest, ClassifyOutput, ClassifyRequest, ExtractRequest, GenerateOutput, GenerateRequest, LlmProvider, LlmRequest } from './llm/types.ts';
-import type { AnyTool, ToolOutput } from './tool.ts';
+import type { AnyTool, ToolInput, ToolOutput } from './tool.ts';
 
 /** What a generated machine passes to a tool actor. */
-export interface ToolCallInput {
-  args: unknown;
+export interface ToolCallInput<TArgs = unknown> {
+  args: TArgs;
   /** From the spec's `idempotencyKey` expression, when it has one. */
   idempotencyKey?: string;
 }
@@ -23,7 +23,7 @@ export const llmActorName = (kind: string) => `llm.${kind}`;
  * which replaces these actors through `machine.provide`.
  */
 export function fromTool<TTool extends AnyTool>(tool: TTool) {
-  return fromPromise<ToolOutput<TTool>, ToolCallInput>(async ({ input, signal, self }) => {
+  return fromPromise<ToolOutput<TTool>, ToolCallInput<ToolInput<TTool>>>(async ({ input, signal, self }) => {
     return (await runToolOnce(tool, input, signal, input.idempotencyKey ?? `${self.id}`)) as ToolOutput<TTool>;
   });
 }
@@ -68,6 +68,12 @@ export async function runToolOnce(tool: AnyTool, input: ToolCallInput, signal: A
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Renders a value for a prompt or a model input: undefined and null as an empty string. Used by generated code. */
+export function asText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 export function formatIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {

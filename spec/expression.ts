@@ -280,10 +280,13 @@ export function parseTemplate(source: string, roots: readonly ExpressionRoot[]):
   return { ok: true, parts };
 }
 
-/** Compiles a parsed template to a TypeScript string expression; holes render `undefined` as an empty string. */
-export function compileTemplate(parts: readonly TemplatePart[], roots: RootMapping = {}): string {
+/**
+ * Compiles a parsed template to a TypeScript string expression. Each hole is wrapped in `textOf`, the name of a
+ * function in scope that renders a value as text (undefined and null as an empty string).
+ */
+export function compileTemplate(parts: readonly TemplatePart[], roots: RootMapping = {}, textOf = 'String'): string {
   if (parts.length === 0) return '""';
   return parts
-    .map((p) => (p.kind === 'text' ? JSON.stringify(p.text) : `String(${compileExpression(p.ast, roots)} ?? "")`))
+    .map((p) => (p.kind === 'text' ? JSON.stringify(p.text) : `${textOf}(${compileExpression(p.ast, roots)})`))
     .join(' + ');
 }

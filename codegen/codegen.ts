@@ -1,0 +1,162 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '../spec/index.ts';
+import { listStates } from '../spec/index.ts';
+import { GeneratedCodeChecker } from './checker.ts';
+import { generate } from './generate.ts';
+import { machineNames } from './names.ts';
+import type { Problem } from './problems.ts';
+import { implText, scaffoldTool } from './scaffold.ts';
+import { loadToolCatalog, type ToolCatalog } from './tool-catalog.ts';
+
+export interface CodegenFile {
+  path: string;
+  text: string;
+  /** What is on disk now (undefined when the file does not exist). */
+  previous: string | undefined;
+  changed: boolean;
+}
+
+export interface CodegenResult {
+  ok: boolean;
+  specId: string | undefined;
+  problems: Problem[];
+  files: CodegenFile[];
+  /** Files created by scaffolding (tool stubs, impl stubs), relative paths. */
+  scaffolded: string[];
+  timings: Record<string, number>;
+}
+
+export interface GenerateOptions {
+  /** Write the generated files when the spec is valid and the code type-checks. Default true. */
+  write?: boolean;
+  /** Skip the type check (used by `--check`, which only compares text). */
+  typeCheck?: boolean;
+  tools?: ToolCatalog;
+}
+
+export interface Codegen {
+  /** Validates, generates and type-checks one spec file. */
+  generate(specFile: string, options?: GenerateOptions): Promise<CodegenResult>;
+  dispose(): void;
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch(() => undefined);
+}
+
+/** Writes through a temporary file and a rename, so a crash never leaves a half-written file. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, path);
+}
+
+/** The JSON Schema file every spec points at with `$schema`. */
+export function flowSchemaText(): string {
+  return JSON.stringify(flowSpecJsonSchema(), null, 2) + '\n';
+}
+
+/**
+ * Creates a code generator bound to a project root. It keeps one ts-morph Project for its lifetime, so repeated
+ * generation (the studio's Generate button) type-checks warm.
+ * @example const codegen = createCodegen({ rootDir: process.cwd() }); await codegen.generate('machines/x/x.flow.json')
+ */
+export function createCodegen(options: { rootDir: string }): Codegen {
+  const rootDir = resolve(options.rootDir);
+  let checker: GeneratedCodeChecker | undefined;
+  const rel = (path: string) => relative(rootDir, path).split('\\').join('/');
+
+  async function run(specFile: string, opts: GenerateOptions = {}): Promise<CodegenResult> {
+    const write = opts.write ?? true;
+    const timings: Record<string, number> = {};
+    const started = performance.now();
+    const lap = (name: string, since: number) => { timings[name] = Math.round(performance.now() - since); return performance.now(); };
+    const specPath = resolve(rootDir, specFile);
+    const fail = (problems: Problem[], specId?: string): CodegenResult => ({ ok: false, specId, problems, files: [], scaffolded: [], timings });
+    const text = await readIfExists(specPath);
+    if (text === undefined) return fail([{ code: 'CODEGEN_READ_FAILED', severity: 'error', path: '', message: `cannot read ${rel(specPath)}` }]);
+
+    let t = performance.now();
+    let tools = opts.tools ?? await loadToolCatalog(rootDir);
+    t = lap('loadTools', t);
+    let validation = parseSpecText(text, { tools });
+    const scaffolded: string[] = [];
+    const onlyUnknownTools = !validation.ok && validation.problems.filter((p) => p.severity === 'error').every((p) => p.code === 'SPEC_UNKNOWN_TOOL');
+    if (onlyUnknownTools && write && validation.spec) {
+      for (const [name, fields] of missingTools(validation.spec, tools)) {
+        const made = await scaffoldTool(rootDir, name, fields);
+        if (made.created) scaffolded.push(made.path);
+      }
+      tools = await loadToolCatalog(rootDir);
+      validation = parseSpecText(text, { tools });
+    }
+    t = lap('validate', t);
+    const spec = validation.spec;
+    if (!validation.ok || !spec) return { ...fail(validation.problems, spec?.id), scaffolded };
+    const warnings: Problem[] = validation.problems;
+
+    const specDir = dirname(specPath);
+    const names = machineNames(spec.id);
+    const generated = generate(spec, { tools, machineDir: rel(specDir) }).map((file) => ({ ...file, absolute: join(rootDir, file.path) }));
+    const implPath = join(specDir, names.implFile);
+    const existingImpl = await readIfExists(implPath);
+    const newImpl = implText(spec.id, existingImpl, Object.keys(spec.guards ?? {}), Object.keys(spec.actions ?? {}));
+    t = lap('generate', t);
+
+    const files: CodegenFile[] = [];
+    for (const file of generated) {
+      const previous = await readIfExists(file.absolute);
+      files.push({ path: rel(file.absolute), text: file.text, previous, changed: previous !== file.text });
+    }
+    const problems: Problem[] = [...warnings];
+    if (opts.typeCheck ?? true) {
+      checker ??= new GeneratedCodeChecker(rootDir);
+      const checked = [
+        ...generated.map((f) => ({ path: f.absolute, text: f.text, regions: f.regions, displayPath: rel(f.absolute) })),
+        ...(newImpl !== undefined || existingImpl !== undefined ? [{ path: implPath, text: newImpl ?? existingImpl!, displayPath: rel(implPath) }] : []),
+      ];
+      problems.push(...checker.check(checked));
+      t = lap('typeCheck', t);
+    }
+    const ok = !problems.some((p) => p.severity === 'error');
+    if (write && ok) {
+      for (const file of generated) {
+        const entry = files.find((f) => f.path === rel(file.absolute))!;
+        if (entry.changed) await writeFileAtomic(file.absolute, file.text);
+      }
+      if (newImpl !== undefined) {
+        await writeFileAtomic(implPath, newImpl);
+        scaffolded.push(rel(implPath));
+      }
+      lap('write', t);
+    }
+    timings.total = Math.round(performance.now() - started);
+    return { ok, specId: spec.id, problems, files, scaffolded, timings };
+  }
+
+  return {
+    generate: run,
+    dispose() {
+      checker = undefined;
+    },
+  };
+}
+
+/** Tools an otherwise valid spec names that tools/ lacks, with the input fields its mappings use. */
+function missingTools(spec: FlowSpec, tools: ToolCatalog): Map<string, string[]> {
+  const missing = new Map<string, string[]>();
+  for (const { spec: state } of listStates(spec)) {
+    const invoke = state.invoke;
+    if (!invoke) continue;
+    const names = 'tool' in invoke ? [invoke.tool] : invoke.tools ?? [];
+    for (const name of names) {
+      if (tools[name]) continue;
+      const fields = new Set(missing.get(name) ?? []);
+      if ('tool' in invoke) Object.keys((invoke as ToolInvokeSpec).input ?? {}).forEach((f) => fields.add(f));
+      missing.set(name, [...fields].sort());
+    }
+  }
+  return missing;
+}

@@ -1,0 +1,58 @@
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Project, SyntaxKind } from 'ts-morph';
+import { TOOL_NAME_PATTERN } from '../spec/index.ts';
+import { actionStub, guardStub, implModuleText, toolModuleText } from './emit/scaffold.ts';
+import { machineNames } from './names.ts';
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}
+
+/**
+ * Creates `tools/<name>.ts` with a typed `defineTool` stub unless the file exists (it never overwrites).
+ * @example await scaffoldTool(root, 'send_email', ['to', 'subject'])
+ */
+export async function scaffoldTool(rootDir: string, name: string, inputFields: string[] = []): Promise<{ path: string; created: boolean }> {
+  if (!TOOL_NAME_PATTERN.test(name) || name.length > 64) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case`);
+  const relative = `tools/${name}.ts`;
+  const path = join(rootDir, relative);
+  if (await exists(path)) return { path: relative, created: false };
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, toolModuleText(name, inputFields), { flag: 'wx' });
+  return { path: relative, created: true };
+}
+
+/**
+ * The text `<id>.impl.ts` should have: a new file with stubs, or the existing text with only the missing stubs
+ * added. Returns undefined when nothing needs to change.
+ */
+export function implText(id: string, existing: string | undefined, guards: string[], actions: string[]): string | undefined {
+  if (guards.length === 0 && actions.length === 0) return undefined;
+  if (existing === undefined) return implModuleText(id, guards, actions);
+  const names = machineNames(id);
+  const project = new Project({ useInMemoryFileSystem: true });
+  const source = project.createSourceFile('impl.ts', existing);
+  let changed = false;
+  const addMissing = (variable: string, wanted: string[], stub: (name: string) => string) => {
+    if (wanted.length === 0) return;
+    const declaration = source.getVariableDeclaration(variable);
+    const object = declaration?.getInitializerIfKind(SyntaxKind.ObjectLiteralExpression);
+    if (!object) {
+      source.addStatements(`\nexport const ${variable} = {\n${wanted.map(stub).join('\n')}\n};\n`);
+      changed = true;
+      return;
+    }
+    const present = new Set(object.getProperties().map((p) => ('getName' in p ? (p as { getName(): string }).getName() : '')));
+    const missing = wanted.filter((n) => !present.has(n));
+    if (missing.length === 0) return;
+    const closing = object.getEnd() - 1;
+    const before = source.getFullText().slice(0, closing).replace(/\s*$/, '');
+    const separator = before.endsWith('{') || before.endsWith(',') ? '' : ',';
+    source.replaceText([before.length, closing], `${separator}\n${missing.map(stub).join('\n')}\n`);
+    changed = true;
+  };
+  addMissing(names.guards, guards, guardStub);
+  addMissing(names.actions, actions, actionStub);
+  return changed ? source.getFullText() : undefined;
+}

@@ -1,0 +1,82 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import type { ToolInfo } from '../spec/index.ts';
+
+/** A tool found in tools/: what the validator needs, plus its file, export and JSON Schemas for the studio. */
+export interface ToolCatalogEntry extends ToolInfo {
+  file: string;
+  exportName: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
+export type ToolCatalog = Record<string, ToolCatalogEntry>;
+
+interface ToolLike {
+  name: string;
+  description: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  idempotent: boolean;
+  risk: 'low' | 'medium' | 'high';
+  errors: Record<string, string>;
+  run: unknown;
+}
+
+function isTool(value: unknown): value is ToolLike {
+  if (!value || typeof value !== 'object') return false;
+  const v = value as Partial<ToolLike>;
+  return typeof v.name === 'string' && typeof v.run === 'function' && v.input instanceof z.ZodType && v.output instanceof z.ZodType;
+}
+
+/**
+ * Loads every tool declared in `<rootDir>/tools/*.ts` (one `defineTool` export per file, the file named after the
+ * tool). Modules are re-imported when their file changed, so a long-lived studio sees edits.
+ */
+export async function loadToolCatalog(rootDir: string): Promise<ToolCatalog> {
+  const dir = join(rootDir, 'tools');
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => /^[a-z][a-z0-9_]*\.ts$/.test(f)).sort();
+  } catch {
+    return {};
+  }
+  const catalog: ToolCatalog = {};
+  for (const file of files) {
+    const path = join(dir, file);
+    const { mtimeMs } = await stat(path);
+    const module = (await import(`${pathToFileURL(path).href}?v=${Math.floor(mtimeMs)}`)) as Record<string, unknown>;
+    for (const [exportName, value] of Object.entries(module)) {
+      if (!isTool(value) || `${value.name}.ts` !== file) continue;
+      catalog[value.name] = describeTool(value, relative(rootDir, path).split('\\').join('/'), exportName);
+    }
+  }
+  return catalog;
+}
+
+function describeTool(tool: ToolLike, file: string, exportName: string): ToolCatalogEntry {
+  const shape = tool.input instanceof z.ZodObject ? (tool.input.shape as Record<string, z.ZodType>) : undefined;
+  return {
+    name: tool.name,
+    description: tool.description,
+    idempotent: tool.idempotent,
+    risk: tool.risk,
+    errors: Object.keys(tool.errors ?? {}),
+    inputFields: shape ? Object.keys(shape) : undefined,
+    requiredInputFields: shape ? Object.entries(shape).filter(([, s]) => !s.safeParse(undefined).success).map(([k]) => k) : undefined,
+    file,
+    exportName,
+    inputSchema: toJsonSchema(tool.input),
+    outputSchema: toJsonSchema(tool.output),
+  };
+}
+
+function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
