@@ -1,0 +1,118 @@
+import { access, readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { parseSpecText } from '../spec/index.ts';
+import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
+import type { Problem } from './problems.ts';
+import { loadToolCatalog } from './tool-catalog.ts';
+
+interface Finding extends Problem {
+  file: string;
+}
+
+const EXIT_OK = 0;
+const EXIT_PROBLEMS = 1;
+const EXIT_USAGE = 2;
+const SCHEMA_FILE = 'machines/flow.schema.json';
+
+/** Every `machines/*\/*.flow.json` under the root, sorted. */
+export async function findSpecFiles(rootDir: string): Promise<string[]> {
+  const machines = join(rootDir, 'machines');
+  const dirs = await readdir(machines, { withFileTypes: true }).catch(() => []);
+  const files: string[] = [];
+  for (const dir of dirs.filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+    for (const file of (await readdir(join(machines, dir))).sort()) {
+      if (file.endsWith('.flow.json')) files.push(`machines/${dir}/${file}`);
+    }
+  }
+  return files;
+}
+
+async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
+  if (files.length === 0) return { files: await findSpecFiles(rootDir) };
+  for (const file of files) {
+    if (!(await access(resolve(rootDir, file)).then(() => true, () => false))) return { error: `no such file: ${file}` };
+  }
+  return { files: files.map((f) => relative(rootDir, resolve(rootDir, f)).split('\\').join('/')) };
+}
+
+function print(findings: Finding[], json: boolean | undefined, extra: Record<string, unknown> = {}): void {
+  if (json) {
+    process.stdout.write(JSON.stringify({ ...extra, problems: findings }, null, 2) + '\n');
+    return;
+  }
+  for (const f of findings) {
+    process.stdout.write(`${f.file}#${f.path} ${f.code} ${f.severity === 'warning' ? '(warning) ' : ''}${f.message}\n`);
+  }
+}
+
+/** `flowing validate [files] [--json]`: exit 0 when no errors, 1 when a spec has errors, 2 on usage errors. */
+export async function validateCommand(files: string[], options: { json?: boolean }, rootDir = process.cwd()): Promise<number> {
+  const resolved = await resolveFiles(rootDir, files);
+  if ('error' in resolved) {
+    process.stderr.write(`flowing validate: ${resolved.error}\n`);
+    return EXIT_USAGE;
+  }
+  const tools = await loadToolCatalog(rootDir);
+  const findings: Finding[] = [];
+  for (const file of resolved.files) {
+    const text = await readFile(resolve(rootDir, file), 'utf8');
+    for (const problem of parseSpecText(text, { tools }).problems) findings.push({ file, ...problem });
+  }
+  print(findings, options.json, { files: resolved.files });
+  if (!options.json && findings.length === 0) process.stdout.write(`${resolved.files.length} spec(s) valid\n`);
+  return findings.some((f) => f.severity === 'error') ? EXIT_PROBLEMS : EXIT_OK;
+}
+
+/**
+ * `flowing codegen [--check] [files] [--json]`: generates and type-checks; with `--check`, writes nothing and fails
+ * when any generated file differs from what the spec generates now.
+ */
+export async function codegenCommand(files: string[], options: { check?: boolean; json?: boolean }, rootDir = process.cwd()): Promise<number> {
+  const resolved = await resolveFiles(rootDir, files);
+  if ('error' in resolved) {
+    process.stderr.write(`flowing codegen: ${resolved.error}\n`);
+    return EXIT_USAGE;
+  }
+  const codegen = createCodegen({ rootDir });
+  const tools = await loadToolCatalog(rootDir);
+  const findings: Finding[] = [];
+  const report: Array<{ spec: string; files: Array<{ path: string; changed: boolean }>; timings: Record<string, number> }> = [];
+  const drifted: string[] = [];
+
+  const schemaText = flowSchemaText();
+  const schemaOnDisk = await readFile(join(rootDir, SCHEMA_FILE), 'utf8').catch(() => undefined);
+  if (schemaOnDisk !== schemaText) {
+    if (options.check) drifted.push(SCHEMA_FILE);
+    else await writeFileAtomic(join(rootDir, SCHEMA_FILE), schemaText);
+  }
+
+  for (const file of resolved.files) {
+    const result = await codegen.generate(file, { write: !options.check, typeCheck: !options.check, tools: options.check ? tools : undefined });
+    for (const problem of result.problems) findings.push({ file, ...problem });
+    report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });
+    if (options.check && result.ok) {
+      for (const generated of result.files.filter((f) => f.changed)) {
+        drifted.push(generated.path);
+        findings.push({
+          file, code: generated.previous === undefined ? 'CODEGEN_MISSING_FILE' : 'CODEGEN_DRIFT', severity: 'error', path: '',
+          message: `${generated.path} ${generated.previous === undefined ? 'is missing' : 'differs from what the spec generates'}; run \`flowing codegen\``,
+          generatedFile: generated.path,
+        });
+      }
+    }
+    if (!options.json && result.ok && !options.check) {
+      const written = result.files.filter((f) => f.changed).map((f) => f.path);
+      const scaffolded = result.scaffolded.length ? `; scaffolded ${result.scaffolded.join(', ')}` : '';
+      process.stdout.write(`${file}: ${written.length ? `wrote ${written.join(', ')}` : 'up to date'}${scaffolded} (${result.timings.total} ms)\n`);
+    }
+  }
+  if (options.check && drifted.includes(SCHEMA_FILE)) {
+    findings.push({ file: SCHEMA_FILE, code: 'CODEGEN_DRIFT', severity: 'error', path: '', message: `${SCHEMA_FILE} differs from the FlowSpec schema; run \`flowing codegen\``, generatedFile: SCHEMA_FILE });
+  }
+  codegen.dispose();
+  print(findings, options.json, { specs: report, drifted });
+  if (!options.json && options.check && findings.every((f) => f.severity !== 'error')) {
+    process.stdout.write(`${resolved.files.length} spec(s): generated code is up to date\n`);
+  }
+  return findings.some((f) => f.severity === 'error') ? EXIT_PROBLEMS : EXIT_OK;
+}
