@@ -1,10 +1,12 @@
-import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { DEFAULT_STUDIO_PORT, studioViteConfig } from './studio/server/config.ts';
 
-// The studio app. The studio API plugin (studio/server) is added by the studio issue.
-export default defineConfig({
-  root: 'studio',
-  plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true },
-  server: { host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 5173), strictPort: false },
+// The studio app (root studio/) with its API plugin (studio/server). `flowing studio` builds the same configuration
+// in code; this file serves `npx vite` and tools that read a Vite config.
+const { configFile: _inline, ...config } = studioViteConfig({
+  rootDir: process.cwd(),
+  host: process.env.HOST || undefined,
+  port: Number(process.env.PORT || DEFAULT_STUDIO_PORT),
 });
+
+export default defineConfig(config);

@@ -1,0 +1,40 @@
+import type { Codegen, ToolCatalog } from '../../codegen/index.ts';
+import { createKeyedQueue } from './files.ts';
+import { resolveRoots, type ProjectRoots } from './paths.ts';
+
+/** What every handler shares: the allowed roots, the tool catalog, the one warm code generator and the write queue. */
+export interface StudioContext {
+  roots: ProjectRoots;
+  /** The tools of tools/ (re-imported by the catalog when a file changed). */
+  tools(): Promise<ToolCatalog>;
+  /** The code generator, created on first use and kept warm for the server's lifetime. */
+  codegen(): Promise<Codegen>;
+  /** Serialises work per key: one file's check-then-write, or every use of the generator (`codegen`). */
+  serial: <T>(key: string, task: () => Promise<T>) => Promise<T>;
+  dispose(): void;
+}
+
+// codegen/ pulls in ts-morph (about 0.7 s to import); load it on first use, not when Vite reads its config.
+const loadCodegen = () => import('../../codegen/index.ts');
+
+/** Creates the shared handler context for a project root (the folder holding machines/ and tools/). */
+export async function createStudioContext(rootDir: string): Promise<StudioContext> {
+  const roots = await resolveRoots(rootDir);
+  let codegen: Promise<Codegen> | undefined;
+  return {
+    roots,
+    async tools() {
+      const { loadToolCatalog } = await loadCodegen();
+      return loadToolCatalog(roots.rootDir);
+    },
+    codegen() {
+      codegen ??= loadCodegen().then(({ createCodegen }) => createCodegen({ rootDir: roots.rootDir }));
+      return codegen;
+    },
+    serial: createKeyedQueue(),
+    dispose() {
+      void codegen?.then((instance) => instance.dispose());
+      codegen = undefined;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Stable codes of the studio API, with the HTTP status each one maps to.
+ * Codes are the contract with the studio front end; messages may improve.
+ */
+export const STUDIO_ERROR_CODES = {
+  STUDIO_FORBIDDEN_HOST: { status: 403, summary: 'The Host header is not the studio\'s own (localhost, 127.0.0.1 or [::1] with its port).' },
+  STUDIO_FORBIDDEN_ORIGIN: { status: 403, summary: 'The request comes from another origin (Origin header or Sec-Fetch-Site).' },
+  STUDIO_BAD_PATH: { status: 400, summary: 'The path is not a plain identifier inside machines/ or tools/ (traversal, encoding, symlink out).' },
+  STUDIO_BAD_NAME: { status: 400, summary: 'A tool name is not a snake_case identifier.' },
+  STUDIO_BAD_JSON: { status: 400, summary: 'The body is not JSON, or is nested deeper than the limit.' },
+  STUDIO_BAD_REQUEST: { status: 400, summary: 'The JSON body does not have the fields this route needs.' },
+  STUDIO_ID_MISMATCH: { status: 400, summary: 'The machine id in the URL differs from `spec.id`.' },
+  STUDIO_NOT_FOUND: { status: 404, summary: 'No such route, machine or tool.' },
+  STUDIO_METHOD_NOT_ALLOWED: { status: 405, summary: 'The route exists but not with this method.' },
+  STUDIO_CONFLICT: { status: 409, summary: 'The spec file changed on disk since it was loaded (or already exists on create).' },
+  STUDIO_EXISTS: { status: 409, summary: 'A tool file with this name already exists; it is never overwritten.' },
+  STUDIO_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit.' },
+  STUDIO_SPEC_INVALID: { status: 422, summary: 'The spec has errors (save it as a draft, or fix it before generating).' },
+  STUDIO_INTERNAL: { status: 500, summary: 'The studio server failed unexpectedly; the message says where.' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type StudioErrorCode = keyof typeof STUDIO_ERROR_CODES;
+
+/** An API failure with a stable code; the router turns it into `{ code, message, ...details }` with its status. */
+export class StudioError extends Error {
+  readonly code: StudioErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  constructor(code: StudioErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'StudioError';
+    this.code = code;
+    this.status = STUDIO_ERROR_CODES[code].status;
+    this.details = details;
+  }
+
+  /** The JSON body sent to the client. */
+  toJSON(): Record<string, unknown> {
+    return { ...this.details, code: this.code, message: this.message };
+  }
+}

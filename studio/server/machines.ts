@@ -1,0 +1,147 @@
+import { readdir } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { formatSpec, hasErrors, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '../../spec/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH, readJson } from './body.ts';
+import type { StudioContext } from './context.ts';
+import { StudioError } from './errors.ts';
+import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
+import { ensureDir, machineFile, machineIdFrom } from './paths.ts';
+import type { Route } from './router.ts';
+
+/** One machine as the list shows it. */
+export interface MachineSummary {
+  id: string;
+  file: string;
+  version: string;
+  problems: SpecProblem[];
+}
+
+function projectPath(context: StudioContext, file: string): string {
+  return relative(context.roots.rootDir, file).split('\\').join('/');
+}
+
+function parseLoose(text: string): unknown {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+async function loadMachine(context: StudioContext, id: string) {
+  const { file, exists } = await machineFile(context.roots, id);
+  const bytes = exists ? await readIfExists(file) : undefined;
+  if (bytes === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no machine ${id} (machines/${id}/${id}.flow.json)`, { id });
+  const text = bytes.toString('utf8');
+  const { problems } = parseSpecText(text, { tools: await context.tools() });
+  return { id, file: projectPath(context, file), path: file, text, version: versionOf(bytes), problems };
+}
+
+async function listMachines(context: StudioContext): Promise<MachineSummary[]> {
+  let names: string[];
+  try {
+    names = await readdir(context.roots.machinesDir);
+  } catch {
+    return [];
+  }
+  const machines: MachineSummary[] = [];
+  for (const name of names.sort()) {
+    if (!MACHINE_ID_PATTERN.test(name)) continue;
+    try {
+      const { id, file, version, problems } = await loadMachine(context, name);
+      machines.push({ id, file, version, problems });
+    } catch (error) {
+      // A folder without a spec, or one whose symlink leads out of machines/, is not a machine.
+      if (!(error instanceof StudioError)) throw error;
+    }
+  }
+  return machines;
+}
+
+interface SaveBody {
+  spec: Record<string, unknown>;
+  baseVersion: string | null;
+  draft: boolean;
+}
+
+function saveBody(body: unknown): SaveBody {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { spec, baseVersion, draft? }');
+  const { spec, baseVersion, draft } = body as Record<string, unknown>;
+  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw new StudioError('STUDIO_BAD_REQUEST', '`spec` must be a JSON object');
+  if (baseVersion !== null && (typeof baseVersion !== 'string' || !/^[0-9a-f]{64}$/.test(baseVersion))) {
+    throw new StudioError('STUDIO_BAD_REQUEST', '`baseVersion` must be the version the spec was loaded at (sha256 hex), or null to create a machine');
+  }
+  if (draft !== undefined && typeof draft !== 'boolean') throw new StudioError('STUDIO_BAD_REQUEST', '`draft` must be a boolean');
+  return { spec: spec as Record<string, unknown>, baseVersion, draft: draft === true };
+}
+
+async function saveMachine(context: StudioContext, id: string, body: SaveBody): Promise<{ version: string; problems: SpecProblem[] }> {
+  if (body.spec.id !== id) {
+    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, { id });
+  }
+  const { problems } = validateSpec(body.spec, { tools: await context.tools() });
+  if (hasErrors(problems) && !body.draft) {
+    throw new StudioError('STUDIO_SPEC_INVALID', `the spec has ${problems.filter((p) => p.severity === 'error').length} error(s); fix them or save as a draft`, { problems });
+  }
+  const text = formatSpec(body.spec);
+  return context.serial(`machine:${id}`, async () => {
+    const { dir, file, exists } = await machineFile(context.roots, id);
+    const current = exists ? await readIfExists(file) : undefined;
+    const currentVersion = current === undefined ? null : versionOf(current);
+    if (currentVersion !== body.baseVersion) {
+      const message = body.baseVersion === null
+        ? `machine ${id} already exists; load it instead of creating it`
+        : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
+      throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
+    }
+    if (current === undefined) {
+      await ensureDir(context.roots.rootDir, context.roots.machinesDir);
+      await ensureDir(context.roots.machinesDir, dir);
+      try {
+        await createAtomic(file, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, { currentVersion: versionOf((await readIfExists(file)) ?? '') });
+      }
+    } else {
+      await writeAtomic(file, text);
+    }
+    return { version: versionOf(text), problems };
+  });
+}
+
+async function generateMachine(context: StudioContext, id: string) {
+  const machine = await loadMachine(context, id);
+  if (hasErrors(machine.problems)) {
+    throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, { problems: machine.problems });
+  }
+  const tools = await context.tools();
+  const codegen = await context.codegen();
+  const result = await context.serial('codegen', () => codegen.generate(machine.path, { write: true, tools }));
+  return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
+}
+
+/** The machine routes of the studio API. */
+export function machineRoutes(context: StudioContext): Route[] {
+  return [
+    { method: 'GET', path: 'machines', handler: async () => ({ body: { machines: await listMachines(context) } }) },
+    {
+      method: 'GET',
+      path: 'machines/:id',
+      handler: async ({ params }) => {
+        const { id, file, text, version, problems } = await loadMachine(context, machineIdFrom(params.id!));
+        return { body: { id, file, text, spec: parseLoose(text), version, problems } };
+      },
+    },
+    {
+      method: 'PUT',
+      path: 'machines/:id',
+      handler: async ({ req, params }) => {
+        const id = machineIdFrom(params.id!);
+        return { body: await saveMachine(context, id, saveBody(await readJson(req))) };
+      },
+    },
+    { method: 'POST', path: 'machines/:id/generate', handler: async ({ params }) => ({ body: await generateMachine(context, machineIdFrom(params.id!)) }) },
+  ];
+}

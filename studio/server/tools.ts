@@ -1,0 +1,35 @@
+import { readJson } from './body.ts';
+import type { StudioContext } from './context.ts';
+import { StudioError } from './errors.ts';
+import { toolFile, toolNameFrom } from './paths.ts';
+import type { Route } from './router.ts';
+
+async function listTools(context: StudioContext) {
+  const catalog = await context.tools();
+  return Object.values(catalog)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map(({ name, description, idempotent, risk, errors, inputSchema, outputSchema, file }) => ({
+      name, description, idempotent, risk, errors: errors ?? [], inputSchema, outputSchema, file,
+    }));
+}
+
+async function createTool(context: StudioContext, body: unknown): Promise<{ path: string }> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { name }');
+  const name = toolNameFrom((body as Record<string, unknown>).name);
+  return context.serial(`tool:${name}`, async () => {
+    // Any existing entry counts, a dangling symlink included: a stub never replaces or writes through anything.
+    if ((await toolFile(context.roots, name)).exists) throw new StudioError('STUDIO_EXISTS', `tools/${name}.ts already exists; it is never overwritten`, { path: `tools/${name}.ts` });
+    const { scaffoldTool } = await import('../../codegen/index.ts');
+    const made = await scaffoldTool(context.roots.rootDir, name);
+    if (!made.created) throw new StudioError('STUDIO_EXISTS', `${made.path} already exists; it is never overwritten`, { path: made.path });
+    return { path: made.path };
+  });
+}
+
+/** The tool routes of the studio API: the palette, and "New tool". */
+export function toolRoutes(context: StudioContext): Route[] {
+  return [
+    { method: 'GET', path: 'tools', handler: async () => ({ body: { tools: await listTools(context) } }) },
+    { method: 'POST', path: 'tools', handler: async ({ req }) => ({ status: 201, body: await createTool(context, await readJson(req)) }) },
+  ];
+}
