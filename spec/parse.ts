@@ -8,6 +8,10 @@ import { validateSpec, type ValidateOptions, type ValidationResult } from './val
  * @example const { ok, spec, problems } = parseSpecText(await readFile(file, 'utf8'), { tools })
  */
 export function parseSpecText(text: string, options: ValidateOptions = {}): ValidationResult {
+  const depth = maxDepth(text);
+  if (depth > MAX_DEPTH) {
+    return { spec: undefined, problems: [problem('SPEC_JSON_SYNTAX', '', `the document nests deeper than ${MAX_DEPTH} levels`)], ok: false };
+  }
   const syntax = scanJson(text);
   if (syntax.length > 0) return { spec: undefined, problems: syntax, ok: false };
   let value: unknown;
@@ -17,6 +21,25 @@ export function parseSpecText(text: string, options: ValidateOptions = {}): Vali
     return { spec: undefined, problems: [problem('SPEC_JSON_SYNTAX', '', (err as Error).message)], ok: false };
   }
   return validateSpec(value, options);
+}
+
+const MAX_DEPTH = 200;
+
+/** Nesting depth of objects and arrays, ignoring brackets inside strings; cheap and never recursive. */
+function maxDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }
 
 function scanJson(text: string): SpecProblem[] {

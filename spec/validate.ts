@@ -48,6 +48,11 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
     const problems = [problem('SPEC_VERSION_UNSUPPORTED', '/specVersion', `specVersion ${found} is not supported; this Flowing reads specVersion ${SPEC_VERSION}`)];
     return { spec: undefined, problems, ok: false };
   }
+  const protoKeys = findProtoKeys(input);
+  if (protoKeys.length > 0) {
+    const problems = protoKeys.map((at) => problem('SPEC_RESERVED_NAME', at, "'__proto__' cannot be used as a key anywhere in a spec"));
+    return { spec: undefined, problems, ok: false };
+  }
   const parsed = FlowSpecSchema.safeParse(input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) =>
@@ -339,8 +344,9 @@ function checkGraph(
       for (const { transition } of site.transitions) if (transition.target) enter(byName.get(transition.target));
     }
   }
+  const initialResolves = reachable.size > 0;
   for (const entry of states) {
-    if (spec.initial && byName.get(entry.name) === entry && !reachable.has(entry)) {
+    if (initialResolves && byName.get(entry.name) === entry && !reachable.has(entry)) {
       report('SPEC_UNREACHABLE_STATE', entry.pointer, `state '${entry.name}' cannot be reached from the initial state`);
     }
   }
@@ -377,6 +383,21 @@ function checkGraph(
       }
     }
   }
+}
+
+/** JSON pointers of every own `__proto__` key (JSON.parse creates them; copying them would set a prototype). */
+function findProtoKeys(input: unknown): string[] {
+  const found: string[] = [];
+  const stack: Array<{ value: unknown; at: Array<string | number> }> = [{ value: input, at: [] }];
+  while (stack.length > 0 && found.length < 20) {
+    const { value, at } = stack.pop()!;
+    if (!value || typeof value !== 'object') continue;
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') found.push(pointer(...at, key));
+      else stack.push({ value: (value as Record<string, unknown>)[key], at: [...at, key] });
+    }
+  }
+  return found;
 }
 
 function matchesType(value: unknown, type: FieldType): boolean {

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { SPEC_PROBLEM_CODES, parseSpecText, validateSpec, type SpecProblemCode, type ToolInfo } from '../../spec/index.ts';
+
+const tools: Record<string, ToolInfo> = {
+  lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
+  charge: { name: 'charge', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
+  notify: { name: 'notify', idempotent: false, risk: 'low', inputFields: [], requiredInputFields: [] },
+};
+
+/** The smallest spec that uses every feature and has no problem at all. */
+function baseSpec(): any {
+  return {
+    specVersion: 1,
+    id: 'mini',
+    context: { id: { type: 'string', default: '' }, total: { type: 'number', default: 0 }, label: { type: 'string', optional: true } },
+    events: { GO: { id: { type: 'string' } }, APPROVE: {}, REJECT: {} },
+    guards: { isReady: {} },
+    actions: { audit: {} },
+    initial: 'idle',
+    states: {
+      idle: { on: { GO: { target: 'fetch', guard: { ref: 'isReady' }, assign: { id: 'event.id' }, actions: ['audit'] } } },
+      fetch: {
+        invoke: {
+          tool: 'lookup', input: { id: 'context.id' }, retries: 1,
+          onDone: [{ guard: "output.kind == 'x'", target: 'decide' }, { target: 'decide' }],
+          onError: { target: 'done', assign: { label: 'error.code' } },
+        },
+      },
+      decide: {
+        invoke: { llm: 'classify', input: 'context.id', labels: ['a', 'b'], onDone: 'wait', onError: 'done' },
+      },
+      wait: { on: { APPROVE: 'pay', REJECT: 'done' }, after: { '5000': 'done' } },
+      pay: { invoke: { tool: 'charge', input: { amount: 'context.total' }, onDone: 'done', onError: 'done' } },
+      done: { type: 'final' },
+    },
+  };
+}
+
+function codesOf(spec: unknown, withTools = true): SpecProblemCode[] {
+  return [...new Set(validateSpec(spec, withTools ? { tools } : {}).problems.map((p) => p.code))].sort();
+}
+
+type Case = { code: SpecProblemCode; path: string; mutate: (s: any) => void };
+
+const cases: Case[] = [
+  { code: 'SPEC_SCHEMA', path: '/states/idle', mutate: (s) => { s.states.idle.bogus = 1; } },
+  { code: 'SPEC_VERSION_UNSUPPORTED', path: '/specVersion', mutate: (s) => { s.specVersion = 2; } },
+  { code: 'SPEC_INVALID_ID', path: '/id', mutate: (s) => { s.id = 'Mini_Machine'; } },
+  { code: 'SPEC_INVALID_IDENTIFIER', path: '/context/bad name', mutate: (s) => { s.context['bad name'] = { type: 'string', optional: true }; } },
+  { code: 'SPEC_RESERVED_NAME', path: '/context/constructor', mutate: (s) => { s.context.constructor = { type: 'string', optional: true }; } },
+  { code: 'SPEC_DUPLICATE_STATE', path: '/states/done/states/idle', mutate: (s) => {
+    s.states.done = { type: 'compound', initial: 'idle', states: { idle: { type: 'final' } } };
+  } },
+  { code: 'SPEC_DUPLICATE_NAME', path: '/states/decide/invoke/labels/1', mutate: (s) => { s.states.decide.invoke.labels = ['a', 'a']; } },
+  { code: 'SPEC_MISSING_INITIAL', path: '/initial', mutate: (s) => { delete s.initial; } },
+  { code: 'SPEC_UNKNOWN_INITIAL', path: '/initial', mutate: (s) => { s.initial = 'nowhere'; } },
+  { code: 'SPEC_UNKNOWN_TARGET', path: '/states/wait/on/REJECT/target', mutate: (s) => { s.states.wait.on.REJECT = { target: 'dome' }; s.states.wait.after = { '5000': 'done' }; } },
+  { code: 'SPEC_UNDECLARED_EVENT', path: '/states/wait/on/STOP', mutate: (s) => { s.states.wait.on.STOP = 'done'; } },
+  { code: 'SPEC_UNKNOWN_CONTEXT_FIELD', path: '/states/idle/on/GO/assign/nope', mutate: (s) => { s.states.idle.on.GO.assign.nope = '1'; } },
+  { code: 'SPEC_UNKNOWN_GUARD', path: '/states/idle/on/GO/guard/ref', mutate: (s) => { s.states.idle.on.GO.guard = { ref: 'isGone' }; } },
+  { code: 'SPEC_UNKNOWN_ACTION', path: '/states/idle/on/GO/actions/0', mutate: (s) => { s.states.idle.on.GO.actions = ['shout']; } },
+  { code: 'SPEC_UNKNOWN_TOOL', path: '/states/fetch/invoke/tool', mutate: (s) => { s.states.fetch.invoke.tool = 'lookup_v2'; } },
+  { code: 'SPEC_UNKNOWN_TOOL_INPUT', path: '/states/fetch/invoke/input/ident', mutate: (s) => { s.states.fetch.invoke.input.ident = 'context.id'; } },
+  { code: 'SPEC_MISSING_TOOL_INPUT', path: '/states/fetch/invoke/input', mutate: (s) => { s.states.fetch.invoke.input = {}; } },
+  { code: 'SPEC_INVOKE_WITHOUT_ONDONE', path: '/states/fetch/invoke', mutate: (s) => {
+    delete s.states.fetch.invoke.onDone; s.states.fetch.on = { GO: 'decide' };
+  } },
+  { code: 'SPEC_INVOKE_WITHOUT_ONERROR', path: '/states/decide/invoke', mutate: (s) => { delete s.states.decide.invoke.onError; } },
+  { code: 'SPEC_RETRIES_NOT_IDEMPOTENT', path: '/states/pay/invoke/retries', mutate: (s) => { s.states.pay.invoke.retries = 2; } },
+  { code: 'SPEC_RISKY_TOOL_NOT_APPROVED', path: '/states/wait/on/REJECT', mutate: (s) => { s.states.wait.on.REJECT = 'pay'; } },
+  { code: 'SPEC_LLM_INCOMPLETE', path: '/states/decide/invoke/labels', mutate: (s) => { delete s.states.decide.invoke.labels; } },
+  { code: 'SPEC_LLM_FIELD_NOT_ALLOWED', path: '/states/decide/invoke/tools', mutate: (s) => { s.states.decide.invoke.tools = ['lookup']; } },
+  { code: 'SPEC_INVALID_DELAY', path: '/states/wait/after/5s', mutate: (s) => { s.states.wait.after = { '5s': 'done' }; } },
+  { code: 'SPEC_INVALID_STATE_SHAPE', path: '/states/idle/initial', mutate: (s) => { s.states.idle.initial = 'x'; } },
+  { code: 'SPEC_INVALID_DEFAULT', path: '/context/total/default', mutate: (s) => { s.context.total.default = 'zero'; } },
+  { code: 'SPEC_INVALID_REGEX', path: '/states/decide/invoke/scripted/patterns/x', mutate: (s) => {
+    s.states.decide.invoke = { llm: 'extract', input: 'context.id', fields: { x: { type: 'string', optional: true } }, scripted: { patterns: { x: '([a-' } }, onDone: 'wait', onError: 'done' };
+  } },
+  { code: 'SPEC_EXPRESSION_SYNTAX', path: '/states/fetch/invoke/onDone/0/guard', mutate: (s) => { s.states.fetch.invoke.onDone[0].guard = "output.kind == 'x"; } },
+  { code: 'SPEC_EXPRESSION_FORBIDDEN', path: '/states/fetch/invoke/input/id', mutate: (s) => { s.states.fetch.invoke.input.id = 'context.id.toString()'; } },
+  { code: 'SPEC_EXPRESSION_UNKNOWN_ROOT', path: '/states/fetch/invoke/input/id', mutate: (s) => { s.states.fetch.invoke.input.id = 'process.env.SECRET'; } },
+  { code: 'SPEC_TEMPLATE_SYNTAX', path: '/states/decide/invoke/prompt', mutate: (s) => { s.states.decide.invoke.prompt = 'Pick one for {{ context.id'; } },
+  { code: 'SPEC_UNREACHABLE_STATE', path: '/states/orphan', mutate: (s) => { s.states.orphan = { type: 'final' }; } },
+  { code: 'SPEC_DEAD_END', path: '/states/stuck', mutate: (s) => { s.states.stuck = {}; s.states.wait.on.REJECT = 'stuck'; } },
+  { code: 'SPEC_LAYOUT_UNKNOWN_STATE', path: '/layout/ghost', mutate: (s) => { s.layout = { ghost: { x: 0, y: 0 } }; } },
+];
+
+describe('validateSpec', () => {
+  it('accepts the base spec with no problem at all', () => {
+    expect(validateSpec(baseSpec(), { tools }).problems).toEqual([]);
+  });
+
+  it('accepts both example machines', async () => {
+    const { readFile } = await import('node:fs/promises');
+    for (const id of ['order-support', 'incident-triage']) {
+      const text = await readFile(`machines/${id}/${id}.flow.json`, 'utf8');
+      expect(parseSpecText(text).problems).toEqual([]);
+    }
+  });
+
+  for (const { code, path, mutate } of cases) {
+    it(`reports ${code} at ${path}, and nothing else, for a minimal spec`, () => {
+      const spec = baseSpec();
+      mutate(spec);
+      const { problems } = validateSpec(spec, { tools });
+      expect([...new Set(problems.map((p) => p.code))]).toEqual([code]);
+      expect(problems.map((p) => p.path)).toContain(path);
+      expect(problems.every((p) => p.severity === SPEC_PROBLEM_CODES[code].severity)).toBe(true);
+    });
+  }
+
+  it('has a test case for every documented code except the JSON-text ones', () => {
+    const tested = new Set(cases.map((c) => c.code));
+    const untested = Object.keys(SPEC_PROBLEM_CODES).filter((c) => !tested.has(c as SpecProblemCode));
+    expect(untested.sort()).toEqual(['SPEC_DUPLICATE_KEY', 'SPEC_JSON_SYNTAX']);
+  });
+
+  it('reports SPEC_JSON_SYNTAX with a line and column for text that is not JSON', () => {
+    const { problems } = parseSpecText('{\n  "specVersion": 1,\n  "id": }');
+    expect(problems.map((p) => p.code)).toEqual(['SPEC_JSON_SYNTAX']);
+    expect(problems[0]!.message).toMatch(/line 3/);
+  });
+
+  it('reports SPEC_DUPLICATE_KEY where JSON.parse would silently keep the last value', () => {
+    const text = JSON.stringify(baseSpec(), null, 2).replace('"initial": "idle"', '"initial": "idle",\n  "initial": "done"');
+    const { problems } = parseSpecText(text);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_DUPLICATE_KEY', '/initial']]);
+  });
+
+  it('skips tool checks when no tool catalog is given', () => {
+    const spec = baseSpec();
+    spec.states.fetch.invoke.tool = 'not_there';
+    expect(codesOf(spec, false)).toEqual([]);
+  });
+
+  it('refuses __proto__ as a state name without touching Object.prototype', () => {
+    const text = JSON.stringify(baseSpec()).replace('"idle":{"on"', '"__proto__":{"on"');
+    const before = Object.getOwnPropertyNames(Object.prototype).length;
+    const { problems } = parseSpecText(text, { tools });
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/__proto__']]);
+    expect(Object.getOwnPropertyNames(Object.prototype).length).toBe(before);
+    expect(({} as Record<string, unknown>).on).toBeUndefined();
+  });
+});
