@@ -28,7 +28,7 @@ export interface OpenAIProviderOptions {
  * A model provider for OpenAI and OpenAI-compatible servers (Ollama, vLLM, ...) through the `openai` SDK: classify and
  * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop.
  * Failures are FlowingErrors coded LLM_TIMEOUT, LLM_RATE_LIMITED, LLM_FAILED, LLM_BAD_OUTPUT or CANCELLED, with the
- * SDK error as `cause`. The model of a call is the request's `model`, else `models[kind]`, else `model`.
+ * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is the request's `model`, else `models[kind]`, else `model`.
  * @example createRuntime({ machines, llm: createOpenAIProvider({ models: { classify: 'gpt-4o-mini', generate: 'gpt-4o' } }) })
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmProvider {
@@ -50,8 +50,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs);
   }
 
-  function result<T>(call: ChatCall, output: T): LlmResult<T> {
-    return { output, model: call.model, usage: { ...call.usage }, attempts: call.attempts };
+  /** Runs the call; its failures carry the attempts and the usage so far, since tokens were spent either way. */
+  async function finish<T>(call: ChatCall, work: Promise<T>): Promise<LlmResult<T>> {
+    try {
+      const output = await work;
+      return { output, model: call.model, usage: { ...call.usage }, attempts: call.attempts };
+    } catch (error) {
+      const flow = error instanceof FlowingError ? error : new FlowingError('LLM_FAILED', String(error), { cause: error });
+      const details = typeof flow.details === 'object' && flow.details !== null ? flow.details : {};
+      throw new FlowingError(flow.code, flow.message, { cause: flow.cause, details: { ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } } });
+    }
   }
 
   return {
@@ -59,11 +67,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     isModel: true,
     async classify(request, callOptions) {
       const call = begin(request, callOptions);
-      return result(call, { label: await classifyWithRepair(call, request) });
+      return finish(call, classifyWithRepair(call, request).then((label) => ({ label })));
     },
     async extract(request, callOptions) {
       const call = begin(request, callOptions);
-      return result(call, await extractWithRepair(call, request));
+      return finish(call, extractWithRepair(call, request));
     },
     async generate(request, callOptions) {
       const call = begin(request, callOptions);
@@ -71,11 +79,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
         ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
         { role: 'user' as const, content: request.prompt },
       ];
-      return result(call, { text: await streamText(call, { messages }, callOptions.onDelta) });
+      return finish(call, streamText(call, { messages }, callOptions.onDelta).then((text) => ({ text })));
     },
     async agent(request, callOptions) {
       const call = begin(request, callOptions);
-      return result(call, await runAgentLoop(call, request, callOptions));
+      return finish(call, runAgentLoop(call, request, callOptions));
     },
   };
 }

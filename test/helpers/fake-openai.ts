@@ -159,7 +159,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 function untilClosed(...signals: AbortSignal[]): Promise<void> {
   return new Promise((resolve) => {
     if (signals.some((s) => s.aborted)) return resolve();
-    for (const s of signals) s.addEventListener('abort', () => resolve(), { once: true });
+    const done = () => {
+      for (const s of signals) s.removeEventListener('abort', done);
+      resolve();
+    };
+    for (const s of signals) s.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -94,6 +94,15 @@ describe('agent loop', () => {
     expect(JSON.parse(String(answer!.content))).toEqual({ error: { code: 'TOOL_UNKNOWN', message: "there is no tool named 'delete_everything'; the tools are: query_order, query_logistics" } });
   });
 
+  it('refuses 1 MB of arguments without parsing or running the tool', async () => {
+    const huge = JSON.stringify({ order_id: 'x'.repeat(1_000_000) });
+    fake.enqueue(toolCalls([{ id: 'call_big', name: 'query_order', arguments: huge }]), reply('Giving up on that.'));
+    const { calls, callTool } = recordingTools();
+    await provider().agent(request, { signal: new AbortController().signal, callTool, toolSchemas });
+    expect(calls).toEqual([]);
+    expect(JSON.parse(String(toolMessages(1)[0]!.content))).toMatchObject({ error: { code: 'BAD_ARGUMENTS' } });
+  });
+
   it('hands a failed tool call back to the model as its error code and message', async () => {
     fake.enqueue(toolCalls([{ id: 'call_nf', name: 'query_order', arguments: '{"order_id":"Z9"}' }]), reply('That order does not exist.'));
     const callTool: AgentToolCaller = async () => ({ ok: false, error: { code: 'ORDER_NOT_FOUND', message: 'no order Z9' } });
@@ -118,6 +127,18 @@ describe('agent loop', () => {
     // The calls of the last iteration are not run: nothing would read their results.
     expect(calls).toHaveLength(2);
     expect(toolMessages(2).map((m) => m.tool_call_id)).toEqual(['call_1', 'call_2']);
+  });
+
+  it('stops with CANCELLED when the signal fires while a tool runs, sending no further request', async () => {
+    fake.enqueue(toolCalls([{ id: 'call_a', name: 'query_order', arguments: '{"order_id":"A1001"}' }]));
+    const controller = new AbortController();
+    const callTool: AgentToolCaller = async () => {
+      controller.abort(new Error('session cancelled'));
+      return { ok: true, output: {} };
+    };
+    const error = await provider().agent(request, { signal: controller.signal, callTool, toolSchemas }).then(() => undefined, (e: unknown) => e as FlowingError);
+    expect(error?.code).toBe('CANCELLED');
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('synthesises ids for tool calls sent without one, so every call is still paired', async () => {

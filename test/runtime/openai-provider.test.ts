@@ -112,6 +112,7 @@ describe('generate', () => {
     const deltas: string[] = [];
     const error = await failure(provider().generate(generate, { ...live(), timeoutMs: 300, onDelta: (d) => deltas.push(d) }));
     expect(error.code).toBe('LLM_TIMEOUT');
+    expect(error.details).toMatchObject({ timeoutMs: 300, attempts: 1 });
     expect(deltas).toEqual(['first']);
     await vi.waitFor(() => expect(fake.requests[0]!.clientClosed).toBe(true));
   });
@@ -160,7 +161,7 @@ describe('errors at the SDK boundary', () => {
     const error = await failure(provider().classify(classify, live()));
     expect(error.code).toBe('LLM_RATE_LIMITED');
     expect(error.cause).toBeInstanceOf(RateLimitError);
-    expect(error.details).toEqual({ status: 429, retryAfter: '7' });
+    expect(error.details).toEqual({ status: 429, retryAfter: '7', model: 'fake-default', attempts: 1, usage: { promptTokens: 0, completionTokens: 0 } });
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -178,7 +179,14 @@ describe('errors at the SDK boundary', () => {
     const error = await failure(provider().extract(extract, live()));
     expect(error.code).toBe('LLM_FAILED');
     expect(error.cause).toBeInstanceOf(APIError);
-    expect(error.details).toEqual({ status: 404 });
+    expect(error.details).toMatchObject({ status: 404, attempts: 1 });
+  });
+
+  it('keeps the usage of earlier repair attempts on a later failure', async () => {
+    fake.enqueue(reply('{"label": "nope"}', { usage: { prompt: 40, completion: 6 } }), httpError(503, 'overloaded'));
+    const error = await failure(provider().classify(classify, live()));
+    expect(error.code).toBe('LLM_FAILED');
+    expect(error.details).toEqual({ status: 503, model: 'fake-default', attempts: 2, usage: { promptTokens: 40, completionTokens: 6 } });
   });
 
   it('maps an unreachable server to LLM_FAILED', async () => {

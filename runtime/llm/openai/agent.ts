@@ -54,7 +54,7 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
     }
   }
   throw new FlowingError('LLM_BAD_OUTPUT', `the agent still called tools after ${maxIterations} iterations (its maxIterations); simplify the task or raise the limit`, {
-    details: { maxIterations, attempts: call.attempts, usage: { ...call.usage } },
+    details: { maxIterations },
   });
 }
 

@@ -30,7 +30,7 @@ async function askForJson<T>(call: ChatCall, messages: ChatCompletionMessagePara
     );
   }
   throw new FlowingError('LLM_BAD_OUTPUT', `model '${call.model}' gave no valid ${task} after ${MAX_REPAIRS} repairs: ${last?.problem ?? 'no answer'}`, {
-    details: { problem: last?.problem, ...(last?.issues === undefined ? {} : { issues: last.issues }), attempts: call.attempts, usage: { ...call.usage } },
+    details: { problem: last?.problem, ...(last?.issues === undefined ? {} : { issues: last.issues }) },
   });
 }
 
