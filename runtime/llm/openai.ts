@@ -28,7 +28,8 @@ export interface OpenAIProviderOptions {
  * A model provider for OpenAI and OpenAI-compatible servers (Ollama, vLLM, ...) through the `openai` SDK: classify and
  * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop.
  * Failures are FlowingErrors coded LLM_TIMEOUT, LLM_RATE_LIMITED, LLM_FAILED, LLM_BAD_OUTPUT or CANCELLED, with the
- * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is the request's `model`, else `models[kind]`, else `model`.
+ * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is the
+ * request's `model`, else `models[kind]`, else `model`.
  * @example createRuntime({ machines, llm: createOpenAIProvider({ models: { classify: 'gpt-4o-mini', generate: 'gpt-4o' } }) })
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmProvider {
