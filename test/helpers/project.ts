@@ -1,0 +1,20 @@
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A throwaway copy of the project files users edit (machines/, tools/) in a temporary folder that still resolves
+ * `zod`, `xstate` and `flowing/runtime` like the repository does, so tests never dirty the repository.
+ */
+export async function copyProject(prefix = 'flowing-project-'): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await cp(join(REPO_DIR, 'machines'), join(dir, 'machines'), { recursive: true });
+  await cp(join(REPO_DIR, 'tools'), join(dir, 'tools'), { recursive: true });
+  for (const name of ['node_modules', 'spec', 'runtime', 'codegen', 'bin']) await symlink(join(REPO_DIR, name), join(dir, name), 'dir');
+  for (const name of ['package.json', 'tsconfig.json']) await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
