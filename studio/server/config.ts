@@ -19,6 +19,10 @@ export interface StudioConfigOptions {
   port?: number;
   host?: string;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
+  /** The studio app folder Vite serves (default: this package's studio/); tests point it at a scratch copy. */
+  appDir?: string;
+  /** Vite's dependency cache (default node_modules/.vite); test servers use their own so they never race a running studio. */
+  cacheDir?: string;
 }
 
 /**
@@ -28,9 +32,11 @@ export interface StudioConfigOptions {
  */
 export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
   const host = options.host ?? DEFAULT_STUDIO_HOST;
+  const appDir = options.appDir ?? at('studio');
   return {
     configFile: false,
-    root: at('studio'),
+    root: appDir,
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     logLevel: options.logLevel ?? 'info',
     clearScreen: false,
     plugins: [react(), studioApiPlugin({ rootDir: options.rootDir })],
@@ -47,7 +53,7 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
       allowedHosts: allowedHostnames(host).map((name) => name.replace(/^\[|\]$/g, '')),
       fs: {
         strict: true,
-        allow: [at('studio'), at('spec'), at('node_modules')],
+        allow: [appDir, at('spec'), at('node_modules')],
         deny: ['.env', '.env.*', '*.{crt,pem,key,p12,pfx}', '**/.git/**', '**/.flowing/**', '**/.npmrc'],
       },
     },

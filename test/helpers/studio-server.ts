@@ -1,4 +1,5 @@
 import { cp, mkdtemp, rm, symlink, writeFile, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +34,19 @@ export async function copyProject(): Promise<string> {
 
 /**
  * Starts the real studio dev server on 127.0.0.1 and a free port, against `rootDir` or a temporary copy of the project.
+ * `appDir` replaces the studio app folder Vite serves (only the security tests need that).
  * @example const studio = await startStudioServer(); await fetch(`${studio.url}api/machines`); await studio.close();
  */
-export async function startStudioServer(options: { rootDir?: string } = {}): Promise<StudioTestServer> {
+export async function startStudioServer(options: { rootDir?: string; appDir?: string } = {}): Promise<StudioTestServer> {
   const rootDir = options.rootDir ?? (await copyProject());
-  const studio = await startStudio({ rootDir, port: 0, host: '127.0.0.1', logLevel: 'warn' });
+  const studio = await startStudio({
+    rootDir,
+    appDir: options.appDir,
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'warn',
+    cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
+  });
   return {
     url: studio.url,
     port: studio.port,
@@ -47,4 +56,47 @@ export async function startStudioServer(options: { rootDir?: string } = {}): Pro
       if (!options.rootDir) await rm(rootDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Sends bytes exactly as given over a fresh TCP connection and reads the answer until the server closes it; nothing
+ * is normalised, so tests can send any request line, Host or path spelling. Add `Connection: close` yourself.
+ */
+export function rawHttp(port: number, request: string | Buffer): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const head = (end < 0 ? text : text.slice(0, end)).split('\r\n');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1] ?? 0);
+      const headers: Record<string, string> = {};
+      for (const line of head.slice(1)) {
+        const colon = line.indexOf(':');
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ status, headers, body: end < 0 ? '' : Buffer.from(text.slice(end + 4), 'latin1').toString('utf8') });
+    });
+    socket.end(request);
+  });
+}
+
+/** Builds a request with the given method, raw path and headers (Host defaults to the studio's own). */
+export function requestText(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): string {
+  const all: Record<string, string> = { Host: `127.0.0.1:${port}`, Connection: 'close', ...headers };
+  if (body !== undefined) {
+    all['Content-Type'] ??= 'application/json';
+    all['Content-Length'] ??= String(Buffer.byteLength(body));
+  }
+  const lines = Object.entries(all).map(([name, value]) => `${name}: ${value}`);
+  return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }
