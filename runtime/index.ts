@@ -7,3 +7,12 @@ export type {
   LlmProvider, LlmRequest, LlmResult, LlmUsage, LlmCallOptions, ClassifyRequest, ExtractRequest, GenerateRequest, AgentRequest,
   ClassifyOutput, ExtractOutput, GenerateOutput, AgentOutput, AgentToolCaller,
 } from './llm/types.ts';
+export { createRuntime, type Runtime, type RuntimeOptions, type Session, type SessionEvent, type SessionSnapshot, type SendOptions } from './runtime.ts';
+export type { SendResult } from './session/run.ts';
+export type { EventListener } from './session/subscriptions.ts';
+export { RUNTIME_EVENT_TYPES, type RuntimeEvent, type RuntimeEventType } from './events.ts';
+export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './store/memory.ts';
+export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord } from './store/types.ts';
+export { systemClock, type Clock } from './clock.ts';
+export type { RuntimeLimits } from './limits.ts';
+export { argsHash, stableJson } from './session/approvals.ts';

@@ -7,6 +7,11 @@ export interface LlmRequestBase {
   system?: string;
   /** Offline rules for the scripted provider (ignored by real models). */
   scripted?: { keywords?: Record<string, readonly string[]>; patterns?: Record<string, string>; reply?: string };
+  /**
+   * Set by the runtime when it asks again because the previous answer failed validation (classify/extract): the
+   * provider should show the model its previous output and the problem. At most two repairs follow a first attempt.
+   */
+  repair?: { previousOutput: unknown; problem: string };
 }
 export interface ClassifyRequest extends LlmRequestBase { kind: 'classify'; text: string; labels: readonly string[]; prompt?: string }
 export interface ExtractRequest extends LlmRequestBase { kind: 'extract'; text: string; fields: FieldMap; prompt?: string }

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { fieldMapToZod, type LlmInvokeSpec } from '../../spec/index.ts';
+import { formatIssues } from '../actors.ts';
+import { MAX_LLM_REPAIRS } from '../constants.ts';
+import { FlowingError, toFlowError } from '../errors.ts';
+import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import type { SessionRun } from '../session/run.ts';
+import { linkedSignal } from './signals.ts';
+import { callTool, fromFlowError } from './tool-call.ts';
+import { truncateForModel } from './truncate.ts';
+
+export interface LlmCallOptionsInternal {
+  run: SessionRun;
+  key: string;
+  request: LlmRequest;
+  signal: AbortSignal;
+  invoke?: LlmInvokeSpec;
+}
+
+/**
+ * One model call with the runtime's guarantees: journal, token budget, per-step model, timeout, output validation with
+ * at most two repairs, streamed deltas and `llm.*` events. Resolves with the output the machine's `onDone` sees.
+ */
+export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown> {
+  await null; // leave XState's call stack
+  const { run, key } = options;
+  const { host } = run;
+  const recorded = run.journal.get(key);
+  if (recorded?.completed) {
+    if (recorded.completed.ok) return recorded.completed.output;
+    throw fromFlowError(recorded.completed.error);
+  }
+  const request = withModel(options.request, host.limits);
+  const kind = request.kind;
+  const spent = run.usage.promptTokens + run.usage.completionTokens;
+  if (spent >= host.limits.tokenBudget) {
+    const error = { code: 'BUDGET_EXCEEDED', message: `the session spent ${spent} tokens of its budget of ${host.limits.tokenBudget}` };
+    run.append('llm.failed', { callId: key, kind, error });
+    await run.flush();
+    throw fromFlowError(error);
+  }
+  const timeoutMs = options.invoke?.timeoutMs ?? host.limits.llmTimeoutMs;
+  const callSignal = linkedSignal([options.signal, run.controller.signal], host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
+  const startedAt = host.clock.now();
+  let release: (() => void) | undefined;
+  try {
+    release = await host.calls.acquire(callSignal.signal);
+    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
+    run.append('llm.started', { callId: key, kind, model: request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel });
+    await run.flush();
+    const result = await Promise.race([runKind(run, key, request, callSignal.signal), abortedWith(callSignal.signal)]);
+    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
+    run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
+    await run.flush();
+    return result.output;
+  } catch (thrown) {
+    const error = toFlowError(callSignal.signal.aborted && !(thrown instanceof FlowingError) ? callSignal.signal.reason : thrown, 'LLM_FAILED');
+    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: false, error } });
+    run.append('llm.failed', { callId: key, kind, error, latencyMs: host.clock.now() - startedAt });
+    await run.flush();
+    throw fromFlowError(error);
+  } finally {
+    release?.();
+    callSignal.dispose();
+  }
+}
+
+function withModel(request: LlmRequest, limits: SessionRun['host']['limits']): LlmRequest {
+  const model = request.model ?? limits.models?.[request.kind] ?? limits.models?.default ?? limits.model;
+  return model === undefined ? request : { ...request, model };
+}
+
+function abortedWith(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+async function runKind(run: SessionRun, key: string, request: LlmRequest, signal: AbortSignal): Promise<LlmResult<unknown>> {
+  const llm = run.host.llm;
+  const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
+  const count = (result: LlmResult<unknown>) => {
+    usage.promptTokens += result.usage.promptTokens;
+    usage.completionTokens += result.usage.completionTokens;
+    run.addUsage(result.usage);
+  };
+  switch (request.kind) {
+    case 'classify':
+    case 'extract': {
+      const check = request.kind === 'classify' ? classifyCheck(request.labels) : extractCheck(request.fields);
+      let attempts = 0;
+      let current: LlmRequest = request;
+      for (let repair = 0; ; repair++) {
+        const result: LlmResult<unknown> = request.kind === 'classify'
+          ? await llm.classify(current as typeof request, { signal })
+          : await llm.extract(current as typeof request, { signal });
+        count(result);
+        attempts += result.attempts;
+        const verdict = check(result.output);
+        if (verdict.ok) return { ...result, output: verdict.output, usage, attempts };
+        if (repair >= MAX_LLM_REPAIRS) {
+          throw new FlowingError('LLM_BAD_OUTPUT', `the ${request.kind} answer is still invalid after ${MAX_LLM_REPAIRS} repairs: ${verdict.problem}`, { details: { output: result.output } });
+        }
+        current = { ...request, repair: { previousOutput: result.output, problem: verdict.problem } };
+      }
+    }
+    case 'generate': {
+      const result = await llm.generate(request, { signal, onDelta: (text) => { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
+      count(result);
+      run.append('message.complete', { callId: key, text: result.output.text });
+      return { ...result, usage };
+    }
+    case 'agent': {
+      const maxIterations = Math.min(request.maxIterations, run.host.limits.maxAgentIterations);
+      const maxToolCalls = maxIterations * 4;
+      const info = run.info;
+      const controller = new AbortController();
+      signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+      let toolCalls = 0;
+      const callToolFromAgent: AgentToolCaller = async (name, args) => {
+        const n = ++toolCalls;
+        if (n > maxToolCalls) {
+          controller.abort(new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`));
+          return { ok: false, error: { code: 'STEP_LIMIT', message: 'no more tool calls are allowed in this run' } };
+        }
+        const tool = request.tools.includes(name) ? info.definition.tools[name] : undefined;
+        if (!tool) return { ok: false, error: { code: 'TOOL_UNKNOWN', message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}` } };
+        try {
+          const output = await callTool({ run, key: `${key}/${n}`, tool, input: { args }, signal: controller.signal, onUnknownOutcome: 'throw' });
+          return { ok: true, output: truncateForModel(output, run.host.limits.maxToolResultChars) };
+        } catch (error) {
+          const flow = toFlowError(error);
+          return { ok: false, error: { code: flow.code, message: flow.message } };
+        }
+      };
+      const toolSchemas: NonNullable<LlmCallOptions['toolSchemas']> = {};
+      for (const name of request.tools) {
+        const tool = info.definition.tools[name];
+        if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
+      }
+      const result = await Promise.race([
+        llm.agent({ ...request, maxIterations }, {
+          signal: controller.signal, callTool: callToolFromAgent, toolSchemas,
+          onStep: (step) => {
+            run.append('agent.step', { callId: key, ...step });
+            if (step.iteration > maxIterations) controller.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
+          },
+        }),
+        abortedWith(controller.signal),
+      ]);
+      count(result);
+      return { ...result, usage };
+    }
+  }
+}
+
+type Verdict = { ok: true; output: unknown } | { ok: false; problem: string };
+
+function classifyCheck(labels: readonly string[]): (output: unknown) => Verdict {
+  return (output) => {
+    const label = (output as { label?: unknown } | null)?.label;
+    return typeof label === 'string' && labels.includes(label)
+      ? { ok: true, output: { label } }
+      : { ok: false, problem: `label must be one of ${labels.join(', ')}; got ${JSON.stringify(label)?.slice(0, 100)}` };
+  };
+}
+
+function extractCheck(fields: Parameters<typeof fieldMapToZod>[0]): (output: unknown) => Verdict {
+  const schema = fieldMapToZod(fields);
+  return (output) => {
+    const parsed = schema.safeParse(output);
+    return parsed.success ? { ok: true, output: parsed.data } : { ok: false, problem: formatIssues(parsed.error.issues) };
+  };
+}

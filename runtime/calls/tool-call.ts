@@ -1,0 +1,138 @@
+import type { ToolInvokeSpec } from '../../spec/index.ts';
+import { formatIssues, type ToolCallInput } from '../actors.ts';
+import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
+import type { AnyTool } from '../tool.ts';
+import { argsHash } from '../session/approvals.ts';
+import type { SessionRun } from '../session/run.ts';
+import { backoffDelay, linkedSignal, sleep, whenAborted } from './signals.ts';
+
+/** Error codes worth another attempt (declared tool codes are answers, not glitches). */
+const RETRYABLE = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
+
+export interface ToolCallOptions {
+  run: SessionRun;
+  /** Journal key, stable across resumes. */
+  key: string;
+  tool: AnyTool;
+  input: ToolCallInput;
+  /** Aborts when XState stops the invoking actor. */
+  signal: AbortSignal;
+  invoke?: ToolInvokeSpec;
+  /** What to do with a started-but-never-completed non-idempotent call: stop the session, or throw to the caller (agents). */
+  onUnknownOutcome: 'attention' | 'throw';
+}
+
+/**
+ * Runs one tool call with the runtime's guarantees: journal, approval check, zod contract, timeout, retries only when
+ * safe, structured errors and `tool.*` events. Resolves with the output or rejects with a FlowingError.
+ */
+export async function callTool(options: ToolCallOptions): Promise<unknown> {
+  await null; // leave XState's call stack: the journal and the log are written from here on
+  const { run, key, tool, input } = options;
+  const canRetry = tool.idempotent || input.idempotencyKey !== undefined;
+  const recorded = run.journal.get(key);
+  if (recorded?.completed) {
+    if (recorded.completed.ok) return recorded.completed.output;
+    throw fromFlowError(recorded.completed.error);
+  }
+  if (recorded && !canRetry) {
+    if (options.onUnknownOutcome === 'attention') {
+      run.needsAttention(recorded);
+      return new Promise(() => {});
+    }
+    run.append('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt: recorded.startedAt });
+    const error = new FlowingError('TOOL_UNKNOWN_OUTCOME', `call ${key} of '${tool.name}' was interrupted and its outcome is unknown; it was not run again`);
+    run.journalWrite({ ...recorded, completed: { at: run.host.clock.now(), ok: false, error: error.toJSON() } });
+    await run.flush();
+    throw error;
+  }
+  const fail = async (error: FlowError, attempts: number, startedAt?: number): Promise<never> => {
+    run.append('tool.failed', { callId: key, tool: tool.name, error, attempts, durationMs: startedAt === undefined ? 0 : run.host.clock.now() - startedAt });
+    await run.flush();
+    throw fromFlowError(error);
+  };
+  if (tool.risk === 'high') {
+    const approval = run.approval;
+    const hash = argsHash(input.args);
+    if (approval?.decision === 'rejected' && approval.tool === tool.name) {
+      return fail({ code: 'APPROVAL_REJECTED', message: `'${tool.name}' was rejected by a person and does not run` }, 0);
+    }
+    if (!approval || approval.decision !== 'approved' || approval.consumed || approval.tool !== tool.name || approval.argsHash !== hash) {
+      return fail({ code: 'APPROVAL_REQUIRED', message: `'${tool.name}' is high-risk and runs only after an APPROVE for exactly these arguments` }, 0);
+    }
+    run.approval = { ...approval, consumed: true };
+  }
+  const parsed = tool.input.safeParse(input.args);
+  if (!parsed.success) {
+    return fail({ code: 'TOOL_CONTRACT', message: `input of tool '${tool.name}' does not match its contract: ${formatIssues(parsed.error.issues)}`, details: { side: 'input', issues: parsed.error.issues } }, 0);
+  }
+  const { host } = run;
+  const callSignal = linkedSignal([options.signal, run.controller.signal], host.clock);
+  const startedAt = host.clock.now();
+  let release: (() => void) | undefined;
+  try {
+    release = await host.calls.acquire(callSignal.signal);
+    const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
+    run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
+    run.append('tool.started', { callId: key, tool: tool.name, args: parsed.data, idempotencyKey, resumed: recorded !== undefined });
+    await run.flush();
+    const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
+    const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const output = await attemptOnce(tool, parsed.data, idempotencyKey, callSignal.signal, timeoutMs, run);
+        run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
+        run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
+        await run.flush();
+        return output;
+      } catch (thrown) {
+        const error = toFlowError(thrown, 'TOOL_FAILED');
+        if (attempt <= retries && RETRYABLE.has(error.code) && !run.controller.signal.aborted && !options.signal.aborted) {
+          const delayMs = backoffDelay(attempt, host.limits.retryBaseMs, host.limits.retryMaxMs, host.random);
+          run.append('tool.retry', { callId: key, tool: tool.name, attempt: attempt + 1, delayMs, error });
+          await sleep(host.clock, delayMs, callSignal.signal);
+          continue;
+        }
+        if (error.code === 'TOOL_TIMEOUT' && !canRetry) {
+          // The request may have reached the service: say so, and never try again on our own.
+          run.append('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt, reason: 'timeout' });
+        }
+        run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: false, error } });
+        return await fail(error, attempt, startedAt);
+      }
+    }
+  } catch (thrown) {
+    if (thrown instanceof FlowingError) throw thrown;
+    const error = toFlowError(thrown, 'CANCELLED');
+    return fail(error, 0, startedAt);
+  } finally {
+    release?.();
+    callSignal.dispose();
+  }
+}
+
+async function attemptOnce(tool: AnyTool, args: unknown, idempotencyKey: string, parent: AbortSignal, timeoutMs: number, run: SessionRun): Promise<unknown> {
+  const attempt = linkedSignal([parent], run.host.clock, timeoutMs, () => new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`));
+  try {
+    const raw = await Promise.race([
+      Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey, log: () => {} })),
+      whenAborted(attempt.signal),
+    ]);
+    const output = tool.output.safeParse(raw);
+    if (!output.success) {
+      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
+    }
+    return output.data;
+  } catch (error) {
+    if (error instanceof FlowingError) throw error;
+    const flow = toFlowError(error, 'TOOL_FAILED');
+    throw new FlowingError(flow.code, flow.message, { details: flow.details, cause: error });
+  } finally {
+    attempt.dispose();
+  }
+}
+
+/** A FlowingError from a stored `{ code, message, details }`. */
+export function fromFlowError(error: FlowError): FlowingError {
+  return new FlowingError(error.code, error.message, { details: error.details });
+}

@@ -1,0 +1,10 @@
+/** Defaults of the runtime's limits; every one can be overridden in `createRuntime({ limits })`. */
+export const DEFAULT_MAX_STEPS = 1_000;
+export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
+export const DEFAULT_MAX_AGENT_ITERATIONS = 10;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000;
+export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
+export const DEFAULT_RETRY_BASE_MS = 200;
+export const DEFAULT_RETRY_MAX_MS = 10_000;
+/** Repairs of a classify/extract answer after the first attempt (so at most 3 model requests). */
+export const MAX_LLM_REPAIRS = 2;

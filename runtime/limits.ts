@@ -1,0 +1,89 @@
+import {
+  DEFAULT_LLM_TIMEOUT_MS, DEFAULT_MAX_AGENT_ITERATIONS, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_STEPS,
+  DEFAULT_MAX_TOOL_RESULT_CHARS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_MS,
+} from './constants.ts';
+import { FlowingError } from './errors.ts';
+import type { LlmRequest } from './llm/types.ts';
+
+/** Bounds of a runtime; all optional, see constants.ts for the defaults. */
+export interface RuntimeLimits {
+  /** Snapshots a session may take in its lifetime (STEP_LIMIT beyond). */
+  maxSteps?: number;
+  /** Prompt + completion tokens a session may spend (BUDGET_EXCEEDED beyond). */
+  tokenBudget?: number;
+  /** Tool and model calls in flight at once, across all sessions of the runtime. */
+  maxConcurrentCalls?: number;
+  /** Upper bound on agent iterations, whatever the spec asks. */
+  maxAgentIterations?: number;
+  /** Tool results longer than this (JSON characters) are cut before a model sees them. */
+  maxToolResultChars?: number;
+  llmTimeoutMs?: number;
+  /** First retry delay; doubles per attempt, with jitter, capped at `retryMaxMs`. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Model for calls whose request names none; `models[kind]` first. */
+  model?: string;
+  models?: Partial<Record<LlmRequest['kind'] | 'default', string>>;
+}
+
+export type ResolvedLimits = Required<Omit<RuntimeLimits, 'model' | 'models'>> & Pick<RuntimeLimits, 'model' | 'models'>;
+
+export function resolveLimits(limits: RuntimeLimits = {}): ResolvedLimits {
+  return {
+    maxSteps: limits.maxSteps ?? DEFAULT_MAX_STEPS,
+    tokenBudget: limits.tokenBudget ?? Number.POSITIVE_INFINITY,
+    maxConcurrentCalls: limits.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+    maxAgentIterations: limits.maxAgentIterations ?? DEFAULT_MAX_AGENT_ITERATIONS,
+    maxToolResultChars: limits.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
+    llmTimeoutMs: limits.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
+    retryBaseMs: limits.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+    retryMaxMs: limits.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
+    model: limits.model,
+    models: limits.models,
+  };
+}
+
+/** A counting semaphore for in-flight calls; waiters leave the queue when their signal aborts. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly capacity: number) {}
+
+  /** Calls in flight right now. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  async acquire(signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) throw new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot');
+    if (this.active < this.capacity) {
+      this.active++;
+      return this.releaser();
+    }
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(wake);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot'));
+      };
+      this.waiters.push(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    this.active++;
+    return this.releaser();
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiters.shift()?.();
+    };
+  }
+}

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { provideRuntimeActors } from './calls/provide.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { AnyMachineDefinition, EventOf } from './definition.ts';
+import { FlowingError } from './errors.ts';
+import type { RuntimeEvent } from './events.ts';
+import { resolveLimits, Semaphore, type RuntimeLimits } from './limits.ts';
+import { createScriptedProvider } from './llm/scripted.ts';
+import type { LlmProvider } from './llm/types.ts';
+import type { RunHost } from './session/host.ts';
+import { analyzeMachine, type MachineInfo } from './session/machine-info.ts';
+import { SessionRun, type SendResult } from './session/run.ts';
+import { Subscriptions, type EventListener } from './session/subscriptions.ts';
+import { createMemoryStore } from './store/memory.ts';
+import type { ApprovalRecord, SessionStatus, SessionStore } from './store/types.ts';
+import type { AnyTool } from './tool.ts';
+
+export interface RuntimeOptions {
+  machines: readonly AnyMachineDefinition[];
+  /** Default: a new memory store. */
+  store?: SessionStore;
+  /** Default: the scripted (offline, not a model) provider. */
+  llm?: LlmProvider;
+  limits?: RuntimeLimits;
+  clock?: Clock;
+  /** Tool implementations that replace the machines' tools of the same name (e.g. a staging service). */
+  tools?: Readonly<Record<string, AnyTool>>;
+  /** Source of backoff jitter, [0, 1). */
+  random?: () => number;
+}
+
+/** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
+export type SessionEvent<TDef> = string extends EventOf<TDef>['type'] ? { type: string; [key: string]: unknown } : EventOf<TDef>;
+
+/** What `session.snapshot()` returns: the stored state of a session. */
+export interface SessionSnapshot {
+  sessionId: string;
+  machineId: string;
+  traceId: string;
+  status: SessionStatus;
+  state: unknown;
+  context: unknown;
+  seq: number;
+  step: number;
+  version: number;
+  usage: { promptTokens: number; completionTokens: number };
+  approval?: ApprovalRecord;
+  error?: { code: string; message: string };
+}
+
+export interface SendOptions {
+  /** Wait behind an event being applied (default), or refuse with BUSY. */
+  queue?: boolean;
+}
+
+/** A handle on one session; holding it costs nothing in the runtime. */
+export interface Session<TEvent extends { type: string } = { type: string; [key: string]: unknown }> {
+  readonly id: string;
+  readonly machineId: string;
+  /** Applies an event and waits until the session is quiet (waiting, finished, failed or cancelled). */
+  send(event: TEvent, options?: SendOptions): Promise<SendResult>;
+  snapshot(): Promise<SessionSnapshot>;
+  /** Stored events with `seq > fromSeq`. */
+  events(fromSeq?: number): Promise<readonly RuntimeEvent[]>;
+  /** Every event with `seq > fromSeq`, stored or future, once and in order; returns the unsubscribe function. */
+  subscribe(fromSeq: number, listener: EventListener): () => void;
+  /** Aborts in-flight calls and ends the session with status `cancelled`. */
+  cancel(reason?: string): Promise<void>;
+}
+
+export interface Runtime {
+  createSession<TDef extends AnyMachineDefinition>(machine: TDef | string, input?: unknown, options?: { sessionId?: string; traceId?: string }): Promise<Session<SessionEvent<TDef>>>;
+  /** A handle on a stored session (no I/O until used). */
+  session(sessionId: string): Session;
+  /** Restores a stored session and lets calls that were in flight finish from the journal; resolves when it is quiet. */
+  resume(sessionId: string): Promise<Session>;
+  readonly store: SessionStore;
+  readonly machines: ReadonlyMap<string, MachineInfo>;
+}
+
+/**
+ * Creates the engine that runs generated machines as sessions with an event log, journaled calls and limits.
+ * @example
+ * const runtime = createRuntime({ machines: [orderSupport] });
+ * const session = await runtime.createSession(orderSupport);
+ * await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const store = options.store ?? createMemoryStore();
+  const limits = resolveLimits(options.limits);
+  const machines = new Map<string, MachineInfo>();
+  const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const host: RunHost = {
+    store,
+    llm: options.llm ?? createScriptedProvider(),
+    clock: options.clock ?? systemClock,
+    limits,
+    calls: new Semaphore(limits.maxConcurrentCalls),
+    random: options.random ?? Math.random,
+    deliver: (id, events) => subscriptions.deliver(id, events),
+    machine(machineId) {
+      const info = machines.get(machineId);
+      if (!info) throw new FlowingError('UNKNOWN_MACHINE', `no machine '${machineId}' was given to the runtime (known: ${[...machines.keys()].join(', ')})`);
+      return info;
+    },
+  };
+  for (const given of options.machines) {
+    const tools = { ...given.tools };
+    for (const name of Object.keys(tools)) if (options.tools?.[name]) tools[name] = options.tools[name];
+    const definition = { ...given, tools };
+    let info: MachineInfo | undefined;
+    info = analyzeMachine(definition, (machine) => provideRuntimeActors(definition, machine, () => info!));
+    machines.set(definition.id, info);
+  }
+
+  const live = new Map<string, Promise<SessionRun>>();
+  const queues = new Map<string, Promise<void>>();
+
+  function serialize<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = queues.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(fn);
+    const tail = next.then(() => {}, () => {});
+    queues.set(sessionId, tail);
+    void tail.then(() => {
+      if (queues.get(sessionId) === tail) queues.delete(sessionId);
+    });
+    return next;
+  }
+
+  async function open(sessionId: string, start: boolean): Promise<SessionRun> {
+    const record = await store.load(sessionId);
+    if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
+    const info = host.machine(record.machineId);
+    if (record.specHash !== info.definition.specHash) {
+      throw new FlowingError('SPEC_CHANGED', `session '${sessionId}' was created from another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not continued on the new graph`);
+    }
+    const active = record.status === 'running' || record.status === 'waiting';
+    // Only a session stopped mid-run can have calls in flight; idle ones never need the journal.
+    const journal = record.status === 'running' ? await store.readJournal(sessionId) : [];
+    return SessionRun.restore(host, info, record, journal, start && active);
+  }
+
+  async function withRun<T>(sessionId: string, start: boolean, fn: (run: SessionRun) => Promise<T>): Promise<T> {
+    const opening = open(sessionId, start);
+    live.set(sessionId, opening);
+    let run: SessionRun | undefined;
+    try {
+      run = await opening;
+      return await fn(run);
+    } finally {
+      if (run) {
+        await run.whenQuiet();
+        await run.flush();
+        run.dispose();
+      }
+      if (live.get(sessionId) === opening) live.delete(sessionId);
+    }
+  }
+
+  function handle<TEvent extends { type: string }>(sessionId: string, machineId: string): Session<TEvent> {
+    return {
+      id: sessionId,
+      machineId,
+      send(event, sendOptions = {}) {
+        if (sendOptions.queue === false && queues.has(sessionId)) {
+          const current = live.get(sessionId);
+          const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
+          if (current) return current.then((run) => run.refuse(event, refusal));
+          return serialize(sessionId, () => withRun(sessionId, false, (run) => run.refuse(event, refusal)));
+        }
+        return serialize(sessionId, () => withRun(sessionId, true, async (run) => {
+          await run.whenQuiet();
+          return run.send(event);
+        }));
+      },
+      async snapshot() {
+        const current = live.get(sessionId);
+        if (current) await (await current).flush();
+        const record = await store.load(sessionId);
+        if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
+        const snapshot = (record.snapshot ?? {}) as { value?: unknown; context?: unknown };
+        return {
+          sessionId, machineId: record.machineId, traceId: record.traceId, status: record.status, state: snapshot.value ?? null,
+          context: snapshot.context ?? null, seq: record.seq, step: record.step, version: record.version, usage: record.usage,
+          ...(record.approval ? { approval: record.approval } : {}), ...(record.error ? { error: record.error } : {}),
+        };
+      },
+      events(fromSeq = 0) {
+        return store.readEvents(sessionId, fromSeq);
+      },
+      subscribe(fromSeq, listener) {
+        return subscriptions.subscribe(sessionId, fromSeq, listener);
+      },
+      async cancel(reason = 'cancelled by the caller') {
+        const current = live.get(sessionId);
+        if (current) return (await current).cancel(reason);
+        return serialize(sessionId, () => withRun(sessionId, false, (run) => run.cancel(reason)));
+      },
+    };
+  }
+
+  return {
+    store,
+    machines,
+    async createSession(machine, input, sessionOptions = {}) {
+      const info = host.machine(typeof machine === 'string' ? machine : machine.id);
+      const sessionId = sessionOptions.sessionId ?? randomUUID();
+      const traceId = sessionOptions.traceId ?? randomUUID();
+      await serialize(sessionId, async () => {
+        const run = SessionRun.create(host, info, { sessionId, traceId }, input);
+        const failed = run.failed;
+        if (failed) {
+          run.dispose();
+          throw new FlowingError(failed.code, failed.message, { details: failed.details });
+        }
+        const running = Promise.resolve(run);
+        live.set(sessionId, running);
+        try {
+          await run.whenQuiet();
+          await run.flush();
+        } finally {
+          run.dispose();
+          if (live.get(sessionId) === running) live.delete(sessionId);
+        }
+        if (run.fatal) throw new FlowingError(run.fatal.code, run.fatal.message);
+      });
+      return handle(sessionId, info.definition.id);
+    },
+    session(sessionId) {
+      return handle(sessionId, '');
+    },
+    async resume(sessionId) {
+      const machineId = await serialize(sessionId, () => withRun(sessionId, true, async (run) => {
+        await run.whenQuiet();
+        return run.info.definition.id;
+      }));
+      return handle(sessionId, machineId);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { Clock } from '../clock.ts';
+import type { RuntimeEvent } from '../events.ts';
+import type { ResolvedLimits, Semaphore } from '../limits.ts';
+import type { LlmProvider } from '../llm/types.ts';
+import type { SessionStore } from '../store/types.ts';
+import type { MachineInfo } from './machine-info.ts';
+
+/** What a live session run needs from its runtime. */
+export interface RunHost {
+  store: SessionStore;
+  llm: LlmProvider;
+  clock: Clock;
+  limits: ResolvedLimits;
+  calls: Semaphore;
+  machine(machineId: string): MachineInfo;
+  /** Hands committed events to subscribers. */
+  deliver(sessionId: string, events: readonly RuntimeEvent[]): void;
+  /** Random number in [0, 1) for backoff jitter (injectable for tests). */
+  random(): number;
+}

@@ -1,0 +1,64 @@
+import type { AnyMachineSnapshot } from 'xstate';
+import { formatIssues } from '../actors.ts';
+import type { SessionStatus } from '../store/types.ts';
+import type { MachineInfo } from './machine-info.ts';
+
+/** Why `send` did not apply an event. */
+export interface Refusal {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+export type EventCheck = { ok: true; event: { type: string } & Record<string, unknown> } | { ok: false; refusal: Refusal };
+
+/** Refusal for a session that no longer takes events, or undefined when it does. */
+export function checkStatus(status: SessionStatus, error?: { code: string }): Refusal | undefined {
+  switch (status) {
+    case 'done': return { code: 'SESSION_FINISHED', message: 'the session reached a final state and takes no more events' };
+    case 'error': return { code: 'SESSION_FINISHED', message: `the session ended with an error (${error?.code ?? 'unknown'}) and takes no more events` };
+    case 'cancelled': return { code: 'SESSION_CANCELLED', message: 'the session was cancelled and takes no more events' };
+    case 'needs_attention': return { code: 'SESSION_NEEDS_ATTENTION', message: 'a call has an unknown outcome; a person must resolve the session first' };
+    default: return undefined;
+  }
+}
+
+/** Checks the event's type and payload against the spec, then whether the active states take it. */
+export function checkEvent(info: MachineInfo, snapshot: AnyMachineSnapshot, event: unknown): EventCheck {
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+    return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: 'an event must be an object with a string `type`' } };
+  }
+  const type = (event as { type?: unknown }).type;
+  if (typeof type !== 'string') return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: 'an event must have a string `type`' } };
+  const schema = info.eventSchemas.get(type);
+  if (!schema) {
+    const known = [...info.eventSchemas.keys()].join(', ');
+    return { ok: false, refusal: { code: 'UNKNOWN_EVENT', message: `machine '${info.definition.id}' declares no event '${truncate(type)}' (it declares: ${known})` } };
+  }
+  const parsed = schema.safeParse(event);
+  if (!parsed.success) {
+    return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: `payload of ${type} does not match its schema: ${formatIssues(parsed.error.issues)}`, details: { issues: parsed.error.issues } } };
+  }
+  const parsedEvent = parsed.data as { type: string } & Record<string, unknown>;
+  let enabled: boolean;
+  try {
+    enabled = snapshot.can(parsedEvent);
+  } catch (error) {
+    return { ok: false, refusal: { code: 'GUARD_REJECTED', message: `a guard for ${type} threw: ${error instanceof Error ? error.message : String(error)}` } };
+  }
+  if (enabled) return { ok: true, event: parsedEvent };
+  const handled = snapshot._nodes.some((node) => node.transitions.has(type) || node.transitions.has('*'));
+  const states = activeStates(snapshot).join(', ');
+  return handled
+    ? { ok: false, refusal: { code: 'GUARD_REJECTED', message: `${type} is handled in ${states}, but every guard was false` } }
+    : { ok: false, refusal: { code: 'NO_TRANSITION', message: `no active state (${states}) handles ${type}` } };
+}
+
+/** Dotted paths of the active leaf states (`active.idle`). */
+export function activeStates(snapshot: AnyMachineSnapshot): string[] {
+  return snapshot._nodes.filter((node) => node.type === 'atomic' || node.type === 'final').map((node) => node.path.join('.'));
+}
+
+function truncate(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}

@@ -1,0 +1,382 @@
+import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type InspectionEvent } from 'xstate';
+import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
+import { deepFreeze, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
+import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
+import { approvalRequest, decideApproval } from './approvals.ts';
+import type { RunHost } from './host.ts';
+import type { MachineInfo } from './machine-info.ts';
+import { activeStates, checkEvent, checkStatus, type Refusal } from './refusal.ts';
+
+/** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
+export type SendResult =
+  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[] }
+  | { applied: false; code: string; message: string; details?: unknown };
+
+const runsBySystem = new WeakMap<object, SessionRun>();
+
+/** The live run that owns the actor system an invoked actor belongs to. */
+export function runOfSystem(system: object): SessionRun | undefined {
+  return runsBySystem.get(system);
+}
+
+interface Base {
+  snapshot: unknown;
+  step: number;
+  status: SessionStatus;
+  approval?: ApprovalRecord;
+}
+
+/**
+ * One session while it has work to do: its XState actor, the events not yet committed, and the commit chain.
+ * Idle sessions have no run; they are a stored record the next `send` restores.
+ */
+export class SessionRun {
+  readonly sessionId: string;
+  readonly traceId: string;
+  readonly controller = new AbortController();
+  readonly journal: Map<string, JournalEntry>;
+  readonly inflight = new Set<Promise<unknown>>();
+  /** Events appended by this run, in order. */
+  readonly appended: RuntimeEvent[] = [];
+  status: SessionStatus;
+  step: number;
+  seq: number;
+  usage: { promptTokens: number; completionTokens: number };
+  approval?: ApprovalRecord;
+  error?: FlowError;
+  fatal?: FlowError;
+  private record: SessionRecord;
+  private actor?: Actor<AnyStateMachine>;
+  private actorStopped = false;
+  private restoring = false;
+  private frozenSnapshot?: unknown;
+  private lastContext: unknown;
+  private approvalState?: string;
+  private microsteps: Array<{ event: string; source: string; targets: string[] }> = [];
+  private pendingEvents: RuntimeEvent[] = [];
+  private pendingJournal: JournalEntry[] = [];
+  private dirty = false;
+  private commitQueued = false;
+  private commitTail: Promise<void> = Promise.resolve();
+  private quiet = false;
+  private quietWaiters: Array<() => void> = [];
+  private base: Base;
+  private failure?: FlowError;
+
+  private constructor(readonly host: RunHost, readonly info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[]) {
+    this.record = record;
+    this.sessionId = record.sessionId;
+    this.traceId = record.traceId;
+    this.status = record.status;
+    this.step = record.step;
+    this.seq = record.seq;
+    this.usage = record.usage;
+    this.approval = record.approval;
+    this.error = record.error;
+    this.journal = new Map(journal.map((entry) => [entry.key, entry]));
+    this.base = { snapshot: record.snapshot, step: record.step, status: record.status, approval: record.approval };
+  }
+
+  /** Starts a new session: its first commit creates it in the store. */
+  static create(host: RunHost, info: MachineInfo, ids: { sessionId: string; traceId: string }, input: unknown): SessionRun {
+    const now = host.clock.now();
+    const record: SessionRecord = {
+      sessionId: ids.sessionId, machineId: info.definition.id, specHash: info.definition.specHash, traceId: ids.traceId,
+      status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: { promptTokens: 0, completionTokens: 0 },
+      createdAt: now, updatedAt: now,
+    };
+    const run = new SessionRun(host, info, record, []);
+    run.append('session.started', { machineId: info.definition.id, specHash: info.definition.specHash, input: input ?? null });
+    run.startActor({ input });
+    return run;
+  }
+
+  /** Restores a stored session; in-flight calls restart and find their journaled results. */
+  static restore(host: RunHost, info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], start = true): SessionRun {
+    const run = new SessionRun(host, info, record, journal);
+    if (start) run.startActor({ snapshot: record.snapshot });
+    return run;
+  }
+
+  private startActor(options: { input?: unknown; snapshot?: unknown }) {
+    const clock = this.host.clock;
+    const actor = createActor(this.info.machine, {
+      ...(options.snapshot === undefined ? { input: options.input } : { snapshot: options.snapshot as never }),
+      inspect: (event: InspectionEvent) => this.onInspect(event),
+      clock: { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) },
+    });
+    this.actor = actor;
+    runsBySystem.set(actor.system, this);
+    actor.subscribe({ error: () => {} });
+    this.restoring = options.snapshot !== undefined;
+    try {
+      actor.start();
+    } finally {
+      this.restoring = false;
+    }
+    if (options.snapshot !== undefined && !this.actorStopped) this.settle(actor.getSnapshot());
+  }
+
+  /** The key of a call an invoked actor starts now: stable when the same snapshot is restored later. */
+  callKey(invokeId: string): string {
+    return `${invokeId}@${this.restoring ? this.step : this.step + 1}`;
+  }
+
+  get snapshot(): AnyMachineSnapshot | undefined {
+    return this.actor?.getSnapshot() as AnyMachineSnapshot | undefined;
+  }
+
+  private onInspect(event: InspectionEvent) {
+    if (event.actorRef !== this.actor || this.actorStopped) return;
+    if (event.type === '@xstate.microstep') {
+      for (const t of event._transitions) {
+        this.microsteps.push({ event: t.eventType, source: t.source.path.join('.'), targets: t.target?.map((n) => n.path.join('.')) ?? [] });
+      }
+    } else if (event.type === '@xstate.snapshot') {
+      this.onSnapshot(event.snapshot as AnyMachineSnapshot, event.event.type);
+    }
+  }
+
+  private onSnapshot(snapshot: AnyMachineSnapshot, cause: string) {
+    if (this.restoring) {
+      this.lastContext = snapshot.context;
+      this.approvalState = this.approval && !this.approval.decision ? this.approval.state : undefined;
+      return;
+    }
+    this.step++;
+    const transitions = this.microsteps;
+    this.microsteps = [];
+    if (this.step > this.host.limits.maxSteps) {
+      this.fail({ code: 'STEP_LIMIT', message: `the session took more than ${this.host.limits.maxSteps} steps` }, false);
+      return;
+    }
+    const data: Record<string, unknown> = { state: snapshot.value, event: cause, transitions };
+    if (snapshot.context !== this.lastContext) {
+      const check = this.info.contextSchema.safeParse(snapshot.context);
+      if (!check.success) {
+        const issues = check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
+        this.fail({ code: 'CONTEXT_INVALID', message: `step ${this.step} (${cause}) produced a context that does not match the spec: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, details: { issues } }, true);
+        return;
+      }
+      this.lastContext = snapshot.context;
+      data.context = snapshot.context;
+    }
+    this.append('state.changed', data);
+    this.watchApprovals(snapshot);
+    this.settle(snapshot);
+  }
+
+  private watchApprovals(snapshot: AnyMachineSnapshot) {
+    let site: string | undefined;
+    for (const node of snapshot._nodes) if (this.info.approvalSites.has(node.key)) site = node.key;
+    if (site !== undefined && site !== this.approvalState) {
+      this.approval = approvalRequest(this.info.approvalSites.get(site)!, snapshot.context, `${this.sessionId}:${site}@${this.step}`);
+      const { id, state, tool, args, argsHash } = this.approval;
+      this.append('approval.requested', { approvalId: id, state, tool, args, argsHash });
+    }
+    this.approvalState = site;
+  }
+
+  private settle(snapshot: AnyMachineSnapshot) {
+    if (snapshot.status === 'done') {
+      this.status = 'done';
+      this.append('session.done', { state: snapshot.value, output: snapshot.output ?? null });
+    } else if (snapshot.status === 'error') {
+      this.status = 'error';
+      this.error = toFlowError(snapshot.error, 'TOOL_FAILED');
+      this.append('error', { code: this.error.code, message: this.error.message, recoverable: false });
+    } else if (snapshot.status === 'active') {
+      const busy = Object.keys(snapshot.children).length > 0 || snapshot._nodes.some((n) => this.info.timedStates.has(n.key));
+      this.status = busy ? 'running' : 'waiting';
+    }
+    this.markDirty();
+    if (this.status !== 'running') this.setQuiet();
+  }
+
+  /** Appends an event (seq assigned now, frozen) to be written by the next commit. */
+  append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent {
+    const event: RuntimeEvent = deepFreeze({ seq: ++this.seq, sessionId: this.sessionId, traceId: this.traceId, at: this.host.clock.now(), type, data });
+    this.pendingEvents.push(event);
+    this.appended.push(event);
+    this.markDirty();
+    return event;
+  }
+
+  /** Records a journal entry (started or completed) for the next commit. */
+  journalWrite(entry: JournalEntry) {
+    this.journal.set(entry.key, entry);
+    this.pendingJournal.push(entry);
+    this.markDirty();
+  }
+
+  addUsage(usage: { promptTokens: number; completionTokens: number }) {
+    this.usage = { promptTokens: this.usage.promptTokens + usage.promptTokens, completionTokens: this.usage.completionTokens + usage.completionTokens };
+    this.markDirty();
+  }
+
+  private markDirty() {
+    this.dirty = true;
+  }
+
+  /** Writes everything appended so far; resolves when it is in the store (and delivered to subscribers). */
+  flush(): Promise<void> {
+    if (!this.dirty || this.commitQueued) return this.commitTail;
+    this.commitQueued = true;
+    this.commitTail = this.commitTail.then(() => this.commitNow());
+    return this.commitTail;
+  }
+
+  private async commitNow(): Promise<void> {
+    this.commitQueued = false;
+    if (!this.dirty || this.fatal) return;
+    this.dirty = false;
+    const events = this.pendingEvents;
+    const journal = this.pendingJournal;
+    this.pendingEvents = [];
+    this.pendingJournal = [];
+    const snapshot = this.frozenSnapshot ?? (this.actor && !this.actorStopped ? this.actor.getPersistedSnapshot() : this.record.snapshot);
+    const record: SessionRecord = {
+      ...this.record, version: this.record.version + 1, seq: this.seq, step: this.step, status: this.status, snapshot,
+      usage: this.usage, approval: this.approval, error: this.error, updatedAt: this.host.clock.now(),
+    };
+    try {
+      await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal });
+    } catch (error) {
+      this.fatal = toFlowError(error, 'STORE_CONFLICT');
+      this.stopActor();
+      this.setQuiet();
+      return;
+    }
+    this.record = record;
+    this.host.deliver(this.sessionId, events);
+  }
+
+  /** Resolves when the session waits for input, finished, failed or was cancelled. */
+  whenQuiet(): Promise<void> {
+    if (this.quiet) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  private setQuiet() {
+    this.quiet = true;
+    const waiters = this.quietWaiters;
+    this.quietWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Applies one event after checking it; waits until the session is quiet again. */
+  async send(raw: unknown): Promise<SendResult> {
+    const statusRefusal = checkStatus(this.status, this.error);
+    if (statusRefusal) return this.refuse(raw, statusRefusal);
+    const snapshot = this.snapshot;
+    if (!snapshot || this.actorStopped) return this.refuse(raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
+    const check = checkEvent(this.info, snapshot, raw);
+    if (!check.ok) return this.refuse(raw, check.refusal);
+    const first = this.appended.length;
+    this.base = { snapshot: this.record.snapshot, step: this.step, status: this.status, approval: this.approval };
+    this.failure = undefined;
+    const decided = decideApproval(this.approval, check.event, snapshot);
+    if (decided) {
+      this.approval = decided;
+      this.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
+    }
+    this.quiet = false;
+    this.actor!.send(check.event);
+    if (!this.quiet && this.status !== 'running') this.setQuiet();
+    await this.whenQuiet();
+    await this.flush();
+    const failure = this.fatal ?? this.failure;
+    if (failure) {
+      this.append('transition.rejected', { event: check.event.type, states: activeStates(snapshot), code: failure.code, reason: failure.message });
+      await this.flush();
+      return { applied: false, ...failure };
+    }
+    return { applied: true, state: this.snapshot?.value ?? null, status: this.status, events: this.appended.slice(first) };
+  }
+
+  /** Records a refusal in the log and returns it. */
+  async refuse(raw: unknown, refusal: Refusal): Promise<SendResult> {
+    const type = raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
+    const snapshot = this.snapshot;
+    this.append('transition.rejected', {
+      event: type === null ? null : type.slice(0, 200), states: snapshot && !this.actorStopped ? activeStates(snapshot) : [],
+      code: refusal.code, reason: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }),
+    });
+    await this.flush();
+    return { applied: false, code: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
+  }
+
+  /**
+   * Ends the current work with an error. `revert` (context checks) restores what the store held before the event,
+   * so no invalid snapshot is ever written; otherwise the session ends in the `error` status.
+   */
+  fail(error: FlowError, revert: boolean) {
+    this.append('error', { code: error.code, message: error.message, recoverable: revert, ...(error.details === undefined ? {} : { details: error.details }) });
+    if (revert) {
+      this.failure = error;
+      this.frozenSnapshot = this.base.snapshot;
+      this.step = this.base.step;
+      this.status = this.base.status === 'running' ? 'error' : this.base.status;
+      this.approval = this.base.approval;
+    } else {
+      this.frozenSnapshot = this.actor?.getPersistedSnapshot();
+      this.status = 'error';
+      this.error = error;
+    }
+    this.stopActor();
+    this.setQuiet();
+  }
+
+  /** A non-idempotent call has no recorded result: stop and wait for a person. */
+  needsAttention(entry: JournalEntry) {
+    if (this.actorStopped) return;
+    this.append('tool.unknown_outcome', { callId: entry.key, tool: entry.name, startedAt: entry.startedAt });
+    this.frozenSnapshot = this.actor?.getPersistedSnapshot();
+    this.status = 'needs_attention';
+    this.error = { code: 'TOOL_UNKNOWN_OUTCOME', message: `call ${entry.key} of '${entry.name}' started but its result was never recorded; it is not idempotent, so it is not run again` };
+    this.stopActor();
+    this.setQuiet();
+  }
+
+  /** Aborts in-flight calls, stops the actor and marks the session cancelled. */
+  async cancel(reason: string): Promise<void> {
+    if (this.status === 'cancelled' || this.status === 'done' || this.status === 'error') return;
+    if (this.actor && !this.actorStopped) this.frozenSnapshot = this.actor.getPersistedSnapshot();
+    this.status = 'cancelled';
+    this.append('session.cancelled', { reason, state: this.snapshot?.value ?? null });
+    this.controller.abort(new FlowingError('CANCELLED', `the session was cancelled: ${reason}`));
+    this.stopActor();
+    await Promise.allSettled([...this.inflight]);
+    this.setQuiet();
+    await this.flush();
+  }
+
+  /** Tracks a call so cancel can wait for it to wind down. */
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.inflight.add(promise);
+    promise.then(() => this.inflight.delete(promise), () => this.inflight.delete(promise));
+    return promise;
+  }
+
+  get stopped(): boolean {
+    return this.actorStopped;
+  }
+
+  private stopActor() {
+    if (this.actorStopped) return;
+    this.actorStopped = true;
+    const actor = this.actor;
+    // Stopping from inside XState's own processing (an inspection callback) is deferred to keep its state consistent.
+    if (actor) queueMicrotask(() => actor.stop());
+  }
+
+  /** The error that reverted the last event (context check), if any. */
+  get failed(): FlowError | undefined {
+    return this.failure ?? this.fatal;
+  }
+
+  /** Drops the actor once the run is quiet and committed. */
+  dispose() {
+    this.stopActor();
+  }
+}
