@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Plugin, ViteDevServer } from 'vite';
 import { createStudioContext } from './context.ts';
+import { StudioError } from './errors.ts';
 import { allowedHostnames, checkRequest, refuseUpgrade, type GuardOptions } from './guard.ts';
 import { machineRoutes } from './machines.ts';
 import { createRouter, isApiUrl, sendError } from './router.ts';
@@ -60,6 +61,8 @@ export function studioApiPlugin(options: StudioApiOptions): Plugin {
         const isApi = isApiUrl(req.url);
         const refused = checkRequest(req, req.socket.localPort ?? 0, guardOptions, isApi);
         if (refused) sendError(res, refused);
+        // Only origin-form targets (`/path`): an absolute-form target would be routed by a path nobody checked.
+        else if (!req.url?.startsWith('/')) sendError(res, new StudioError('STUDIO_BAD_PATH', 'the request target must be a path starting with /'));
         else if (isApi) void api(req, res);
         else next();
       };

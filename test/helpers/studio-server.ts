@@ -67,14 +67,14 @@ export interface RawResponse {
 /**
  * Sends bytes exactly as given over a fresh TCP connection and reads the answer until the server closes it; nothing
  * is normalised, so tests can send any request line, Host or path spelling. Add `Connection: close` yourself.
+ * With `headOnly`, resolves as soon as the status line and headers arrived (for upgrades that stay open).
  */
-export function rawHttp(port: number, request: string | Buffer): Promise<RawResponse> {
+export function rawHttp(port: number, request: string | Buffer, options: { headOnly?: boolean } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
+    let settled = false;
+    const parse = (): RawResponse => {
       const text = Buffer.concat(chunks).toString('latin1');
       const end = text.indexOf('\r\n\r\n');
       const head = (end < 0 ? text : text.slice(0, end)).split('\r\n');
@@ -84,9 +84,26 @@ export function rawHttp(port: number, request: string | Buffer): Promise<RawResp
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status, headers, body: end < 0 ? '' : Buffer.from(text.slice(end + 4), 'latin1').toString('utf8') });
+      return { status, headers, body: end < 0 ? '' : Buffer.from(text.slice(end + 4), 'latin1').toString('utf8') };
+    };
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (options.headOnly && !settled && Buffer.concat(chunks).includes('\r\n\r\n')) {
+        settled = true;
+        resolve(parse());
+        socket.destroy();
+      }
     });
-    socket.end(request);
+    socket.on('error', (error) => {
+      if (!settled) reject(error);
+      settled = true;
+    });
+    socket.on('close', () => {
+      if (!settled) resolve(parse());
+      settled = true;
+    });
+    // Not end(): a half-closed client makes Node's HTTP server drop a request it is still answering.
+    socket.write(request);
   });
 }
 
