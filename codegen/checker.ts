@@ -39,7 +39,7 @@ export class GeneratedCodeChecker {
         if (diagnostic.getCategory() !== ts.DiagnosticCategory.Error) continue;
         const start = diagnostic.getStart() ?? 0;
         const { line, column } = source.getLineAndColumnAtPos(start);
-        const message = ts.flattenDiagnosticMessageText(diagnostic.compilerObject.messageText, ' ');
+        const message = conciseMessage(diagnostic.compilerObject.messageText);
         const region = file.regions ? findRegion(file.regions, start) : undefined;
         problems.push({
           code: 'CODEGEN_TYPE_ERROR',
@@ -61,6 +61,14 @@ export class GeneratedCodeChecker {
       refresh(source);
     }
   }
+}
+
+/** The head of a diagnostic chain and its deepest cause: the part a person needs, without TypeScript's full type dump. */
+function conciseMessage(text: string | ts.DiagnosticMessageChain): string {
+  if (typeof text === 'string') return text;
+  let leaf = text;
+  while (leaf.next && leaf.next.length > 0) leaf = leaf.next[0]!;
+  return leaf === text ? text.messageText : `${text.messageText.length > 200 ? `${text.messageText.slice(0, 200)}…` : text.messageText} — ${leaf.messageText}`;
 }
 
 function refresh(source: SourceFile): void {

@@ -22,6 +22,15 @@ export interface EmittedModule {
 
 const DEFAULT_AGENT_ITERATIONS = 5;
 
+const LLM_REQUEST_TYPES: Record<LlmInvokeSpec['llm'], string> = {
+  classify: 'ClassifyRequest', extract: 'ExtractRequest', generate: 'GenerateRequest', agent: 'AgentRequest',
+};
+
+function llmRequestTypes(invokes: InvokeSpec[]): string[] {
+  const kinds = new Set(invokes.flatMap((i) => ('llm' in i ? [i.llm] : [])));
+  return [...kinds].sort().map((kind) => `type ${LLM_REQUEST_TYPES[kind]}`);
+}
+
 /** Emits `<id>.machine.ts`: context/event types, the XState v5 machine and its MachineDefinition. */
 export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): EmittedModule {
   const names = machineNames(spec.id);
@@ -40,6 +49,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const runtimeImports = [
     invokes.some((i) => 'llm' in i) ? 'asText' : '', 'defineMachine', invokes.some((i) => 'llm' in i) ? 'fromLlm' : '',
     invokes.some((i) => 'tool' in i) ? 'fromTool' : '', invokes.some((i) => i.onError !== undefined) ? 'type FlowError' : '',
+    ...llmRequestTypes(invokes), invokes.some((i) => 'tool' in i) ? 'type ToolCallInput' : '', invokes.some((i) => 'tool' in i) ? 'type ToolInput' : '',
   ].filter(Boolean);
   w.writeLine(`import { ${runtimeImports.join(', ')} } from "flowing/runtime";`);
   w.writeLine('import type { FlowSpec } from "flowing/spec";');
@@ -297,7 +307,7 @@ function writeInvoke(out: MappedWriter, entry: StateEntry, invoke: InvokeSpec, s
     if ('tool' in invoke) {
       out.mapped(pointer(...at, 'tool'), () => w.writeLine(`src: ${JSON.stringify(`tool.${invoke.tool}`)},`));
       out.mapped(pointer(...at, 'input'), () => {
-        w.writeLine('input: ({ context }) => ({');
+        w.writeLine(`input: ({ context }): ToolCallInput<ToolInput<typeof ${machineNames(spec.id).tools}.${invoke.tool}>> => ({`);
         w.indent(() => {
           w.writeLine('args: {');
           w.indent(() => {
@@ -327,7 +337,7 @@ function writeInvoke(out: MappedWriter, entry: StateEntry, invoke: InvokeSpec, s
 function writeLlmInput(out: MappedWriter, invoke: LlmInvokeSpec, spec: FlowSpec, at: Array<string | number>) {
   const w = out.writer;
   const model = invoke.model ?? spec.models?.[invoke.llm] ?? spec.models?.default;
-  w.writeLine('input: ({ context }) => ({');
+  w.writeLine(`input: ({ context }): ${LLM_REQUEST_TYPES[invoke.llm]} => ({`);
   w.indent(() => {
     w.writeLine(`kind: ${JSON.stringify(invoke.llm)},`);
     if (model !== undefined) out.mapped(pointer(...at, 'model'), () => w.writeLine(`model: ${JSON.stringify(model)},`));

@@ -1,7 +1,7 @@
 // Generated from incident-triage.flow.json by flowing codegen — do not edit.
 // Change the spec and run `flowing codegen`. spec sha256:c691669e51cc4985b9885be80a3cb39f20a23886faea906a431a25e3994ef5db generator:flowing@0.1.0
 import { assign, setup } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, type FlowError } from "flowing/runtime";
+import { asText, defineMachine, fromLlm, fromTool, type FlowError, type GenerateRequest, type ToolCallInput, type ToolInput } from "flowing/runtime";
 import type { FlowSpec } from "flowing/spec";
 import { incidentTriageTools } from "./incident-triage.registry.ts";
 
@@ -81,7 +81,7 @@ export const incidentTriageMachine = setup({
               invoke: {
                 id: "fetching_logs",
                 src: "tool.fetch_logs",
-                input: ({ context }) => ({
+                input: ({ context }): ToolCallInput<ToolInput<typeof incidentTriageTools.fetch_logs>> => ({
                   args: {
                     service: context.service,
                     minutes: 15,
@@ -113,7 +113,7 @@ export const incidentTriageMachine = setup({
               invoke: {
                 id: "fetching_metrics",
                 src: "tool.fetch_metrics",
-                input: ({ context }) => ({
+                input: ({ context }): ToolCallInput<ToolInput<typeof incidentTriageTools.fetch_metrics>> => ({
                   args: {
                     service: context.service,
                   },
@@ -143,7 +143,7 @@ export const incidentTriageMachine = setup({
       invoke: {
         id: "summarize",
         src: "llm.generate.summarize",
-        input: ({ context }) => ({
+        input: ({ context }): GenerateRequest => ({
           kind: "generate",
           prompt: "Summarise the incident on " + asText(context.service) + ": " + asText(context.errorCount) + " errors, p99 " + asText(context.p99Ms) + " ms, error rate " + asText(context.errorRate) + ".",
           scripted: {
@@ -178,7 +178,7 @@ export const incidentTriageMachine = setup({
       invoke: {
         id: "paging",
         src: "tool.page_oncall",
-        input: ({ context }) => ({
+        input: ({ context }): ToolCallInput<ToolInput<typeof incidentTriageTools.page_oncall>> => ({
           args: {
             service: context.service,
             summary: (context.summary ?? ""),

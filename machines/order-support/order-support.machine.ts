@@ -1,7 +1,7 @@
 // Generated from order-support.flow.json by flowing codegen — do not edit.
 // Change the spec and run `flowing codegen`. spec sha256:631df83199662cdc754657422eb7bee4f39ff1f82769bdcb98e15287f11211b5 generator:flowing@0.1.0
 import { assign, setup } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, type FlowError } from "flowing/runtime";
+import { asText, defineMachine, fromLlm, fromTool, type FlowError, type ClassifyRequest, type ExtractRequest, type GenerateRequest, type ToolCallInput, type ToolInput } from "flowing/runtime";
 import type { FlowSpec } from "flowing/spec";
 import { orderSupportTools } from "./order-support.registry.ts";
 
@@ -73,7 +73,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "classify",
             src: "llm.classify.classify",
-            input: ({ context }) => ({
+            input: ({ context }): ClassifyRequest => ({
               kind: "classify",
               model: "gpt-4o-mini",
               text: asText((context.lastMessage ?? "")),
@@ -118,7 +118,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "extract_order_id",
             src: "llm.extract.extract_order_id",
-            input: ({ context }) => ({
+            input: ({ context }): ExtractRequest => ({
               kind: "extract",
               model: "gpt-4o-mini",
               text: asText((context.lastMessage ?? "")),
@@ -175,7 +175,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "resolve_user",
             src: "tool.resolve_user",
-            input: ({ context }) => ({
+            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.resolve_user>> => ({
               args: {
                 user_id: context.userId,
               },
@@ -202,7 +202,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "fetch_order",
             src: "tool.query_order",
-            input: ({ context }) => ({
+            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.query_order>> => ({
               args: {
                 order_id: (context.orderId ?? ""),
                 customer_id: (context.customer?.id ?? ""),
@@ -274,7 +274,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "trace_shipment",
             src: "tool.trace_shipment",
-            input: ({ context }) => ({
+            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.trace_shipment>> => ({
               args: {
                 tracking_number: (context.order?.tracking_number ?? ""),
               },
@@ -296,7 +296,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "compose_reply",
             src: "llm.generate.compose_reply",
-            input: ({ context }) => ({
+            input: ({ context }): GenerateRequest => ({
               kind: "generate",
               model: "gpt-4o",
               system: "You are a concise support agent. Answer only from the facts given.",
@@ -349,7 +349,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "refund",
             src: "tool.issue_refund",
-            input: ({ context }) => ({
+            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.issue_refund>> => ({
               args: {
                 order_id: (context.orderId ?? ""),
                 amount: (context.order?.total ?? 0),
@@ -378,7 +378,7 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "small_talk",
             src: "llm.generate.small_talk",
-            input: ({ context }) => ({
+            input: ({ context }): GenerateRequest => ({
               kind: "generate",
               model: "gpt-4o",
               prompt: "Reply briefly and offer help with orders: " + asText(context.lastMessage),

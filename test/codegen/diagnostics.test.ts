@@ -1,0 +1,84 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodegen, type Codegen } from '../../codegen/index.ts';
+import { copyProject } from '../helpers/project.ts';
+
+let project: Awaited<ReturnType<typeof copyProject>>;
+let codegen: Codegen;
+const SPEC = 'machines/order-support/order-support.flow.json';
+
+beforeAll(async () => {
+  project = await copyProject();
+  codegen = createCodegen({ rootDir: project.dir });
+});
+afterAll(async () => {
+  codegen.dispose();
+  await project.remove();
+});
+
+async function editSpec(edit: (spec: any) => void): Promise<void> {
+  const file = join(project.dir, SPEC);
+  const spec = JSON.parse(await readFile(file, 'utf8'));
+  edit(spec);
+  await writeFile(file, JSON.stringify(spec, null, 2));
+}
+
+async function restoreSpec(original: string) {
+  await writeFile(join(project.dir, SPEC), original);
+}
+
+describe('type errors in generated code are mapped to the spec element that caused them', () => {
+  let original: string;
+  beforeAll(async () => {
+    original = await readFile(join(project.dir, SPEC), 'utf8');
+  });
+
+  it('maps a misspelled context field in a guard to the guard pointer', async () => {
+    await editSpec((s) => { s.states.active.states.fetch_order.invoke.onDone[0].guard = "context.intnt == 'refund'"; });
+    const result = await codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    expect(result.ok).toBe(false);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.path).toBe('/states/active/states/fetch_order/invoke/onDone/0/guard');
+    expect(errors[0]!.message).toMatch(/Property 'intnt' does not exist on type 'OrderSupportContext'/);
+  }, 60_000);
+
+  it('maps a misspelled field in an input mapping to that input field', async () => {
+    await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = "context.ordr ?? ''"; });
+    const result = await codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toEqual(['/states/active/states/fetch_order/invoke/input/order_id']);
+    expect(errors[0]!.message).toMatch(/Property 'ordr' does not exist/);
+  }, 60_000);
+
+  it('maps a value of the wrong type for a tool input to that input field', async () => {
+    await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = 'context.order.total'; });
+    const result = await codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toEqual(['/states/active/states/fetch_order/invoke/input/order_id']);
+  }, 60_000);
+
+  it('maps a wrong output field in an onDone assign to that assign', async () => {
+    await editSpec((s) => { s.states.active.states.refund.invoke.onDone.assign.refundId = 'output.refundId'; });
+    const result = await codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toEqual(['/states/active/states/refund/invoke/onDone/assign/refundId']);
+  }, 60_000);
+
+  it('does not write generated files when they do not type-check', async () => {
+    const machineFile = join(project.dir, 'machines/order-support/order-support.machine.ts');
+    const before = await readFile(machineFile, 'utf8');
+    await editSpec((s) => { s.states.active.states.idle.on.USER_MESSAGE.assign.lastMessage = 'event.txt'; });
+    const result = await codegen.generate(SPEC, { write: true });
+    await restoreSpec(original);
+    expect(result.problems.map((p) => [p.code, p.path])).toEqual([
+      ['CODEGEN_TYPE_ERROR', '/states/active/states/idle/on/USER_MESSAGE/assign/lastMessage'],
+    ]);
+    expect(await readFile(machineFile, 'utf8')).toBe(before);
+  }, 60_000);
+});

@@ -1,0 +1,99 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodegen, scaffoldTool, type Codegen } from '../../codegen/index.ts';
+import { copyProject } from '../helpers/project.ts';
+
+let project: Awaited<ReturnType<typeof copyProject>>;
+let codegen: Codegen;
+const SPEC = 'machines/incident-triage/incident-triage.flow.json';
+const IMPL = 'machines/incident-triage/incident-triage.impl.ts';
+
+beforeAll(async () => {
+  project = await copyProject();
+  codegen = createCodegen({ rootDir: project.dir });
+});
+afterAll(async () => {
+  codegen.dispose();
+  await project.remove();
+});
+
+async function editSpec(edit: (spec: any) => void): Promise<void> {
+  const file = join(project.dir, SPEC);
+  const spec = JSON.parse(await readFile(file, 'utf8'));
+  edit(spec);
+  await writeFile(file, JSON.stringify(spec, null, 2));
+}
+
+const exists = (path: string) => access(join(project.dir, path)).then(() => true, () => false);
+
+describe('scaffolding of hand-written code', () => {
+  it('creates typed stubs for named guards and actions, and the generated machine type-checks against them', async () => {
+    await editSpec((s) => {
+      s.guards = { isBusinessHours: { description: 'only page in office hours' } };
+      s.actions = { recordPage: {} };
+      s.states.summarize.invoke.onDone[0].guard = { ref: 'isBusinessHours' };
+      s.states.paging.invoke.onDone.actions = ['recordPage'];
+    });
+    const result = await codegen.generate(SPEC);
+    expect(result.problems).toEqual([]);
+    expect(result.scaffolded).toEqual([IMPL]);
+    const impl = await readFile(join(project.dir, IMPL), 'utf8');
+    expect(impl).toContain('export const incidentTriageGuards = {');
+    expect(impl).toContain('isBusinessHours: (args: Args): boolean =>');
+    expect(impl).toContain('recordPage: (args: Args): void =>');
+  }, 90_000);
+
+  it('never overwrites the implementation, and adds only the stubs that are missing', async () => {
+    const path = join(project.dir, IMPL);
+    const implemented = (await readFile(path, 'utf8')).replace(
+      'throw new Error("guard isBusinessHours is not implemented yet");',
+      'return new Date().getUTCHours() >= 8;',
+    );
+    await writeFile(path, implemented);
+    await editSpec((s) => {
+      s.guards.isWeekend = {};
+      s.states.summarize.invoke.onDone[1].guard = { ref: 'isWeekend' };
+    });
+    const result = await codegen.generate(SPEC);
+    expect(result.problems).toEqual([]);
+    const after = await readFile(path, 'utf8');
+    expect(after).toContain('return new Date().getUTCHours() >= 8;');
+    expect(after).toContain('isWeekend: (args: Args): boolean =>');
+    expect(after.match(/isBusinessHours/g)).toHaveLength(1);
+
+    const again = await codegen.generate(SPEC);
+    expect(again.scaffolded).toEqual([]);
+    expect(await readFile(path, 'utf8')).toBe(after);
+  }, 90_000);
+
+  it('creates a defineTool stub for a tool the spec names but tools/ lacks, then generates', async () => {
+    await editSpec((s) => {
+      s.states.paging.invoke.tool = 'open_ticket';
+      s.states.paging.invoke.input = { service: 'context.service', title: "'incident'" };
+      s.states.paging.invoke.onDone.assign = {};
+    });
+    expect(await exists('tools/open_ticket.ts')).toBe(false);
+    const result = await codegen.generate(SPEC);
+    expect(result.problems).toEqual([]);
+    expect(result.scaffolded).toContain('tools/open_ticket.ts');
+    const stub = await readFile(join(project.dir, 'tools/open_ticket.ts'), 'utf8');
+    expect(stub).toContain('export const openTicket = defineTool({');
+    expect(stub).toContain('service: z.unknown(),');
+    expect(stub).toContain('title: z.unknown(),');
+    expect(await readFile(join(project.dir, 'machines/incident-triage/incident-triage.registry.ts'), 'utf8')).toContain('open_ticket: openTicket,');
+  }, 90_000);
+
+  it('leaves an existing tool file untouched', async () => {
+    const path = join(project.dir, 'tools/fetch_logs.ts');
+    const before = await readFile(path, 'utf8');
+    const made = await scaffoldTool(project.dir, 'fetch_logs', ['other']);
+    expect(made).toEqual({ path: 'tools/fetch_logs.ts', created: false });
+    expect(await readFile(path, 'utf8')).toBe(before);
+  });
+
+  it('refuses a tool name that is not snake_case', async () => {
+    await expect(scaffoldTool(project.dir, '../escape')).rejects.toThrow(/snake_case/);
+    expect(await exists('escape.ts')).toBe(false);
+  });
+});
