@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { provideRuntimeActors } from './calls/provide.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { AnyMachineDefinition, EventOf } from './definition.ts';
+import { DEFAULT_WARM_SESSIONS } from './constants.ts';
 import { FlowingError } from './errors.ts';
 import type { RuntimeEvent } from './events.ts';
 import { resolveLimits, Semaphore, type RuntimeLimits } from './limits.ts';
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   tools?: Readonly<Record<string, AnyTool>>;
   /** Source of backoff jitter, [0, 1). */
   random?: () => number;
+  /** Quiet sessions kept as live actors for a quick next event (default 8); all others are stored snapshots only. */
+  warmSessions?: number;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
@@ -127,9 +130,31 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return next;
   }
 
+  // A few recently quiet runs stay warm so a follow-up event skips restoring the actor; the store stays the truth.
+  const warm = new Map<string, SessionRun>();
+  const warmLimit = options.warmSessions ?? DEFAULT_WARM_SESSIONS;
+
+  function park(run: SessionRun) {
+    if (warmLimit <= 0 || run.stopped || run.status !== 'waiting') return run.dispose();
+    run.park();
+    warm.delete(run.sessionId);
+    warm.set(run.sessionId, run);
+    if (warm.size > warmLimit) {
+      const [oldest] = warm.values();
+      warm.delete(oldest!.sessionId);
+      oldest!.dispose();
+    }
+  }
+
   async function open(sessionId: string, start: boolean): Promise<SessionRun> {
     const record = await store.load(sessionId);
     if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
+    const parked = warm.get(sessionId);
+    if (parked) {
+      warm.delete(sessionId);
+      if (parked.version === record.version && start) return parked;
+      parked.dispose();
+    }
     const info = host.machine(record.machineId);
     if (record.specHash !== info.definition.specHash) {
       throw new FlowingError('SPEC_CHANGED', `session '${sessionId}' was created from another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not continued on the new graph`);
@@ -151,7 +176,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (run) {
         await run.whenQuiet();
         await run.flush();
-        run.dispose();
+        park(run);
       }
       if (live.get(sessionId) === opening) live.delete(sessionId);
     }
@@ -219,7 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           await run.whenQuiet();
           await run.flush();
         } finally {
-          run.dispose();
+          park(run);
           if (live.get(sessionId) === running) live.delete(sessionId);
         }
         if (run.fatal) throw new FlowingError(run.fatal.code, run.fatal.message);

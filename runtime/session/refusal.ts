@@ -23,8 +23,8 @@ export function checkStatus(status: SessionStatus, error?: { code: string }): Re
   }
 }
 
-/** Checks the event's type and payload against the spec, then whether the active states take it. */
-export function checkEvent(info: MachineInfo, snapshot: AnyMachineSnapshot, event: unknown): EventCheck {
+/** Checks the event's type and payload against the spec's declared events. */
+export function checkEvent(info: MachineInfo, event: unknown): EventCheck {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: 'an event must be an object with a string `type`' } };
   }
@@ -39,19 +39,19 @@ export function checkEvent(info: MachineInfo, snapshot: AnyMachineSnapshot, even
   if (!parsed.success) {
     return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: `payload of ${type} does not match its schema: ${formatIssues(parsed.error.issues)}`, details: { issues: parsed.error.issues } } };
   }
-  const parsedEvent = parsed.data as { type: string } & Record<string, unknown>;
-  let enabled: boolean;
-  try {
-    enabled = snapshot.can(parsedEvent);
-  } catch (error) {
-    return { ok: false, refusal: { code: 'GUARD_REJECTED', message: `a guard for ${type} threw: ${error instanceof Error ? error.message : String(error)}` } };
-  }
-  if (enabled) return { ok: true, event: parsedEvent };
+  return { ok: true, event: parsed.data as { type: string } & Record<string, unknown> };
+}
+
+/**
+ * Why an event that took no transition was not applied: some active state handles its type (so every guard was
+ * false) or none does. XState itself would drop it silently.
+ */
+export function untakenReason(snapshot: AnyMachineSnapshot, type: string): Refusal {
   const handled = snapshot._nodes.some((node) => node.transitions.has(type) || node.transitions.has('*'));
   const states = activeStates(snapshot).join(', ');
   return handled
-    ? { ok: false, refusal: { code: 'GUARD_REJECTED', message: `${type} is handled in ${states}, but every guard was false` } }
-    : { ok: false, refusal: { code: 'NO_TRANSITION', message: `no active state (${states}) handles ${type}` } };
+    ? { code: 'GUARD_REJECTED', message: `${type} is handled in ${states}, but every guard was false` }
+    : { code: 'NO_TRANSITION', message: `no active state (${states}) handles ${type}` };
 }
 
 /** Dotted paths of the active leaf states (`active.idle`). */

@@ -5,7 +5,7 @@ import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from 
 import { approvalRequest, decideApproval } from './approvals.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
-import { activeStates, checkEvent, checkStatus, type Refusal } from './refusal.ts';
+import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
 export type SendResult =
@@ -51,6 +51,7 @@ export class SessionRun {
   private restoring = false;
   private frozenSnapshot?: unknown;
   private lastContext: unknown;
+  private lastStatus?: string;
   private approvalState?: string;
   private microsteps: Array<{ event: string; source: string; targets: string[] }> = [];
   private pendingEvents: RuntimeEvent[] = [];
@@ -140,12 +141,15 @@ export class SessionRun {
   private onSnapshot(snapshot: AnyMachineSnapshot, cause: string) {
     if (this.restoring) {
       this.lastContext = snapshot.context;
+      this.lastStatus = snapshot.status;
       this.approvalState = this.approval && !this.approval.decision ? this.approval.state : undefined;
       return;
     }
-    this.step++;
     const transitions = this.microsteps;
     this.microsteps = [];
+    if (transitions.length === 0 && snapshot.status === this.lastStatus && cause !== 'xstate.init') return; // nothing was taken
+    this.lastStatus = snapshot.status;
+    this.step++;
     if (this.step > this.host.limits.maxSteps) {
       this.fail({ code: 'STEP_LIMIT', message: `the session took more than ${this.host.limits.maxSteps} steps` }, false);
       return;
@@ -234,7 +238,7 @@ export class SessionRun {
     const journal = this.pendingJournal;
     this.pendingEvents = [];
     this.pendingJournal = [];
-    const snapshot = this.frozenSnapshot ?? (this.actor && !this.actorStopped ? this.actor.getPersistedSnapshot() : this.record.snapshot);
+    const snapshot = this.frozenSnapshot ?? (this.actor && !this.actorStopped ? this.persisted(this.actor) : this.record.snapshot);
     const record: SessionRecord = {
       ...this.record, version: this.record.version + 1, seq: this.seq, step: this.step, status: this.status, snapshot,
       usage: this.usage, approval: this.approval, error: this.error, updatedAt: this.host.clock.now(),
@@ -249,6 +253,30 @@ export class SessionRun {
     }
     this.record = record;
     this.host.deliver(this.sessionId, events);
+  }
+
+  private persistedOf?: unknown;
+  private persistedValue?: unknown;
+
+  /** The actor's persisted snapshot, recomputed only when its snapshot changed since the last commit. */
+  private persisted(actor: Actor<AnyStateMachine>): unknown {
+    const current = actor.getSnapshot();
+    if (current !== this.persistedOf) {
+      this.persistedOf = current;
+      this.persistedValue = actor.getPersistedSnapshot();
+    }
+    return this.persistedValue;
+  }
+
+  /** Makes a quiet run ready to be reused for the session's next event (kept warm by the runtime). */
+  park() {
+    this.appended.length = 0;
+    this.quietWaiters = [];
+  }
+
+  /** The store version this run last wrote or read. */
+  get version(): number {
+    return this.record.version;
   }
 
   /** Resolves when the session waits for input, finished, failed or was cancelled. */
@@ -270,18 +298,25 @@ export class SessionRun {
     if (statusRefusal) return this.refuse(raw, statusRefusal);
     const snapshot = this.snapshot;
     if (!snapshot || this.actorStopped) return this.refuse(raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
-    const check = checkEvent(this.info, snapshot, raw);
+    const check = checkEvent(this.info, raw);
     if (!check.ok) return this.refuse(raw, check.refusal);
     const first = this.appended.length;
+    const stepBefore = this.step;
     this.base = { snapshot: this.record.snapshot, step: this.step, status: this.status, approval: this.approval };
     this.failure = undefined;
+    this.quiet = false;
+    this.actor!.send(check.event);
+    if (this.step === stepBefore && !this.failure && !this.actorStopped) {
+      // No transition was taken (XState would have dropped the event silently); nothing changed, so refuse it.
+      this.quiet = true;
+      return this.refuse(raw, untakenReason(snapshot, check.event.type));
+    }
+    // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
     const decided = decideApproval(this.approval, check.event, snapshot);
     if (decided) {
       this.approval = decided;
       this.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
     }
-    this.quiet = false;
-    this.actor!.send(check.event);
     if (!this.quiet && this.status !== 'running') this.setQuiet();
     await this.whenQuiet();
     await this.flush();

@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadMachine } from '../cli/load.ts';
+import { createRuntime } from '../runtime.ts';
+import { createMemoryStore } from '../store/memory.ts';
+import { bareXState, handWritten, withRuntime } from './workload.ts';
+
+const ROUNDS = 5;
+const PER_ROUND = 300;
+const WARMUP = 200;
+const IDLE_SESSIONS = 10_000;
+
+async function timePerSession(fn: () => Promise<unknown>, count: number): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) await fn();
+  return ((performance.now() - start) * 1000) / count;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * `npm run bench`: the order-support workload (instantaneous tools, scripted model) as (a) a hand-written async
+ * function, (b) the generated machine on bare XState and (c) the Flowing runtime with the memory store, interleaved
+ * in rounds in one process; then the heap retained per idle session in a child process. The last line is
+ * `runtime/xstate ratio: R`.
+ */
+export async function benchCommand(options: { out?: (line: string) => void } = {}): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const definition = await loadMachine('order-support');
+  const runtime = createRuntime({ machines: [definition], store: createMemoryStore() });
+  const cases: Array<[string, () => Promise<unknown>]> = [
+    ['(a) hand-written async', () => handWritten(definition.tools)],
+    ['(b) bare XState', () => bareXState(definition)],
+    ['(c) Flowing runtime', () => withRuntime(runtime, definition)],
+  ];
+  for (const [, fn] of cases) await timePerSession(fn, WARMUP);
+  const samples = cases.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < cases.length; i++) samples[i]!.push(await timePerSession(cases[i]![1], PER_ROUND));
+  }
+  const [a, b, c] = samples.map(median) as [number, number, number];
+  out(`order-support session, ${ROUNDS} rounds x ${PER_ROUND} sessions, median µs/session (node ${process.version})`);
+  for (let i = 0; i < cases.length; i++) out(`  ${cases[i]![0].padEnd(26)} ${median(samples[i]!).toFixed(1).padStart(9)} µs`);
+  out(`  (c)/(a) ${(c / a).toFixed(2)}`);
+  const heap = await childHeap();
+  if (heap) {
+    out(`idle sessions: ${IDLE_SESSIONS} waiting for input, ${heap.perSession.toFixed(0)} bytes retained per session (memory store: snapshot + log), ${heap.storeOnly} bytes as JSON`);
+  } else {
+    out('idle sessions: heap measurement failed (see stderr)');
+  }
+  out(`runtime/xstate ratio: ${(c / b).toFixed(2)}`);
+  return 0;
+}
+
+function childHeap(): Promise<{ perSession: number; storeOnly: number } | undefined> {
+  const api = import.meta.resolve('tsx/esm/api');
+  const heap = new URL('./heap.ts', import.meta.url).href;
+  const code = `const { tsImport } = await import(${JSON.stringify(api)});
+const { measureIdleHeap } = await tsImport(${JSON.stringify(heap)}, import.meta.url);
+process.stdout.write(JSON.stringify(await measureIdleHeap(${IDLE_SESSIONS})));`;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', code], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.on('close', (code) => {
+      try {
+        resolve(code === 0 ? JSON.parse(text) : undefined);
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
+}
