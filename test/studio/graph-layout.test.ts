@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import ELK from 'elkjs/lib/elk.bundled.js';
+import ElkModule from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, it } from 'vitest';
 import type { FlowSpec } from '../../spec/index.ts';
 import { computeLayout, specToGraph, type ElkLayouter } from '../../studio/src/graph/index.ts';
 
+const ELK = ElkModule as unknown as new () => ElkLayouter;
 const example = (id: string) => JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
 
 interface Rect { id: string; x: number; y: number; width: number; height: number; parentId: string | undefined }
@@ -25,7 +26,7 @@ describe('auto-layout with elkjs', () => {
   for (const id of ['order-support', 'incident-triage']) {
     it(`places every state of ${id} without overlaps, children inside their parent`, async () => {
       const spec = example(id);
-      const layout = await computeLayout(spec, new ELK() as unknown as ElkLayouter);
+      const layout = await computeLayout(spec, new ELK());
       const laidOut = { ...spec, layout };
       const all = rects(laidOut);
       expect(Object.keys(layout).length).toBe(all.length);
@@ -47,7 +48,7 @@ describe('auto-layout with elkjs', () => {
 
   it('lays out left to right: the initial state is left of the states it leads to', async () => {
     const spec = example('incident-triage');
-    const layout = await computeLayout(spec, new ELK() as unknown as ElkLayouter);
+    const layout = await computeLayout(spec, new ELK());
     expect(layout.waiting!.x).toBeLessThan(layout.gathering!.x);
     expect(layout.gathering!.x).toBeLessThan(layout.summarize!.x);
     expect(layout.gathering!.width).toBeGreaterThan(0);

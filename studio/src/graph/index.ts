@@ -17,3 +17,4 @@ export { locateState, allStateNames, forEachTransition } from './walk.ts';
 export type {
   GraphNode, GraphEdge, SpecGraph, StateNodeData, TransitionEdgeData, TransitionKind, TransitionForm, TransitionSlot, StateSkeleton,
 } from './types.ts';
+export { fillMissingLayout, statesWithoutLayout } from './layout-fill.ts';

@@ -1,0 +1,62 @@
+import type { FlowSpec, SpecProblem } from '../../spec/index.ts';
+
+/** A machine in the list. */
+export interface MachineSummary { id: string; file: string; version: string; problems: SpecProblem[] }
+/** A machine as loaded for editing: `spec` is the parsed JSON even when invalid (null when not JSON). */
+export interface MachineDocument { id: string; file: string; text: string; spec: FlowSpec | null; version: string; problems: SpecProblem[] }
+/** A JSON Schema as the server sends it (from `z.toJSONSchema`). */
+export interface JsonSchema { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; items?: JsonSchema; [key: string]: unknown }
+/** A tool from tools/, with its contract. */
+export interface ToolSummary {
+  name: string; description?: string; idempotent: boolean; risk: 'low' | 'medium' | 'high'; errors: string[];
+  inputSchema: JsonSchema; outputSchema: JsonSchema; file: string;
+}
+/** One generated file, with the text that was on disk before. */
+export interface GeneratedFile { path: string; text: string; previous: string | undefined; changed: boolean }
+export interface GenerateResponse { ok: boolean; files: GeneratedFile[]; problems: SpecProblem[]; timings: Record<string, number> }
+
+/** An error answer of the studio API: `{ code, message, ...details }` with the HTTP status. */
+export class StudioApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown>) {
+    super(message);
+    this.name = 'StudioApiError';
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new StudioApiError(0, 'STUDIO_UNREACHABLE', `the studio server did not answer (${(err as Error).message}); is it still running?`, {});
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    throw new StudioApiError(response.status, 'STUDIO_BAD_RESPONSE', `the server answered ${response.status} with a body that is not JSON`, {});
+  }
+  if (!response.ok) {
+    const { code = 'STUDIO_ERROR', message = `HTTP ${response.status}`, ...details } = (json ?? {}) as Record<string, unknown>;
+    throw new StudioApiError(response.status, String(code), String(message), details);
+  }
+  return json as T;
+}
+
+const machinePath = (id: string) => `/api/machines/${encodeURIComponent(id)}`;
+
+/** The studio API client: the only code in the app that talks HTTP. */
+export const api = {
+  listMachines: () => call<{ machines: MachineSummary[] }>('GET', '/api/machines').then((r) => r.machines),
+  getMachine: (id: string) => call<MachineDocument>('GET', machinePath(id)),
+  saveMachine: (id: string, spec: FlowSpec, baseVersion: string | null, draft = false) =>
+    call<{ version: string; problems: SpecProblem[] }>('PUT', machinePath(id), { spec, baseVersion, ...(draft ? { draft: true } : {}) }),
+  generate: (id: string) => call<GenerateResponse>('POST', `${machinePath(id)}/generate`),
+  listTools: () => call<{ tools: ToolSummary[] }>('GET', '/api/tools').then((r) => r.tools),
+  createTool: (name: string) => call<{ path: string }>('POST', '/api/tools', { name }),
+};

@@ -1,0 +1,275 @@
+import { create } from 'zustand';
+import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '../../../spec/index.ts';
+import { api, StudioApiError, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
+import { computeLayout, fillMissingLayout, statesWithoutLayout, type EditResult, type ElkLayouter } from '../graph/index.ts';
+import { toToolInfos } from './tool-info.ts';
+
+/** What is selected: a state or transition (by its JSON pointer), the machine panel, or nothing. */
+export type Selection = { kind: 'state'; id: string } | { kind: 'transition'; id: string } | { kind: 'machine' } | null;
+
+/** A message shown above the canvas; `conflict` offers Reload, `invalid` offers Save as draft. */
+export type Notice = { kind: 'info' | 'error' | 'conflict' | 'invalid'; message: string } | null;
+
+interface HistoryEntry { spec: FlowSpec; selection: Selection }
+
+export interface EditorState {
+  machines: MachineSummary[];
+  tools: ToolSummary[];
+  toolInfos: Record<string, ToolInfo>;
+  machineId: string | undefined;
+  spec: FlowSpec | undefined;
+  /** sha256 of the file as loaded or last saved: the conflict token for Save. */
+  baseVersion: string | null;
+  dirty: boolean;
+  past: HistoryEntry[];
+  future: HistoryEntry[];
+  selection: Selection;
+  problems: SpecProblem[];
+  /** Problems from the last Generate (type errors mapped to spec pointers). */
+  codegenProblems: SpecProblem[];
+  generated: GenerateResponse | undefined;
+  showGenerated: boolean;
+  notice: Notice;
+  busy: 'loading' | 'saving' | 'generating' | 'layout' | undefined;
+  /** Bumped to ask the canvas to centre the selection. */
+  centerRequest: number;
+  /** Bumped to ask the canvas to fit the whole machine. */
+  fitRequest: number;
+  lastCoalesce: { key: string; at: number } | undefined;
+}
+
+export interface EditorActions {
+  init(): Promise<void>;
+  refreshTools(): Promise<void>;
+  openMachine(id: string): Promise<void>;
+  reload(): Promise<void>;
+  /** Applies an edit; `coalesce` merges quick edits of one field (typing) into one undo step. */
+  apply(edit: (spec: FlowSpec) => FlowSpec | EditResult<FlowSpec>, options?: { coalesce?: string; select?: Selection }): boolean;
+  undo(): void;
+  redo(): void;
+  select(selection: Selection, center?: boolean): void;
+  autoLayout(): Promise<void>;
+  save(draft?: boolean): Promise<boolean>;
+  generate(): Promise<void>;
+  createTool(name: string): Promise<boolean>;
+  setNotice(notice: Notice): void;
+  closeGenerated(): void;
+}
+
+const HISTORY_LIMIT = 200;
+const COALESCE_MS = 1200;
+
+let elkPromise: Promise<ElkLayouter> | undefined;
+/**
+ * Loads elkjs (1.6 MB) only when a layout is needed. The dev server may answer the first dynamic import with
+ * "outdated optimized dependency" while it bundles elkjs, so a failed load is retried a few times.
+ */
+function loadElk(attempt = 0): Promise<ElkLayouter> {
+  elkPromise ??= import('elkjs/lib/elk.bundled.js').then((m) => {
+    const Elk = (m.default ?? m) as unknown as new () => ElkLayouter;
+    return new Elk();
+  });
+  return elkPromise.catch(async (err: unknown) => {
+    elkPromise = undefined;
+    if (attempt >= 3) throw err;
+    await new Promise((resolve) => setTimeout(resolve, 400 * (attempt + 1)));
+    return loadElk(attempt + 1);
+  });
+}
+
+function describe(err: unknown): string {
+  if (err instanceof StudioApiError) return `${err.message} (${err.code})`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The one editor store: the spec being edited, selection, undo/redo history, dirty flag and the server round trips. */
+export const useEditor = create<EditorState & EditorActions>()((set, get) => {
+  const validate = (spec: FlowSpec) => validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined }).problems;
+
+  return {
+    machines: [], tools: [], toolInfos: {}, machineId: undefined, spec: undefined, baseVersion: null, dirty: false,
+    past: [], future: [], selection: null, problems: [], codegenProblems: [], generated: undefined, showGenerated: false,
+    notice: null, busy: undefined, centerRequest: 0, fitRequest: 0, lastCoalesce: undefined,
+
+    async init() {
+      try {
+        const [machines] = await Promise.all([api.listMachines(), get().refreshTools()]);
+        set({ machines });
+      } catch (err) {
+        set({ notice: { kind: 'error', message: `Could not list machines: ${describe(err)}` } });
+      }
+    },
+
+    async refreshTools() {
+      try {
+        const tools = await api.listTools();
+        const toolInfos = toToolInfos(tools);
+        set({ tools, toolInfos });
+        const spec = get().spec;
+        if (spec) set({ problems: validate(spec) });
+      } catch (err) {
+        set({ notice: { kind: 'error', message: `Could not list tools: ${describe(err)}` } });
+      }
+    },
+
+    async openMachine(id) {
+      performance.mark('flowing:open:start');
+      set({ busy: 'loading', notice: null });
+      if (window.location.hash !== `#${id}`) history.replaceState(null, '', `#${id}`);
+      try {
+        const doc = await api.getMachine(id);
+        if (!doc.spec || typeof doc.spec !== 'object') {
+          set({ busy: undefined, notice: { kind: 'error', message: `${doc.file} is not valid JSON: ${doc.problems[0]?.message ?? ''}. Fix it in an editor, then reload.` } });
+          return;
+        }
+        let spec = doc.spec;
+        const missing = statesWithoutLayout(spec);
+        if (missing.length > 0) {
+          const total = Object.keys(spec.layout ?? {}).length;
+          spec = total === 0 ? { ...spec, layout: await computeLayout(spec, await loadElk()) } : fillMissingLayout(spec);
+        }
+        set({
+          machineId: id, spec, baseVersion: doc.version, dirty: false, past: [], future: [], selection: null,
+          problems: validate(spec), codegenProblems: [], generated: undefined, showGenerated: false, busy: undefined,
+          fitRequest: get().fitRequest + 1,
+        });
+      } catch (err) {
+        set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
+      }
+    },
+
+    async reload() {
+      const id = get().machineId;
+      if (id) await get().openMachine(id);
+    },
+
+    apply(edit, options = {}) {
+      const { spec, selection, past, lastCoalesce } = get();
+      if (!spec) return false;
+      const result = edit(spec);
+      const next = 'ok' in result && typeof result.ok === 'boolean' ? result : { ok: true as const, spec: result as FlowSpec };
+      if (!next.ok) {
+        set({ notice: { kind: 'error', message: `${next.message} (${next.code})` } });
+        return false;
+      }
+      if (next.spec === spec) return true;
+      const now = Date.now();
+      const merge = options.coalesce !== undefined && lastCoalesce?.key === options.coalesce && now - lastCoalesce.at < COALESCE_MS;
+      set({
+        spec: next.spec,
+        past: merge ? past : [...past.slice(-HISTORY_LIMIT + 1), { spec, selection }],
+        future: [],
+        dirty: true,
+        problems: validate(next.spec),
+        codegenProblems: [],
+        selection: options.select !== undefined ? options.select : selection,
+        lastCoalesce: options.coalesce !== undefined ? { key: options.coalesce, at: now } : undefined,
+        notice: get().notice?.kind === 'error' ? null : get().notice,
+      });
+      return true;
+    },
+
+    undo() {
+      const { past, future, spec, selection } = get();
+      const previous = past[past.length - 1];
+      if (!previous || !spec) return;
+      set({
+        spec: previous.spec, selection: previous.selection, past: past.slice(0, -1), future: [...future, { spec, selection }],
+        dirty: true, problems: validate(previous.spec), codegenProblems: [], lastCoalesce: undefined,
+      });
+    },
+
+    redo() {
+      const { past, future, spec, selection } = get();
+      const next = future[future.length - 1];
+      if (!next || !spec) return;
+      set({
+        spec: next.spec, selection: next.selection, future: future.slice(0, -1), past: [...past, { spec, selection }],
+        dirty: true, problems: validate(next.spec), codegenProblems: [], lastCoalesce: undefined,
+      });
+    },
+
+    select(selection, center = false) {
+      set({ selection, centerRequest: center ? get().centerRequest + 1 : get().centerRequest, lastCoalesce: undefined });
+    },
+
+    async autoLayout() {
+      const spec = get().spec;
+      if (!spec) return;
+      set({ busy: 'layout' });
+      try {
+        const layout = await computeLayout(spec, await loadElk());
+        get().apply((s) => ({ ...s, layout }));
+        set({ fitRequest: get().fitRequest + 1 });
+      } catch (err) {
+        set({ notice: { kind: 'error', message: `Auto-layout failed: ${describe(err)}` } });
+      } finally {
+        set({ busy: undefined });
+      }
+    },
+
+    async save(draft = false) {
+      const { spec, machineId, baseVersion } = get();
+      if (!spec || !machineId) return false;
+      set({ busy: 'saving' });
+      try {
+        const result = await api.saveMachine(machineId, spec, baseVersion, draft);
+        set({
+          baseVersion: result.version, dirty: false, busy: undefined,
+          notice: { kind: 'info', message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.' },
+        });
+        return true;
+      } catch (err) {
+        if (err instanceof StudioApiError && err.code === 'STUDIO_CONFLICT') {
+          set({ busy: undefined, notice: { kind: 'conflict', message: 'The spec file changed on disk since you opened it. Reload it (your unsaved edits are dropped) or copy your changes first.' } });
+        } else if (err instanceof StudioApiError && err.code === 'STUDIO_SPEC_INVALID') {
+          const problems = (err.details.problems as SpecProblem[] | undefined) ?? [];
+          set({ busy: undefined, notice: { kind: 'invalid', message: `The spec has ${problems.filter((p) => p.severity === 'error').length || 'some'} error(s); fix them, or save it as a draft.` } });
+        } else {
+          set({ busy: undefined, notice: { kind: 'error', message: `Save failed: ${describe(err)}` } });
+        }
+        return false;
+      }
+    },
+
+    async generate() {
+      performance.mark('flowing:generate:start');
+      if (get().dirty) {
+        const saved = await get().save();
+        if (!saved) return;
+      }
+      const id = get().machineId;
+      if (!id) return;
+      set({ busy: 'generating' });
+      try {
+        const result = await api.generate(id);
+        const errors = result.problems.filter((p) => p.severity === 'error');
+        set({
+          generated: result, showGenerated: true, codegenProblems: result.problems, busy: undefined,
+          notice: errors.length > 0
+            ? { kind: 'error', message: `Generated with ${errors.length} type error(s); they are marked on the graph.` }
+            : { kind: 'info', message: `Generated ${result.files.length} file(s).` },
+        });
+      } catch (err) {
+        if (err instanceof StudioApiError && err.code === 'STUDIO_SPEC_INVALID') {
+          set({ busy: undefined, notice: { kind: 'error', message: 'Generate refused: the saved spec has errors. Fix the problems listed below, save, then generate.' } });
+        } else set({ busy: undefined, notice: { kind: 'error', message: `Generate failed: ${describe(err)}` } });
+      }
+    },
+
+    async createTool(name) {
+      try {
+        const { path } = await api.createTool(name);
+        await get().refreshTools();
+        set({ notice: { kind: 'info', message: `Created ${path}: fill in its input, output and run().` } });
+        return true;
+      } catch (err) {
+        set({ notice: { kind: 'error', message: `Could not create the tool: ${describe(err)}` } });
+        return false;
+      }
+    },
+
+    setNotice(notice) { set({ notice }); },
+    closeGenerated() { set({ showGenerated: false }); },
+  };
+});
