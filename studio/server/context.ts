@@ -14,6 +14,23 @@ export interface StudioContext {
   dispose(): void;
 }
 
+let typescriptReady: Promise<void> | undefined;
+/**
+ * Makes sure tools/*.ts can be imported. `flowing studio` runs under tsx and vitest transforms TypeScript itself, but
+ * plain `vite` loads this plugin on Node without a TypeScript loader: then tsx's loader is registered, once.
+ */
+function ensureTypeScript(): Promise<void> {
+  typescriptReady ??= import(`${new URL('./ts-probe.ts', import.meta.url).href}?probe`).then(
+    () => undefined,
+    async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+      const { register } = await import('tsx/esm/api');
+      register();
+    },
+  );
+  return typescriptReady;
+}
+
 // codegen/ pulls in ts-morph (about 0.7 s to import); load it on first use, not when Vite reads its config.
 const loadCodegen = () => import('../../codegen/index.ts');
 
@@ -24,6 +41,7 @@ export async function createStudioContext(rootDir: string): Promise<StudioContex
   return {
     roots,
     async tools() {
+      await ensureTypeScript();
       const { loadToolCatalog } = await loadCodegen();
       return loadToolCatalog(roots.rootDir);
     },
