@@ -96,6 +96,7 @@ export class SessionRun {
   static restore(host: RunHost, info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], start = true): SessionRun {
     const run = new SessionRun(host, info, record, journal);
     if (start) run.startActor({ snapshot: record.snapshot });
+    else run.quiet = true;
     return run;
   }
 
