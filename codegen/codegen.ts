@@ -79,7 +79,12 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     if (text === undefined) return fail([{ code: 'CODEGEN_READ_FAILED', severity: 'error', path: '', message: `cannot read ${rel(specPath)}` }]);
 
     let t = performance.now();
-    let tools = opts.tools ?? await loadToolCatalog(rootDir);
+    const toolProblems: Problem[] = [];
+    const onError = (file: string, error: unknown) => toolProblems.push({
+      code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '',
+      message: `${file} could not be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    });
+    let tools = opts.tools ?? await loadToolCatalog(rootDir, { onError });
     t = lap('loadTools', t);
     let validation = parseSpecText(text, { tools });
     const scaffolded: string[] = [];
@@ -89,13 +94,13 @@ export function createCodegen(options: { rootDir: string }): Codegen {
         const made = await scaffoldTool(rootDir, name, fields);
         if (made.created) scaffolded.push(made.path);
       }
-      tools = await loadToolCatalog(rootDir);
+      tools = await loadToolCatalog(rootDir, { onError });
       validation = parseSpecText(text, { tools });
     }
     t = lap('validate', t);
     const spec = validation.spec;
-    if (!validation.ok || !spec) return { ...fail(validation.problems, spec?.id), scaffolded };
-    const warnings: Problem[] = validation.problems;
+    if (!validation.ok || !spec) return { ...fail([...toolProblems, ...validation.problems], spec?.id), scaffolded };
+    const warnings: Problem[] = [...toolProblems, ...validation.problems];
 
     const specDir = dirname(specPath);
     const names = machineNames(spec.id);

@@ -6,7 +6,7 @@ export const CODEGEN_PROBLEM_CODES = {
   CODEGEN_DRIFT: 'A generated file differs from what the spec generates now (run `flowing codegen`).',
   CODEGEN_MISSING_FILE: 'A generated file is missing (run `flowing codegen`).',
   CODEGEN_READ_FAILED: 'A spec file could not be read.',
-  CODEGEN_TOOL_LOAD_FAILED: 'A module in tools/ could not be imported.',
+  CODEGEN_TOOL_LOAD_FAILED: 'A module in tools/ could not be imported (a warning: its tools are treated as missing).',
 } as const;
 
 export type CodegenProblemCode = keyof typeof CODEGEN_PROBLEM_CODES;

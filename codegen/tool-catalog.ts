@@ -35,7 +35,10 @@ function isTool(value: unknown): value is ToolLike {
  * Loads every tool declared in `<rootDir>/tools/*.ts` (one `defineTool` export per file, the file named after the
  * tool). Modules are re-imported when their file changed, so a long-lived studio sees edits.
  */
-export async function loadToolCatalog(rootDir: string): Promise<ToolCatalog> {
+export async function loadToolCatalog(
+  rootDir: string,
+  options: { onError?: (file: string, error: unknown) => void } = {},
+): Promise<ToolCatalog> {
   const dir = join(rootDir, 'tools');
   let files: string[];
   try {
@@ -46,8 +49,15 @@ export async function loadToolCatalog(rootDir: string): Promise<ToolCatalog> {
   const catalog: ToolCatalog = {};
   for (const file of files) {
     const path = join(dir, file);
-    const { mtimeMs } = await stat(path);
-    const module = (await import(`${pathToFileURL(path).href}?v=${Math.floor(mtimeMs)}`)) as Record<string, unknown>;
+    let module: Record<string, unknown>;
+    try {
+      const { mtimeMs } = await stat(path);
+      module = (await import(`${pathToFileURL(path).href}?v=${Math.floor(mtimeMs)}`)) as Record<string, unknown>;
+    } catch (error) {
+      // One broken tool file must not take every spec down with it; its tools are simply absent.
+      options.onError?.(`tools/${file}`, error);
+      continue;
+    }
     for (const [exportName, value] of Object.entries(module)) {
       if (!isTool(value) || `${value.name}.ts` !== file) continue;
       catalog[value.name] = describeTool(value, relative(rootDir, path).split('\\').join('/'), exportName);

@@ -1,5 +1,5 @@
 // Generated from order-support.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:631df83199662cdc754657422eb7bee4f39ff1f82769bdcb98e15287f11211b5 generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b generator:flowing@0.1.0
 import { assign, setup } from "xstate";
 import { asText, defineMachine, fromLlm, fromTool, type FlowError, type ClassifyRequest, type ExtractRequest, type GenerateRequest, type ToolCallInput, type ToolInput } from "flowing/runtime";
 import type { FlowSpec } from "flowing/spec";
@@ -33,7 +33,7 @@ export const orderSupportMachine = setup({
     "tool.query_order": fromTool(orderSupportTools.query_order),
     "tool.resolve_user": fromTool(orderSupportTools.resolve_user),
     "tool.trace_shipment": fromTool(orderSupportTools.trace_shipment),
-    "llm.classify.classify": fromLlm<"order_query" | "refund" | "other">("classify"),
+    "llm.classify.classify": fromLlm<"refund" | "order_query" | "other">("classify"),
     "llm.extract.extract_order_id": fromLlm<{ orderId?: string }>("extract"),
     "llm.generate.compose_reply": fromLlm("generate"),
     "llm.generate.small_talk": fromLlm("generate"),
@@ -77,7 +77,7 @@ export const orderSupportMachine = setup({
               kind: "classify",
               model: "gpt-4o-mini",
               text: asText((context.lastMessage ?? "")),
-              labels: ["order_query", "refund", "other"],
+              labels: ["refund", "order_query", "other"],
               scripted: {
                 keywords: {
                   refund: ["refund", "money back", "return"],
@@ -543,7 +543,7 @@ const spec: FlowSpec = {
           invoke: {
             llm: "classify",
             input: "context.lastMessage ?? ''",
-            labels: ["order_query", "refund", "other"],
+            labels: ["refund", "order_query", "other"],
             scripted: {
               keywords: {
                 refund: ["refund", "money back", "return"],
@@ -815,7 +815,7 @@ const spec: FlowSpec = {
 /** The machine with its spec and tools, ready for `createRuntime({ machines: [orderSupport] })`. */
 export const orderSupport = defineMachine<typeof orderSupportMachine, OrderSupportEvent>({
   id: "order-support",
-  specHash: "631df83199662cdc754657422eb7bee4f39ff1f82769bdcb98e15287f11211b5",
+  specHash: "33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b",
   spec,
   machine: orderSupportMachine,
   tools: orderSupportTools,
