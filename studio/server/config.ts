@@ -44,6 +44,8 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
       alias: [{ find: /^flowing\/spec$/, replacement: at('spec/index.ts') }],
     },
     build: { outDir: 'dist', emptyOutDir: true },
+    // Pre-bundle what the app imports lazily too, so a stale cache never answers "Outdated Optimize Dep" mid-session.
+    optimizeDeps: { include: ['elkjs/lib/elk.bundled.js', 'diff', '@xyflow/react', 'zustand', 'react', 'react-dom/client'] },
     server: {
       host,
       port: options.port ?? DEFAULT_STUDIO_PORT,
