@@ -119,10 +119,12 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
       let toolCalls = 0;
       const callToolFromAgent: AgentToolCaller = async (name, args) => {
+        // Once the loop is stopped, a provider that keeps calling is left waiting: it can no longer spin or act.
+        if (controller.signal.aborted) return new Promise(() => {});
         const n = ++toolCalls;
         if (n > maxToolCalls) {
           controller.abort(new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`));
-          return { ok: false, error: { code: 'STEP_LIMIT', message: 'no more tool calls are allowed in this run' } };
+          return new Promise(() => {});
         }
         const tool = request.tools.includes(name) ? info.definition.tools[name] : undefined;
         if (!tool) return { ok: false, error: { code: 'TOOL_UNKNOWN', message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}` } };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assign, setup, type AnyStateMachine } from 'xstate';
 import { z } from 'zod';
-import { defineMachine, defineTool, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from 'flowing/runtime';
+import { defineMachine, defineTool, fromLlm, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from 'flowing/runtime';
 import { FlowSpecSchema, type FlowSpecInput } from 'flowing/spec';
 
 /** Bundles a hand-written machine of the generated shape with its spec. */
@@ -131,4 +131,38 @@ export function approvalMachine(pay: AnyTool) {
 /** Seqs of a log must be 1..n without gaps or duplicates. */
 export function expectGapless(events: ReadonlyArray<{ seq: number }>): boolean {
   return events.every((e, i) => e.seq === i + 1);
+}
+
+/** idle --ASK{text}--> helping (an agent over `tools`, at most `maxIterations`) --> idle with `answer` or `error`. */
+export function agentMachine(tools: AnyTool[], maxIterations = 3) {
+  const names = tools.map((t) => t.name);
+  const spec: FlowSpecInput = {
+    specVersion: 1, id: 'agent-test',
+    context: { text: { type: 'string', optional: true }, answer: { type: 'string', optional: true }, error: { type: 'string', optional: true } },
+    events: { ASK: { text: { type: 'string' } } },
+    initial: 'idle',
+    states: {
+      idle: { on: { ASK: { target: 'helping', assign: { text: 'event.text' } } } },
+      helping: { invoke: { llm: 'agent', prompt: '{{ context.text }}', tools: names, maxIterations, onDone: { target: 'idle', assign: { answer: 'output.text' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+    },
+  };
+  type Ev = { type: 'ASK'; text: string };
+  const machine = setup({
+    types: {} as { context: { text?: string; answer?: string; error?: string }; events: Ev },
+    actors: { 'llm.agent.helping': fromLlm('agent') },
+  }).createMachine({
+    id: 'agent-test', context: {}, initial: 'idle',
+    states: {
+      idle: { on: { ASK: { target: '#agent-test.helping', actions: assign({ text: ({ event }) => event.text, answer: undefined, error: undefined }) } } },
+      helping: {
+        invoke: {
+          id: 'helping', src: 'llm.agent.helping',
+          input: ({ context }) => ({ kind: 'agent' as const, prompt: context.text ?? '', tools: names, maxIterations }),
+          onDone: { target: '#agent-test.idle', actions: assign({ answer: ({ event }) => event.output.text }) },
+          onError: { target: '#agent-test.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
+        },
+      },
+    },
+  });
+  return defineMachine<typeof machine, Ev>({ ...defineTestMachine(spec, machine, tools), machine });
 }
