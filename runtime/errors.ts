@@ -32,6 +32,7 @@ export const RUNTIME_ERROR_CODES = {
   LLM_FAILED: 'The model provider returned an error.',
   LLM_NOT_CONFIGURED: 'No model provider is configured for this call.',
   CANCELLED: 'The call was aborted because the session was cancelled.',
+  NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERROR_CODES;

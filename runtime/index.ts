@@ -16,3 +16,4 @@ export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRe
 export { systemClock, type Clock } from './clock.ts';
 export type { RuntimeLimits } from './limits.ts';
 export { argsHash, stableJson } from './session/approvals.ts';
+export { replaySession, type ReplayOptions } from './replay.ts';

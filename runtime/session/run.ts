@@ -135,11 +135,12 @@ export class SessionRun {
         this.microsteps.push({ event: t.eventType, source: t.source.path.join('.'), targets: t.target?.map((n) => n.path.join('.')) ?? [] });
       }
     } else if (event.type === '@xstate.snapshot') {
-      this.onSnapshot(event.snapshot as AnyMachineSnapshot, event.event.type);
+      this.onSnapshot(event.snapshot as AnyMachineSnapshot, event.event);
     }
   }
 
-  private onSnapshot(snapshot: AnyMachineSnapshot, cause: string) {
+  private onSnapshot(snapshot: AnyMachineSnapshot, causeEvent: { type: string }) {
+    const cause = causeEvent.type;
     if (this.restoring) {
       this.lastContext = snapshot.context;
       this.lastStatus = snapshot.status;
@@ -156,6 +157,8 @@ export class SessionRun {
       return;
     }
     const data: Record<string, unknown> = { state: snapshot.value, event: cause, transitions };
+    // Events from outside are logged whole, so a session can be replayed from its log.
+    if (!cause.startsWith('xstate.')) data.payload = causeEvent;
     if (snapshot.context !== this.lastContext) {
       const check = this.info.contextSchema.safeParse(snapshot.context);
       if (!check.success) {
@@ -310,7 +313,7 @@ export class SessionRun {
     if (this.step === stepBefore && !this.failure && !this.actorStopped) {
       // No transition was taken (XState would have dropped the event silently); nothing changed, so refuse it.
       this.quiet = true;
-      return this.refuse(raw, untakenReason(snapshot, check.event.type));
+      return this.refuse(raw, untakenReason(snapshot, check.event.type), check.event);
     }
     // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
     const decided = decideApproval(this.approval, check.event, snapshot);
@@ -331,12 +334,13 @@ export class SessionRun {
   }
 
   /** Records a refusal in the log and returns it. */
-  async refuse(raw: unknown, refusal: Refusal): Promise<SendResult> {
+  async refuse(raw: unknown, refusal: Refusal, payload?: unknown): Promise<SendResult> {
     const type = raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
     const snapshot = this.snapshot;
     this.append('transition.rejected', {
       event: type === null ? null : type.slice(0, 200), states: snapshot && !this.actorStopped ? activeStates(snapshot) : [],
       code: refusal.code, reason: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }),
+      ...(payload === undefined ? {} : { payload }),
     });
     await this.flush();
     return { applied: false, code: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };

@@ -128,7 +128,7 @@ describe('tool wrapper', () => {
     let count = 0;
     const tool = defineTool({
       name: 'slow', description: 'always too slow', input: z.object({}), output: z.object({}), idempotent: true, retries: 2, timeoutMs: 1_000,
-      run: () => { count++; return new Promise(() => {}); },
+      run: () => { count++; return new Promise<Record<string, never>>(() => {}); },
     });
     const { session } = await runOnce(singleToolMachine(tool), { clock });
     const start = clock.now();
