@@ -47,17 +47,19 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
     release = await host.calls.acquire(callSignal.signal);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
     run.append('llm.started', { callId: key, kind, model: request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel });
-    await run.flush();
+    // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
+    // records travel with the next commit instead of costing one of their own.
+    run.scheduleCommit();
     const result = await Promise.race([runKind(run, key, request, callSignal.signal), abortedWith(callSignal.signal)]);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
     run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
-    await run.flush();
+    run.scheduleCommit();
     return result.output;
   } catch (thrown) {
     const error = toFlowError(callSignal.signal.aborted && !(thrown instanceof FlowingError) ? callSignal.signal.reason : thrown, 'LLM_FAILED');
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: false, error } });
     run.append('llm.failed', { callId: key, kind, error, latencyMs: host.clock.now() - startedAt });
-    await run.flush();
+    run.scheduleCommit();
     throw fromFlowError(error);
   } finally {
     release?.();

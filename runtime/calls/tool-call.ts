@@ -48,7 +48,7 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
   }
   const fail = async (error: FlowError, attempts: number, startedAt?: number): Promise<never> => {
     run.append('tool.failed', { callId: key, tool: tool.name, error, attempts, durationMs: startedAt === undefined ? 0 : run.host.clock.now() - startedAt });
-    await run.flush();
+    await durable(run, canRetry);
     throw fromFlowError(error);
   };
   if (tool.risk === 'high') {
@@ -75,7 +75,7 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.data, idempotencyKey, resumed: recorded !== undefined });
-    await run.flush();
+    await durable(run, canRetry);
     const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
@@ -83,7 +83,7 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
         const output = await attemptOnce(tool, parsed.data, idempotencyKey, callSignal, timeoutMs, run);
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
         run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
-        await run.flush();
+        await durable(run, canRetry);
         return output;
       } catch (thrown) {
         const error = toFlowError(thrown, 'TOOL_FAILED');
@@ -129,6 +129,17 @@ async function attemptOnce(tool: AnyTool, args: unknown, idempotencyKey: string,
   } finally {
     attempt.dispose();
   }
+}
+
+/**
+ * Waits for the journal to reach the store when the call has side effects that must not repeat: `started` before
+ * `run`, `completed` before the machine moves on. An idempotent call's records go with the next commit (the commit
+ * is atomic, so a stored transition always has its result; a lost result only means one more idempotent call).
+ */
+function durable(run: SessionRun, idempotent: boolean): Promise<void> {
+  if (!idempotent) return run.flush();
+  run.scheduleCommit();
+  return Promise.resolve();
 }
 
 /** A FlowingError from a stored `{ code, message, details }`. */

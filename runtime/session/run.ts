@@ -222,8 +222,25 @@ export class SessionRun {
     this.markDirty();
   }
 
+  private commitScheduled = false;
+
+  /**
+   * Marks unwritten changes and schedules a commit for the end of this turn of the event loop, so the steps that
+   * follow one another without I/O share one store write; `flush` writes at once where durability is needed.
+   */
   private markDirty() {
     this.dirty = true;
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      void this.flush();
+    });
+  }
+
+  /** Asks for a commit at the end of this turn of the event loop. */
+  scheduleCommit() {
+    this.markDirty();
   }
 
   /** Writes everything appended so far; resolves when it is in the store (and delivered to subscribers). */

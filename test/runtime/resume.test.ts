@@ -24,7 +24,7 @@ async function drive(runtime: Runtime, sessionId: string, message: string) {
 
 async function recordRun(message: string) {
   const { store, dumps } = createRecordingStore();
-  const { tools, counts } = countingTools(orderSupport.tools);
+  const { tools, counts } = countingTools(orderSupport.tools, { delayMs: 1 });
   const runtime = createRuntime({ machines: [orderSupport], store, tools });
   const session = await runtime.createSession(orderSupport);
   const final = await drive(runtime, session.id, message);
@@ -46,7 +46,7 @@ describe('resume from every point of an order-support run', () => {
       let unclear = 0;
       for (let k = 1; k <= original.dumps.length; k++) {
         const dump = original.dumps[k - 1]!;
-        const { tools, counts } = countingTools(orderSupport.tools);
+        const { tools, counts } = countingTools(orderSupport.tools, { delayMs: 1 });
         const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore({ data: dump }), tools });
         await runtime.resume(original.sessionId);
         const final = await drive(runtime, original.sessionId, message);
@@ -78,25 +78,25 @@ describe('resume from every point of an order-support run', () => {
         expect(events.every((e, i) => e.seq === i + 1), where).toBe(true);
         expect(refundStarted === undefined || refundStarted.name === 'issue_refund').toBe(true);
       }
-      expect(original.dumps.length).toBeGreaterThan(10);
+      expect(original.dumps.length).toBeGreaterThanOrEqual(5);
       expect(unclear).toBe(message === REFUND ? 1 : 0);
     });
   }
 
   it('D4: a snapshot persisted while a tool is pending resumes from the journal without calling the tool again', async () => {
-    const original = await recordRun(QUERY);
-    // The write where query_order's result is journaled but the machine has not yet moved on.
+    const original = await recordRun(REFUND);
+    // The write where the refund's result is journaled but the machine has not yet moved on.
     const k = original.dumps.findIndex((dump) => {
-      const entry = dump.journal.get(original.sessionId)?.get('fetch_order@5');
+      const entry = [...(dump.journal.get(original.sessionId)?.values() ?? [])].find((e) => e.name === 'issue_refund');
       const record = dump.records.get(original.sessionId)!;
-      return entry?.completed !== undefined && JSON.stringify((record.snapshot as { value: unknown }).value) === '{"active":"fetch_order"}';
+      return entry?.completed !== undefined && JSON.stringify((record.snapshot as { value: unknown }).value) === '{"active":"refund"}';
     });
     expect(k).toBeGreaterThanOrEqual(0);
     const { tools, counts } = countingTools(orderSupport.tools);
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore({ data: original.dumps[k]! }), tools });
     await runtime.resume(original.sessionId);
-    expect(counts.query_order).toBe(0);
-    expect(counts.trace_shipment).toBe(1);
+    expect(original.counts.issue_refund).toBe(1);
+    expect(counts.issue_refund).toBe(0);
     expect((await runtime.session(original.sessionId).snapshot()).context).toEqual(original.final.context);
   });
 
@@ -106,7 +106,7 @@ describe('resume from every point of an order-support run', () => {
       const entry = dump.journal.get(original.sessionId)?.get('fetch_order@5');
       return entry !== undefined && entry.completed === undefined;
     });
-    const { tools, counts } = countingTools(orderSupport.tools);
+    const { tools, counts } = countingTools(orderSupport.tools, { delayMs: 1 });
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore({ data: original.dumps[k]! }), tools });
     await runtime.resume(original.sessionId);
     expect(counts.query_order).toBe(1);
