@@ -39,12 +39,20 @@ export interface RuntimeEvent<TData = Record<string, unknown>> {
   readonly data: Readonly<TData>;
 }
 
-/** Freezes plain objects and arrays recursively (class instances are left alone). */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  return value;
+/**
+ * Freezes an event: the envelope, its data and the plain objects and arrays directly inside the data. Deeper values
+ * are contexts and outputs the machine already treats as immutable; walking them again for every event would cost
+ * more than the whole rest of logging.
+ */
+export function freezeEvent<T extends object>(event: T & { data: object }): T {
+  const data = event.data as Record<string, unknown>;
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+      const proto = Object.getPrototypeOf(value);
+      if (proto === Object.prototype || proto === Array.prototype) Object.freeze(value);
+    }
+  }
+  Object.freeze(data);
+  return Object.freeze(event);
 }

@@ -6,9 +6,9 @@ import { createRuntime } from '../runtime.ts';
 import { createMemoryStore } from '../store/memory.ts';
 import { bareXState, handWritten, withRuntime } from './workload.ts';
 
-const ROUNDS = 5;
-const PER_ROUND = 300;
-const WARMUP = 200;
+const ROUNDS = 9;
+const PER_ROUND = 200;
+const WARMUP = 300;
 const IDLE_SESSIONS = 10_000;
 
 async function timePerSession(fn: () => Promise<unknown>, count: number): Promise<number> {
@@ -31,16 +31,20 @@ function median(values: number[]): number {
 export async function benchCommand(options: { out?: (line: string) => void } = {}): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const definition = await loadMachine('order-support');
-  const runtime = createRuntime({ machines: [definition], store: createMemoryStore() });
-  const cases: Array<[string, () => Promise<unknown>]> = [
-    ['(a) hand-written async', () => handWritten(definition.tools)],
-    ['(b) bare XState', () => bareXState(definition)],
-    ['(c) Flowing runtime', () => withRuntime(runtime, definition)],
+  // A fresh runtime and store per round, so sessions of earlier rounds do not pile up in the heap being timed.
+  let runtime = createRuntime({ machines: [definition], store: createMemoryStore() });
+  const cases: Array<[string, () => Promise<unknown>, () => void]> = [
+    ['(a) hand-written async', () => handWritten(definition.tools), () => {}],
+    ['(b) bare XState', () => bareXState(definition), () => {}],
+    ['(c) Flowing runtime', () => withRuntime(runtime, definition), () => { runtime = createRuntime({ machines: [definition], store: createMemoryStore() }); }],
   ];
   for (const [, fn] of cases) await timePerSession(fn, WARMUP);
   const samples = cases.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < cases.length; i++) samples[i]!.push(await timePerSession(cases[i]![1], PER_ROUND));
+    for (let i = 0; i < cases.length; i++) {
+      cases[i]![2]();
+      samples[i]!.push(await timePerSession(cases[i]![1], PER_ROUND));
+    }
   }
   const [a, b, c] = samples.map(median) as [number, number, number];
   out(`order-support session, ${ROUNDS} rounds x ${PER_ROUND} sessions, median µs/session (node ${process.version})`);

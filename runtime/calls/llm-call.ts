@@ -90,7 +90,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
   switch (request.kind) {
     case 'classify':
     case 'extract': {
-      const check = request.kind === 'classify' ? classifyCheck(request.labels) : extractCheck(request.fields);
+      const check = request.kind === 'classify' ? classifyCheck(request.labels) : extractCheck(request.fields, run.info.invokes.get(key.slice(0, key.indexOf('@'))));
       let attempts = 0;
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
@@ -170,15 +170,16 @@ function classifyCheck(labels: readonly string[]): (output: unknown) => Verdict 
   };
 }
 
-const extractSchemas = new Map<string, ReturnType<typeof fieldMapToZod>>();
+const extractSchemas = new WeakMap<object, ReturnType<typeof fieldMapToZod>>();
 
-function extractCheck(fields: Parameters<typeof fieldMapToZod>[0]): (output: unknown) => Verdict {
-  // Building a zod schema is far dearer than using one; requests repeat the same few field maps.
-  const cacheKey = JSON.stringify(fields);
-  let schema = extractSchemas.get(cacheKey);
+function extractCheck(fields: Parameters<typeof fieldMapToZod>[0], invoke: object | undefined): (output: unknown) => Verdict {
+  // The spec's fields are the law (generated requests carry a copy of them); building a zod schema is far dearer
+  // than using one, so it is built once per spec invoke.
+  const specFields = invoke && 'fields' in invoke ? (invoke as { fields?: typeof fields }).fields : undefined;
+  let schema = specFields ? extractSchemas.get(specFields) : undefined;
   if (!schema) {
-    schema = fieldMapToZod(fields);
-    if (extractSchemas.size < 1000) extractSchemas.set(cacheKey, schema);
+    schema = fieldMapToZod(specFields ?? fields);
+    if (specFields) extractSchemas.set(specFields, schema);
   }
   return (output) => {
     const parsed = schema.safeParse(output);

@@ -1,6 +1,6 @@
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
-import { deepFreeze, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
+import { freezeEvent, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
 import { approvalRequest, decideApproval } from './approvals.ts';
 import type { RunHost } from './host.ts';
@@ -132,7 +132,7 @@ export class SessionRun {
     if (event.actorRef !== this.actor || this.actorStopped) return;
     if (event.type === '@xstate.microstep') {
       for (const t of event._transitions) {
-        this.microsteps.push({ event: t.eventType, source: t.source.path.join('.'), targets: t.target?.map((n) => n.path.join('.')) ?? [] });
+        this.microsteps.push({ event: t.eventType, source: t.source.id, targets: t.target?.map((n) => n.id) ?? [] });
       }
     } else if (event.type === '@xstate.snapshot') {
       this.onSnapshot(event.snapshot as AnyMachineSnapshot, event.event);
@@ -203,7 +203,7 @@ export class SessionRun {
 
   /** Appends an event (seq assigned now, frozen) to be written by the next commit. */
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent {
-    const event: RuntimeEvent = deepFreeze({ seq: ++this.seq, sessionId: this.sessionId, traceId: this.traceId, at: this.host.clock.now(), type, data });
+    const event: RuntimeEvent = freezeEvent({ seq: ++this.seq, sessionId: this.sessionId, traceId: this.traceId, at: this.host.clock.now(), type, data });
     this.pendingEvents.push(event);
     this.appended.push(event);
     this.markDirty();

@@ -4,7 +4,8 @@ import type { CommitRequest, JournalEntry, SessionRecord, SessionStore } from '.
 
 /** The whole content of a memory store, as `exportData` returns it and `createMemoryStore({ data })` takes it. */
 export interface MemoryStoreData {
-  records: Map<string, SessionRecord>;
+  /** Records as JSON text: one compact string per session instead of a tree of objects (idle sessions stay small). */
+  records: Map<string, string>;
   events: Map<string, readonly RuntimeEvent[]>;
   journal: Map<string, Map<string, JournalEntry>>;
 }
@@ -15,28 +16,32 @@ export interface MemoryStore extends SessionStore {
 }
 
 /**
- * A `SessionStore` in process memory, for tests and embedding. Records and events are kept by reference and must be
- * treated as immutable (the runtime freezes events and never mutates a committed record).
+ * A `SessionStore` in process memory, for tests and embedding. Records are kept as JSON text (so a loaded record is
+ * a private copy); events are kept by reference and are immutable (the runtime freezes them).
  * @example createRuntime({ machines: [orderSupport], store: createMemoryStore(), llm: createScriptedProvider() })
  */
 export function createMemoryStore(options: { data?: MemoryStoreData } = {}): MemoryStore {
   const data = options.data ? copy(options.data) : { records: new Map(), events: new Map(), journal: new Map() };
+  const versions = new Map<string, number>();
+  for (const [id, text] of data.records) versions.set(id, (JSON.parse(text) as SessionRecord).version);
   return {
     name: 'memory',
     async load(sessionId) {
-      return data.records.get(sessionId);
+      const text = data.records.get(sessionId);
+      return text === undefined ? undefined : (JSON.parse(text) as SessionRecord);
     },
     async commit({ expectedVersion, record, events, journal }: CommitRequest) {
-      const current = data.records.get(record.sessionId);
-      if ((current?.version ?? 0) !== expectedVersion || record.version !== expectedVersion + 1) {
-        throw new FlowingError('STORE_CONFLICT', `session ${record.sessionId} is at version ${current?.version ?? 0}, the write expected ${expectedVersion}; reload and retry`);
+      const currentVersion = versions.get(record.sessionId) ?? 0;
+      if (currentVersion !== expectedVersion || record.version !== expectedVersion + 1) {
+        throw new FlowingError('STORE_CONFLICT', `session ${record.sessionId} is at version ${currentVersion}, the write expected ${expectedVersion}; reload and retry`);
       }
       const log = (data.events.get(record.sessionId) ?? []) as RuntimeEvent[];
       const last = log.length === 0 ? 0 : log[log.length - 1]!.seq;
       for (let i = 0; i < events.length; i++) {
         if (events[i]!.seq !== last + i + 1) throw new FlowingError('STORE_CONFLICT', `event seq ${events[i]!.seq} of session ${record.sessionId} does not follow ${last + i}`);
       }
-      data.records.set(record.sessionId, record);
+      data.records.set(record.sessionId, JSON.stringify(record));
+      versions.set(record.sessionId, record.version);
       if (events.length > 0) {
         if (log.length === 0) data.events.set(record.sessionId, events.slice());
         else for (const e of events) log.push(e);
