@@ -195,3 +195,60 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
     expect((await second.session(session.id).snapshot()).context).toMatchObject({ answer: 'not paid: TOOL_UNKNOWN_OUTCOME' });
   });
 });
+
+describe('streaming, truncation and step limits', () => {
+  it('stops logging deltas when the session is cancelled mid-stream', async () => {
+    let aborted = false;
+    const llm = provider({
+      async generate(_request, { signal, onDelta }) {
+        for (let i = 0; i < 1_000 && !signal.aborted; i++) {
+          onDelta?.(`piece ${i} `);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        aborted = signal.aborted;
+        throw signal.reason;
+      },
+    });
+    const runtime = createRuntime({ machines: [orderSupport], llm });
+    const session = await runtime.createSession(orderSupport);
+    const running = session.send({ type: 'USER_MESSAGE', text: 'hello' });
+    let deltas = 0;
+    session.subscribe(0, (e) => { if (e.type === 'message.delta') deltas++; });
+    for (let i = 0; i < 200 && deltas < 3; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+    await session.cancel('stop talking');
+    const atCancel = (await session.events()).filter((e) => e.type === 'message.delta').length;
+    await running;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(aborted).toBe(true);
+    expect((await session.events()).filter((e) => e.type === 'message.delta').length).toBe(atCancel);
+    expect((await session.snapshot()).status).toBe('cancelled');
+  });
+
+  it('cuts a large tool result for the model but keeps the full result in the log', async () => {
+    const big = defineTool({ name: 'dump', description: 'returns a lot', idempotent: true, input: z.object({}), output: z.object({ text: z.string() }), async run() { return { text: 'x'.repeat(5_000) }; } });
+    let seen: unknown;
+    const llm = provider({
+      async agent(_request, { callTool }) {
+        seen = await (callTool as AgentToolCaller)('dump', {});
+        return { output: { text: 'ok', steps: 1 }, model: 'fake', usage: usage(1), attempts: 1 };
+      },
+    });
+    const machine = agentMachine([big]);
+    const runtime = createRuntime({ machines: [machine], llm, limits: { maxToolResultChars: 100 } });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'dump' });
+    expect(seen).toMatchObject({ ok: true, output: { truncated: true, totalChars: 5_011 } });
+    expect(((seen as { output: { preview: string } }).output.preview)).toHaveLength(100);
+    expect(ofType(await session.events(), 'tool.completed')[0]!.output.text).toHaveLength(5_000);
+  });
+
+  it('ends a session that takes more steps than allowed with STEP_LIMIT', async () => {
+    const runtime = createRuntime({ machines: [orderSupport], limits: { maxSteps: 4 } });
+    const session = await runtime.createSession(orderSupport);
+    await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+    const snapshot = await session.snapshot();
+    expect(snapshot.status).toBe('error');
+    expect(snapshot.error).toMatchObject({ code: 'STEP_LIMIT' });
+    expect(await session.send({ type: 'USER_MESSAGE', text: 'again' })).toMatchObject({ applied: false, code: 'SESSION_FINISHED' });
+  });
+});
