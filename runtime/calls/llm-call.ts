@@ -50,7 +50,7 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     run.scheduleCommit();
-    const result = await Promise.race([runKind(run, key, request, callSignal.signal), abortedWith(callSignal.signal)]);
+    const result = await Promise.race([runKind(run, key, request, callSignal.signal, timeoutMs), abortedWith(callSignal.signal)]);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
     run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
     run.scheduleCommit();
@@ -79,7 +79,7 @@ function abortedWith(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function runKind(run: SessionRun, key: string, request: LlmRequest, signal: AbortSignal): Promise<LlmResult<unknown>> {
+async function runKind(run: SessionRun, key: string, request: LlmRequest, signal: AbortSignal, timeoutMs: number): Promise<LlmResult<unknown>> {
   const llm = run.host.llm;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
   const count = (result: LlmResult<unknown>) => {
@@ -95,8 +95,8 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
         const result: LlmResult<unknown> = request.kind === 'classify'
-          ? await llm.classify(current as typeof request, { signal })
-          : await llm.extract(current as typeof request, { signal });
+          ? await llm.classify(current as typeof request, { signal, timeoutMs })
+          : await llm.extract(current as typeof request, { signal, timeoutMs });
         count(result);
         attempts += result.attempts;
         const verdict = check(result.output);
@@ -108,7 +108,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
     }
     case 'generate': {
-      const result = await llm.generate(request, { signal, onDelta: (text) => { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
+      const result = await llm.generate(request, { signal, timeoutMs, onDelta: (text) => { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
       count(result);
       run.append('message.complete', { callId: key, text: result.output.text });
       return { ...result, usage };
@@ -145,7 +145,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
       const result = await Promise.race([
         llm.agent({ ...request, maxIterations }, {
-          signal: controller.signal, callTool: callToolFromAgent, toolSchemas,
+          signal: controller.signal, timeoutMs, callTool: callToolFromAgent, toolSchemas,
           onStep: (step) => {
             run.append('agent.step', { callId: key, ...step });
             if (step.iteration > maxIterations) controller.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));

@@ -60,3 +60,31 @@ describe('flowing run', () => {
     expect(io.out.at(-1)).toMatch(/done$/);
   });
 });
+
+describe('flowing run with OPENAI_BASE_URL', () => {
+  it('talks to the OpenAI-compatible server named by OPENAI_BASE_URL through the OpenAI provider', async () => {
+    const { reply, startFakeOpenAI, streamed } = await import('../helpers/fake-openai.ts');
+    const fake = await startFakeOpenAI();
+    const saved = { base: process.env.OPENAI_BASE_URL, model: process.env.FLOWING_MODEL };
+    process.env.OPENAI_BASE_URL = fake.baseURL;
+    process.env.FLOWING_MODEL = 'fake-model';
+    try {
+      fake.enqueue(
+        reply('{"label": "order_query"}', { usage: { prompt: 30, completion: 5 } }),
+        reply('{"orderId": "A1001"}', { usage: { prompt: 30, completion: 5 } }),
+        streamed(['Your order ', 'is on its way.'], { usage: { prompt: 50, completion: 8 } }),
+      );
+      const io = capture();
+      expect(await runCommand('order-support', { message: 'where is my order A1001', json: true, ...io.options })).toBe(0);
+      const events = io.out.map((l) => JSON.parse(l) as { type: string; data: Record<string, any> });
+      expect(events.filter((e) => e.type === 'llm.started').every((e) => e.data.isModel === true)).toBe(true);
+      expect(events.filter((e) => e.type === 'message.delta').map((e) => e.data.text).join('')).toBe('Your order is on its way.');
+      expect(fake.requests).toHaveLength(3);
+      expect(fake.requests[0]!.body.model).toBe('gpt-4o-mini');
+    } finally {
+      if (saved.base === undefined) delete process.env.OPENAI_BASE_URL; else process.env.OPENAI_BASE_URL = saved.base;
+      if (saved.model === undefined) delete process.env.FLOWING_MODEL; else process.env.FLOWING_MODEL = saved.model;
+      await fake.close();
+    }
+  });
+});
