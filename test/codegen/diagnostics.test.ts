@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodegen, type Codegen } from '../../codegen/index.ts';
-import { copyProject } from '../helpers/project.ts';
+import { copyProject, editJsonFile } from '../helpers/project.ts';
 
 let project: Awaited<ReturnType<typeof copyProject>>;
 let codegen: Codegen;
@@ -17,12 +17,7 @@ afterAll(async () => {
   await project.remove();
 });
 
-async function editSpec(edit: (spec: any) => void): Promise<void> {
-  const file = join(project.dir, SPEC);
-  const spec = JSON.parse(await readFile(file, 'utf8'));
-  edit(spec);
-  await writeFile(file, JSON.stringify(spec, null, 2));
-}
+const editSpec = (edit: (spec: any) => void) => editJsonFile(join(project.dir, SPEC), edit);
 
 async function restoreSpec(original: string) {
   await writeFile(join(project.dir, SPEC), original);

@@ -18,3 +18,12 @@ export async function copyProject(prefix = 'flowing-project-'): Promise<{ dir: s
   for (const name of ['package.json', 'tsconfig.json']) await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/** Reads a JSON file, lets `edit` change it, writes it back (2-space JSON); returns the text it had before. */
+export async function editJsonFile(path: string, edit: (value: any) => void): Promise<string> {
+  const before = await readFile(path, 'utf8');
+  const value = JSON.parse(before);
+  edit(value);
+  await writeFile(path, JSON.stringify(value, null, 2));
+  return before;
+}
