@@ -14,6 +14,18 @@ export type SendResult =
 
 const runsBySystem = new WeakMap<object, SessionRun>();
 
+/**
+ * XState builds persisted snapshots with a rest spread, which V8 keeps as a slow dictionary object (about 1 KB);
+ * the same data as a plain literal is a third of that, which matters for thousands of idle sessions in memory.
+ */
+function compactSnapshot(persisted: Record<string, unknown>): Record<string, unknown> {
+  const { status, value, historyValue, context, children, output, error, ...rest } = persisted;
+  const compact: Record<string, unknown> = { status, value, historyValue, context, children };
+  if (output !== undefined) compact.output = output;
+  if (error !== undefined) compact.error = error;
+  return Object.keys(rest).length === 0 ? compact : { ...compact, ...rest };
+}
+
 /** The live run that owns the actor system an invoked actor belongs to. */
 export function runOfSystem(system: object): SessionRun | undefined {
   return runsBySystem.get(system);
@@ -260,10 +272,15 @@ export class SessionRun {
     this.pendingEvents = [];
     this.pendingJournal = [];
     const snapshot = this.frozenSnapshot ?? (this.actor && !this.actorStopped ? this.persisted(this.actor) : this.record.snapshot);
+    // A literal with a fixed shape (not a spread) keeps stored records compact in memory.
+    const base = this.record;
     const record: SessionRecord = {
-      ...this.record, version: this.record.version + 1, seq: this.seq, step: this.step, status: this.status, snapshot,
-      usage: this.usage, approval: this.approval, error: this.error, updatedAt: this.host.clock.now(),
+      sessionId: base.sessionId, machineId: base.machineId, specHash: base.specHash, traceId: base.traceId, status: this.status,
+      version: base.version + 1, seq: this.seq, step: this.step, snapshot, usage: this.usage, createdAt: base.createdAt,
+      updatedAt: this.host.clock.now(),
     };
+    if (this.approval) record.approval = this.approval;
+    if (this.error) record.error = this.error;
     try {
       await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal });
     } catch (error) {
@@ -284,7 +301,7 @@ export class SessionRun {
     const current = actor.getSnapshot();
     if (current !== this.persistedOf) {
       this.persistedOf = current;
-      this.persistedValue = actor.getPersistedSnapshot();
+      this.persistedValue = compactSnapshot(actor.getPersistedSnapshot() as Record<string, unknown>);
     }
     return this.persistedValue;
   }

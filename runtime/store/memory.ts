@@ -4,8 +4,7 @@ import type { CommitRequest, JournalEntry, SessionRecord, SessionStore } from '.
 
 /** The whole content of a memory store, as `exportData` returns it and `createMemoryStore({ data })` takes it. */
 export interface MemoryStoreData {
-  /** Records as JSON text: one compact string per session instead of a tree of objects (idle sessions stay small). */
-  records: Map<string, string>;
+  records: Map<string, SessionRecord>;
   events: Map<string, readonly RuntimeEvent[]>;
   journal: Map<string, Map<string, JournalEntry>>;
 }
@@ -16,22 +15,19 @@ export interface MemoryStore extends SessionStore {
 }
 
 /**
- * A `SessionStore` in process memory, for tests and embedding. Records are kept as JSON text (so a loaded record is
- * a private copy); events are kept by reference and are immutable (the runtime freezes them).
+ * A `SessionStore` in process memory, for tests and embedding. Records and events are kept by reference and must be
+ * treated as immutable (the runtime freezes events and never mutates a record it wrote or loaded).
  * @example createRuntime({ machines: [orderSupport], store: createMemoryStore(), llm: createScriptedProvider() })
  */
 export function createMemoryStore(options: { data?: MemoryStoreData } = {}): MemoryStore {
   const data = options.data ? copy(options.data) : { records: new Map(), events: new Map(), journal: new Map() };
-  const versions = new Map<string, number>();
-  for (const [id, text] of data.records) versions.set(id, (JSON.parse(text) as SessionRecord).version);
   return {
     name: 'memory',
     async load(sessionId) {
-      const text = data.records.get(sessionId);
-      return text === undefined ? undefined : (JSON.parse(text) as SessionRecord);
+      return data.records.get(sessionId);
     },
     async commit({ expectedVersion, record, events, journal }: CommitRequest) {
-      const currentVersion = versions.get(record.sessionId) ?? 0;
+      const currentVersion = data.records.get(record.sessionId)?.version ?? 0;
       if (currentVersion !== expectedVersion || record.version !== expectedVersion + 1) {
         throw new FlowingError('STORE_CONFLICT', `session ${record.sessionId} is at version ${currentVersion}, the write expected ${expectedVersion}; reload and retry`);
       }
@@ -40,8 +36,7 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
       for (let i = 0; i < events.length; i++) {
         if (events[i]!.seq !== last + i + 1) throw new FlowingError('STORE_CONFLICT', `event seq ${events[i]!.seq} of session ${record.sessionId} does not follow ${last + i}`);
       }
-      data.records.set(record.sessionId, JSON.stringify(record));
-      versions.set(record.sessionId, record.version);
+      data.records.set(record.sessionId, record);
       if (events.length > 0) {
         if (log.length === 0) data.events.set(record.sessionId, events.slice());
         else for (const e of events) log.push(e);

@@ -88,7 +88,7 @@ describe('resume from every point of an order-support run', () => {
     // The write where the refund's result is journaled but the machine has not yet moved on.
     const k = original.dumps.findIndex((dump) => {
       const entry = [...(dump.journal.get(original.sessionId)?.values() ?? [])].find((e) => e.name === 'issue_refund');
-      const record = JSON.parse(dump.records.get(original.sessionId)!) as { snapshot: unknown };
+      const record = dump.records.get(original.sessionId)!;
       return entry?.completed !== undefined && JSON.stringify((record.snapshot as { value: unknown }).value) === '{"active":"refund"}';
     });
     expect(k).toBeGreaterThanOrEqual(0);
