@@ -233,11 +233,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const traceId = sessionOptions.traceId ?? randomUUID();
       await serialize(sessionId, async () => {
         const run = SessionRun.create(host, info, { sessionId, traceId }, input);
-        const failed = run.failed;
-        if (failed) {
-          run.dispose();
-          throw new FlowingError(failed.code, failed.message, { details: failed.details });
-        }
         const running = Promise.resolve(run);
         live.set(sessionId, running);
         try {
@@ -247,7 +242,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           park(run);
           if (live.get(sessionId) === running) live.delete(sessionId);
         }
-        if (run.fatal) throw new FlowingError(run.fatal.code, run.fatal.message);
+        const failed = run.failed;
+        if (failed) throw new FlowingError(failed.code, failed.message, { details: failed.details });
       });
       return handle(sessionId, info.definition.id);
     },

@@ -50,7 +50,7 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     run.scheduleCommit();
-    const result = await Promise.race([runKind(run, key, request, callSignal.signal, timeoutMs), abortedWith(callSignal.signal)]);
+    const result = await Promise.race([runKind(run, key, request, callSignal.signal, timeoutMs), callSignal.aborted]);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
     run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
     run.scheduleCommit();

@@ -4,7 +4,7 @@ import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
 import { argsHash } from '../session/approvals.ts';
 import type { SessionRun } from '../session/run.ts';
-import { backoffDelay, linkedSignal, sleep, whenAborted } from './signals.ts';
+import { backoffDelay, linkedSignal, sleep } from './signals.ts';
 
 /** Error codes worth another attempt (declared tool codes are answers, not glitches). */
 const RETRYABLE = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
@@ -115,7 +115,7 @@ async function attemptOnce(tool: AnyTool, args: unknown, idempotencyKey: string,
   try {
     const raw = await Promise.race([
       Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey, log: () => {} })),
-      whenAborted(attempt.signal),
+      attempt.aborted,
     ]);
     const output = tool.output.safeParse(raw);
     if (!output.success) {

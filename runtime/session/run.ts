@@ -63,6 +63,7 @@ export class SessionRun {
   private restoring = false;
   private frozenSnapshot?: unknown;
   private lastContext: unknown;
+  private validContext: unknown;
   private lastStatus?: string;
   private approvalState?: string;
   private microsteps: Array<{ event: string; source: string; targets: string[] }> = [];
@@ -172,12 +173,6 @@ export class SessionRun {
     // Events from outside are logged whole, so a session can be replayed from its log.
     if (!cause.startsWith('xstate.')) data.payload = causeEvent;
     if (snapshot.context !== this.lastContext) {
-      const check = this.info.contextSchema.safeParse(snapshot.context);
-      if (!check.success) {
-        const issues = check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
-        this.fail({ code: 'CONTEXT_INVALID', message: `step ${this.step} (${cause}) produced a context that does not match the spec: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, details: { issues } }, true);
-        return;
-      }
       this.lastContext = snapshot.context;
       data.context = snapshot.context;
     }
@@ -267,6 +262,21 @@ export class SessionRun {
     this.commitQueued = false;
     if (!this.dirty || this.fatal) return;
     this.dirty = false;
+    if (!this.frozenSnapshot && this.actor && !this.actorStopped) {
+      // Checked where it is written: no snapshot whose context breaks the spec ever reaches the store. Side effects
+      // cannot slip in between, because a non-idempotent call waits for this commit before it runs.
+      const context = this.actor.getSnapshot().context;
+      if (context !== this.validContext) {
+        const check = this.info.contextSchema.safeParse(context);
+        if (!check.success) {
+          const issues = check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
+          this.fail({ code: 'CONTEXT_INVALID', message: `step ${this.step} produced a context that does not match the spec: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, details: { issues } }, true);
+          if (this.record.version === 0) return; // a session whose first state is invalid is never created
+        } else {
+          this.validContext = context;
+        }
+      }
+    }
     const events = this.pendingEvents;
     const journal = this.pendingJournal;
     this.pendingEvents = [];
@@ -428,7 +438,8 @@ export class SessionRun {
   /** Tracks a call so cancel can wait for it to wind down. */
   track<T>(promise: Promise<T>): Promise<T> {
     this.inflight.add(promise);
-    promise.then(() => this.inflight.delete(promise), () => this.inflight.delete(promise));
+    const forget = () => this.inflight.delete(promise);
+    promise.then(forget, forget);
     return promise;
   }
 

@@ -138,6 +138,15 @@ describe('D8: a step that produces a context violating the spec', () => {
   });
 });
 
+describe('D8: invalid input at creation', () => {
+  it('refuses to create a session whose first context breaks the spec, and stores nothing', async () => {
+    const store = createMemoryStore();
+    const runtime = createRuntime({ machines: [orderSupport], store });
+    await expect(runtime.createSession(orderSupport, { userId: 42 })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
+    expect(await store.listSessions()).toEqual([]);
+  });
+});
+
 describe('D11: replay a recorded session', () => {
   async function record() {
     const clock = createManualClock();
