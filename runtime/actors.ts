@@ -1,5 +1,7 @@
 import { fromPromise } from 'xstate';
-import { FlowingError, toFlowError } from './errors.ts';
+import { attemptTool, parseToolInput } from './calls/tool-attempt.ts';
+import { systemClock } from './clock.ts';
+import { FlowingError } from './errors.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { AgentOutput, AgentRequest, ClassifyOutput, ClassifyRequest, ExtractRequest, GenerateOutput, GenerateRequest, LlmProvider, LlmRequest } from './llm/types.ts';
 import type { AnyTool, ToolInput, ToolOutput } from './tool.ts';
@@ -24,50 +26,11 @@ export const llmActorName = (kind: string) => `llm.${kind}`;
  */
 export function fromTool<TTool extends AnyTool>(tool: TTool) {
   return fromPromise<ToolOutput<TTool>, ToolCallInput<ToolInput<TTool>>>(async ({ input, signal, self }) => {
-    return (await runToolOnce(tool, input, signal, input.idempotencyKey ?? `${self.id}`)) as ToolOutput<TTool>;
+    const parsed = parseToolInput(tool, input.args);
+    if (!parsed.ok) throw new FlowingError(parsed.error.code, parsed.error.message, { details: parsed.error.details });
+    const idempotencyKey = input.idempotencyKey ?? self.id;
+    return (await attemptTool(tool, parsed.args, { idempotencyKey, signal, timeoutMs: tool.timeoutMs, clock: systemClock })) as ToolOutput<TTool>;
   });
-}
-
-/** One validated, time-limited attempt of a tool. Throws a FlowingError. */
-export async function runToolOnce(tool: AnyTool, input: ToolCallInput, signal: AbortSignal, idempotencyKey: string): Promise<unknown> {
-  const args = tool.input.safeParse(input.args);
-  if (!args.success) {
-    throw new FlowingError('TOOL_CONTRACT', `input of tool '${tool.name}' does not match its contract: ${formatIssues(args.error.issues)}`, { details: { side: 'input', issues: args.error.issues } });
-  }
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${tool.timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, tool.timeoutMs);
-  });
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(new FlowingError('CANCELLED', `tool '${tool.name}' was cancelled`));
-    controller.signal.addEventListener('abort', () => reject(new FlowingError('CANCELLED', `tool '${tool.name}' was cancelled`)), { once: true });
-  });
-  try {
-    const raw = await Promise.race([
-      tool.run(args.data, { signal: controller.signal, idempotencyKey, log: () => {} }),
-      timeout,
-      aborted,
-    ]);
-    const output = tool.output.safeParse(raw);
-    if (!output.success) {
-      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
-    }
-    return output.data;
-  } catch (error) {
-    if (error instanceof FlowingError) throw error;
-    const flow = toFlowError(error, 'TOOL_FAILED');
-    throw new FlowingError(flow.code, flow.message, { details: flow.details });
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 /** Renders a value for a prompt or a model input: undefined and null as an empty string. Used by generated code. */
@@ -76,9 +39,6 @@ export function asText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-export function formatIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
-}
 
 let defaultProvider: LlmProvider | undefined;
 

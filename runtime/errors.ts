@@ -71,3 +71,8 @@ export function toFlowError(error: unknown, fallbackCode: string = 'TOOL_FAILED'
   const message = error instanceof Error ? error.message : String(error);
   return { code: fallbackCode, message };
 }
+
+/** One line per zod issue, `path: message`, for error messages. */
+export function formatIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+}

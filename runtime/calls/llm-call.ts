@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fieldMapToZod, type LlmInvokeSpec } from '../../spec/index.ts';
-import { formatIssues } from '../actors.ts';
+import { formatIssues } from '../errors.ts';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
 import { FlowingError, toFlowError } from '../errors.ts';
 import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';

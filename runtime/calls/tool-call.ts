@@ -1,10 +1,11 @@
 import type { ToolInvokeSpec } from '../../spec/index.ts';
-import { formatIssues, type ToolCallInput } from '../actors.ts';
+import type { ToolCallInput } from '../actors.ts';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
 import { argsHash } from '../session/approvals.ts';
 import type { SessionRun } from '../session/run.ts';
-import { backoffDelay, linkedSignal, sleep } from './signals.ts';
+import { backoffDelay, sleep } from './signals.ts';
+import { attemptTool, parseToolInput } from './tool-attempt.ts';
 
 /** Error codes worth another attempt (declared tool codes are answers, not glitches). */
 const RETRYABLE = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
@@ -62,10 +63,8 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     }
     run.approval = { ...approval, consumed: true };
   }
-  const parsed = tool.input.safeParse(input.args);
-  if (!parsed.success) {
-    return fail({ code: 'TOOL_CONTRACT', message: `input of tool '${tool.name}' does not match its contract: ${formatIssues(parsed.error.issues)}`, details: { side: 'input', issues: parsed.error.issues } }, 0);
-  }
+  const parsed = parseToolInput(tool, input.args);
+  if (!parsed.ok) return fail(parsed.error, 0);
   const { host } = run;
   const callSignal = options.signal;
   const startedAt = host.clock.now();
@@ -74,13 +73,13 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     release = await host.calls.acquire(callSignal);
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
-    run.append('tool.started', { callId: key, tool: tool.name, args: parsed.data, idempotencyKey, resumed: recorded !== undefined });
+    run.append('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
     await durable(run, canRetry);
     const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await attemptOnce(tool, parsed.data, idempotencyKey, callSignal, timeoutMs, run);
+        const output = await attemptTool(tool, parsed.args, { idempotencyKey, signal: callSignal, timeoutMs, clock: host.clock });
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
         run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
         await durable(run, canRetry);
@@ -107,27 +106,6 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     return fail(error, 0, startedAt);
   } finally {
     release?.();
-  }
-}
-
-async function attemptOnce(tool: AnyTool, args: unknown, idempotencyKey: string, parent: AbortSignal, timeoutMs: number, run: SessionRun): Promise<unknown> {
-  const attempt = linkedSignal([parent], run.host.clock, timeoutMs, () => new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`));
-  try {
-    const raw = await Promise.race([
-      Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey, log: () => {} })),
-      attempt.aborted,
-    ]);
-    const output = tool.output.safeParse(raw);
-    if (!output.success) {
-      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
-    }
-    return output.data;
-  } catch (error) {
-    if (error instanceof FlowingError) throw error;
-    const flow = toFlowError(error, 'TOOL_FAILED');
-    throw new FlowingError(flow.code, flow.message, { details: flow.details, cause: error });
-  } finally {
-    attempt.dispose();
   }
 }
 

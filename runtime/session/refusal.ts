@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import { formatIssues } from '../actors.ts';
+import { formatIssues } from '../errors.ts';
 import type { SessionStatus } from '../store/types.ts';
 import type { MachineInfo } from './machine-info.ts';
 

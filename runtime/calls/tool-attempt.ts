@@ -1,0 +1,52 @@
+import type { Clock } from '../clock.ts';
+import { FlowingError, formatIssues, toFlowError, type FlowError } from '../errors.ts';
+import type { AnyTool } from '../tool.ts';
+import { linkedSignal } from './signals.ts';
+
+/** Checks arguments against the tool's input schema; a breach is a `TOOL_CONTRACT` error naming the zod issues. */
+export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: unknown } | { ok: false; error: FlowError } {
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return {
+    ok: false,
+    error: {
+      code: 'TOOL_CONTRACT',
+      message: `input of tool '${tool.name}' does not match its contract: ${formatIssues(parsed.error.issues)}`,
+      details: { side: 'input', issues: parsed.error.issues },
+    },
+  };
+}
+
+export interface ToolAttemptOptions {
+  idempotencyKey: string;
+  /** Aborts the attempt (cancel); the timeout is added on top. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  clock: Clock;
+}
+
+/**
+ * One time-limited attempt of a tool with already validated arguments: `run` gets a signal that fires on timeout or
+ * cancel, and its output is checked against the output schema. Throws a FlowingError.
+ */
+export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAttemptOptions): Promise<unknown> {
+  const { timeoutMs } = options;
+  const attempt = linkedSignal([options.signal], options.clock, timeoutMs, () => new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`));
+  try {
+    const raw = await Promise.race([
+      Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey: options.idempotencyKey, log: () => {} })),
+      attempt.aborted,
+    ]);
+    const output = tool.output.safeParse(raw);
+    if (!output.success) {
+      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
+    }
+    return output.data;
+  } catch (error) {
+    if (error instanceof FlowingError) throw error;
+    const flow = toFlowError(error, 'TOOL_FAILED');
+    throw new FlowingError(flow.code, flow.message, { details: flow.details, cause: error });
+  } finally {
+    attempt.dispose();
+  }
+}
