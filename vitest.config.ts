@@ -8,6 +8,7 @@ export default defineConfig({
     // The package's own public doors, as generated code and tools import them.
     alias: [
       { find: /^flowing\/runtime$/, replacement: here('./runtime/index.ts') },
+      { find: /^flowing\/runtime\/openai$/, replacement: here('./runtime/llm/openai.ts') },
       { find: /^flowing\/spec$/, replacement: here('./spec/index.ts') },
       { find: /^flowing\/codegen$/, replacement: here('./codegen/index.ts') },
     ],
