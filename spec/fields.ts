@@ -10,14 +10,33 @@ export function fieldTypeToZod(type: FieldType): z.ZodType {
     case 'boolean': schema = z.boolean(); break;
     case 'enum': schema = z.enum((type.values ?? []) as [string, ...string[]]); break;
     case 'array': schema = z.array(type.items ? fieldTypeToZod(type.items) : z.unknown()); break;
-    case 'object': schema = type.fields ? fieldMapToZod(type.fields) : z.record(z.string(), z.unknown()); break;
+    case 'object': schema = type.fields ? buildFieldMap(type.fields) : z.record(z.string(), z.unknown()); break;
     case 'unknown': schema = z.unknown(); break;
   }
   return type.optional ? schema.optional() : schema;
 }
 
-/** A strict zod object for a field map (unknown keys are refused, so `__proto__` payload keys never slip in). */
+/** Schemas built from field maps, keyed by the map's JSON; bounded, oldest entry dropped first. */
+const fieldMapSchemas = new Map<string, z.ZodObject>();
+const FIELD_MAP_CACHE_SIZE = 256;
+
+/**
+ * A strict zod object for a field map (unknown keys are refused, so `__proto__` payload keys never slip in).
+ * Building a schema costs far more than using one (model requests carry their field map on every call), so equal
+ * maps share one schema; zod schemas are immutable, so sharing is safe.
+ */
 export function fieldMapToZod(map: FieldMap): z.ZodObject {
+  const key = JSON.stringify(map);
+  let schema = fieldMapSchemas.get(key);
+  if (!schema) {
+    schema = buildFieldMap(map);
+    if (fieldMapSchemas.size >= FIELD_MAP_CACHE_SIZE) fieldMapSchemas.delete(fieldMapSchemas.keys().next().value!);
+    fieldMapSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildFieldMap(map: FieldMap): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, type] of Object.entries(map)) shape[name] = fieldTypeToZod(type);
   return z.strictObject(shape);
