@@ -179,7 +179,10 @@ export function compileExpression(node: ExprNode, roots: RootMapping = {}): stri
   }
 }
 
-/** Evaluates a checked expression against plain values (used by previews and tests; generated code is compiled). */
+/**
+ * Evaluates a checked expression against plain values with the semantics of the compiled code (missing values read as
+ * undefined). The runtime uses it to show the arguments a person approves; generated machines use the compiled form.
+ */
 export function evaluateExpression(node: ExprNode, scope: Partial<Record<ExpressionRoot, unknown>>): unknown {
   switch (node.kind) {
     case 'literal':
@@ -188,10 +191,13 @@ export function evaluateExpression(node: ExprNode, scope: Partial<Record<Express
       return scope[node.name];
     case 'member': {
       const object = evaluateExpression(node.object, scope);
+      if (typeof object === 'string') {
+        // Strings expose their length and characters, as in the compiled code; nothing from String.prototype.
+        if (node.property === 'length') return object.length;
+        return typeof node.property === 'number' ? object[node.property] : undefined;
+      }
       if (object === null || typeof object !== 'object') return undefined;
-      return Object.prototype.hasOwnProperty.call(object, node.property)
-        ? (object as Record<string | number, unknown>)[node.property]
-        : undefined;
+      return Object.hasOwn(object, node.property) ? (object as Record<string | number, unknown>)[node.property] : undefined;
     }
     case 'array':
       return node.elements.map((e) => evaluateExpression(e, scope));
@@ -230,25 +236,6 @@ function evaluateBinary(op: string, leftNode: ExprNode, rightNode: ExprNode, sco
     case 'in': return (right as unknown[]).includes(l);
     default: throw new Error(`unreachable operator ${op}`);
   }
-}
-
-/** The root names an expression reads, with the first-level field of each (`context.orderId` -> context/orderId). */
-export function collectReferences(node: ExprNode, out: Array<{ root: ExpressionRoot; path: Array<string | number> }> = []) {
-  if (node.kind === 'member' || node.kind === 'root') {
-    const path: Array<string | number> = [];
-    let cursor: ExprNode = node;
-    while (cursor.kind === 'member') {
-      path.unshift(cursor.property);
-      cursor = cursor.object;
-    }
-    if (cursor.kind === 'root') out.push({ root: cursor.name, path });
-    return out;
-  }
-  if (node.kind === 'array') node.elements.forEach((e) => collectReferences(e, out));
-  if (node.kind === 'unary') collectReferences(node.argument, out);
-  if (node.kind === 'binary') { collectReferences(node.left, out); collectReferences(node.right, out); }
-  if (node.kind === 'conditional') { collectReferences(node.test, out); collectReferences(node.consequent, out); collectReferences(node.alternate, out); }
-  return out;
 }
 
 export type TemplatePart = { kind: 'text'; text: string } | { kind: 'hole'; source: string; ast: ExprNode; offset: number };

@@ -6,12 +6,12 @@ export {
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
-  validateSpec, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
+  validateSpec, RESERVED_NAMES, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
   type ToolInfo, type ValidateOptions, type ValidationResult,
 } from './validate.ts';
-export { parseSpecText } from './parse.ts';
+export { parseSpecText, jsonNestingDepth } from './parse.ts';
 export {
-  parseExpression, compileExpression, evaluateExpression, collectReferences, parseTemplate, compileTemplate,
+  parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
   type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,
 } from './expression.ts';
 export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite } from './walk.ts';

@@ -8,7 +8,7 @@ import { validateSpec, type ValidateOptions, type ValidationResult } from './val
  * @example const { ok, spec, problems } = parseSpecText(await readFile(file, 'utf8'), { tools })
  */
 export function parseSpecText(text: string, options: ValidateOptions = {}): ValidationResult {
-  const depth = maxDepth(text);
+  const depth = jsonNestingDepth(text, MAX_DEPTH);
   if (depth > MAX_DEPTH) {
     return { spec: undefined, problems: [problem('SPEC_JSON_SYNTAX', '', `the document nests deeper than ${MAX_DEPTH} levels`)], ok: false };
   }
@@ -25,21 +25,26 @@ export function parseSpecText(text: string, options: ValidateOptions = {}): Vali
 
 const MAX_DEPTH = 200;
 
-/** Nesting depth of objects and arrays, ignoring brackets inside strings; cheap and never recursive. */
-function maxDepth(text: string): number {
+/**
+ * Nesting depth of objects and arrays in JSON text, ignoring brackets inside strings; never recursive, and it stops
+ * counting once the depth passes `stopAbove`.
+ */
+export function jsonNestingDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
   let depth = 0;
-  let max = 0;
+  let deepest = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93) depth--;
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > stopAbove) return deepest;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return max;
+  return deepest;
 }
 
 function scanJson(text: string): SpecProblem[] {

@@ -1,5 +1,6 @@
 import { parseExpression, parseTemplate, type ExpressionRoot } from './expression.ts';
 import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
+import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
@@ -34,8 +35,8 @@ export const EVENT_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 const MAX_NAME_LENGTH = 64;
-const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
-/** Events the runtime itself understands; always considered declared when used. */
+/** Names that would collide with Object.prototype members wherever a spec name becomes a property key. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
@@ -122,7 +123,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
     if (type.default !== undefined) {
       if (!allowDefault) report('SPEC_INVALID_DEFAULT', [...segments, 'default'], 'defaults are only allowed on top-level context fields');
-      else if (!matchesType(type.default, type)) {
+      else if (!fieldTypeToZod(type).safeParse(type.default).success) {
         report('SPEC_INVALID_DEFAULT', [...segments, 'default'], `default ${truncate(JSON.stringify(type.default))} is not a ${type.type}`);
       }
     }
@@ -193,7 +194,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       if (!/^[1-9][0-9]*$/.test(delay) || ms > MAX_DELAY_MS) report('SPEC_INVALID_DELAY', [...at, 'after', delay], `delay '${delay}' must be a whole number of milliseconds between 1 and ${MAX_DELAY_MS}`);
     }
     for (const site of transitionSites(state)) {
-      if (site.kind === 'on' && site.key !== undefined && !(site.key in spec.events)) {
+      if (site.kind === 'on' && site.key !== undefined && !Object.hasOwn(spec.events, site.key)) {
         report('SPEC_UNDECLARED_EVENT', [...at, ...site.pointer], `event '${site.key}' is not declared in "events"`);
       }
       const roots: ExpressionRoot[] = site.kind === 'on' ? ['context', 'event']
@@ -205,7 +206,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
           report('SPEC_UNKNOWN_TARGET', [...here, 'target'], `target '${transition.target}' is not a state of this machine`);
         }
         if (typeof transition.guard === 'string') checkExpression(transition.guard, roots, [...here, 'guard']);
-        else if (transition.guard && !(transition.guard.ref in (spec.guards ?? {}))) {
+        else if (transition.guard && !Object.hasOwn(spec.guards ?? {}, transition.guard.ref)) {
           report('SPEC_UNKNOWN_GUARD', [...here, 'guard', 'ref'], `named guard '${transition.guard.ref}' is not declared in "guards"`);
         }
         checkAssign(transition.assign, roots, [...here, 'assign']);
@@ -217,14 +218,14 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   function checkAssign(assign: Record<string, string> | undefined, roots: ExpressionRoot[], segments: Array<string | number>) {
     for (const [field, source] of Object.entries(assign ?? {})) {
-      if (!(field in spec.context)) report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
+      if (!Object.hasOwn(spec.context, field)) report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
       checkExpression(source, roots, [...segments, field]);
     }
   }
 
   function checkActions(actions: string[] | undefined, segments: Array<string | number>) {
     actions?.forEach((name, i) => {
-      if (!(name in (spec.actions ?? {}))) report('SPEC_UNKNOWN_ACTION', [...segments, i], `named action '${name}' is not declared in "actions"`);
+      if (!Object.hasOwn(spec.actions ?? {}, name)) report('SPEC_UNKNOWN_ACTION', [...segments, i], `named action '${name}' is not declared in "actions"`);
     });
   }
 
@@ -242,7 +243,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       checkExpression(source, ['context'], [...at, 'input', field]);
     }
     if (invoke.idempotencyKey !== undefined) checkExpression(invoke.idempotencyKey, ['context'], [...at, 'idempotencyKey']);
-    const tool = options.tools?.[invoke.tool];
+    const tool = toolInfo(options, invoke.tool);
     if (!options.tools) return;
     if (!tool) {
       report('SPEC_UNKNOWN_TOOL', [...at, 'tool'], `tool '${invoke.tool}' is not defined in tools/ (create tools/${invoke.tool}.ts or run codegen to scaffold it)`);
@@ -291,15 +292,15 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     checkDistinct(invoke.tools ?? [], [...at, 'tools'], 'tool');
     invoke.tools?.forEach((name, i) => {
       if (!checkName(name, [...at, 'tools', i], 'tool', TOOL_NAME_PATTERN)) return;
-      if (options.tools && !options.tools[name]) report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
-      else if (options.tools?.[name]?.risk === 'high') report('SPEC_RISKY_TOOL_NOT_APPROVED', [...at, 'tools', i], `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`);
+      if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
+      else if (toolInfo(options, name)?.risk === 'high') report('SPEC_RISKY_TOOL_NOT_APPROVED', [...at, 'tools', i], `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`);
     });
     const scripted = invoke.scripted;
     for (const label of Object.keys(scripted?.keywords ?? {})) {
       if (!invoke.labels?.includes(label)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'keywords', label], `scripted keywords name '${label}', which is not one of the labels`);
     }
     for (const [field, source] of Object.entries(scripted?.patterns ?? {})) {
-      if (!invoke.fields?.[field]) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'patterns', field], `scripted pattern for '${field}', which is not one of the fields`);
+      if (!Object.hasOwn(invoke.fields ?? {}, field)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'patterns', field], `scripted pattern for '${field}', which is not one of the fields`);
       try {
         new RegExp(source);
       } catch (err) {
@@ -368,7 +369,7 @@ function checkGraph(
   if (!options.tools) return;
   for (const entry of states) {
     const invoke = entry.spec.invoke;
-    if (!invoke || !('tool' in invoke) || options.tools[invoke.tool]?.risk !== 'high') continue;
+    if (!invoke || !('tool' in invoke) || toolInfo(options, invoke.tool)?.risk !== 'high') continue;
     const isInitial = entry.parent ? entry.parent.spec.initial === entry.name : spec.initial === entry.name;
     if (isInitial) {
       report('SPEC_RISKY_TOOL_NOT_APPROVED', [...entry.pointer, 'invoke', 'tool'], `state '${entry.name}' runs high-risk tool '${invoke.tool}' but is an initial state; enter it only through an APPROVE transition`);
@@ -383,6 +384,11 @@ function checkGraph(
       }
     }
   }
+}
+
+/** The catalog entry of a tool; own entries only, so names like `constructor` never find Object's members. */
+function toolInfo(options: ValidateOptions, name: string): ToolInfo | undefined {
+  return options.tools && Object.hasOwn(options.tools, name) ? options.tools[name] : undefined;
 }
 
 /** JSON pointers of every own `__proto__` key (JSON.parse creates them; copying them would set a prototype). */
@@ -400,18 +406,6 @@ function findProtoKeys(input: unknown): string[] {
   return found;
 }
 
-function matchesType(value: unknown, type: FieldType): boolean {
-  switch (type.type) {
-    case 'string': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'enum': return typeof value === 'string' && (type.values ?? []).includes(value);
-    case 'array': return Array.isArray(value) && (!type.items || value.every((v) => matchesType(v, type.items!)));
-    case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value)
-      && Object.entries(type.fields ?? {}).every(([k, t]) => (value as Record<string, unknown>)[k] === undefined ? !!t.optional : matchesType((value as Record<string, unknown>)[k], t));
-    case 'unknown': return true;
-  }
-}
 
 function truncate(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;

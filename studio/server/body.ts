@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { jsonNestingDepth } from '../../spec/index.ts';
 import { StudioError } from './errors.ts';
 
 /** Largest request body the studio API accepts (a spec is a few KB; 1 MiB leaves room for big machines). */
@@ -62,30 +63,10 @@ function tooLarge(limit: number): StudioError {
   return new StudioError('STUDIO_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, { limit });
 }
 
-/** Returns the deepest nesting of arrays/objects in JSON text, stopping early once it passes `max`. */
-export function jsonDepth(text: string, max = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-      if (deepest > max) return deepest;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
-
 /** Reads and parses a JSON request body with the size and depth limits (400 STUDIO_BAD_JSON, 413 STUDIO_BODY_TOO_LARGE). */
 export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const text = (await readBody(req, limit)).toString('utf8');
-  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new StudioError('STUDIO_BAD_JSON', `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { maxDepth: MAX_JSON_DEPTH });
   }
   try {

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { formatSpec, hasErrors, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '../../spec/index.ts';
-import { jsonDepth, MAX_JSON_DEPTH, readJson } from './body.ts';
+import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '../../spec/index.ts';
+import { MAX_JSON_DEPTH, readJson } from './body.ts';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
@@ -21,7 +21,7 @@ function projectPath(context: StudioContext, file: string): string {
 }
 
 function parseLoose(text: string): unknown {
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return null;
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return null;
   try {
     return JSON.parse(text);
   } catch {

@@ -76,6 +76,15 @@ describe('expression language', () => {
     ));
   });
 
+  it('reads string lengths and array items like the compiled code does', () => {
+    const parsed = parseExpression("context.name.length + context.items.length + (context.items[1] ?? 0)", ['context']);
+    if (!parsed.ok) throw new Error('fixture does not parse');
+    const compiled = new Function('context', `return ${compileExpression(parsed.ast)};`);
+    const context = { name: 'Ada', items: [4, 5] };
+    expect(evaluateExpression(parsed.ast, { context })).toBe(compiled(context));
+    expect(evaluateExpression(parsed.ast, { context })).toBe(10);
+  });
+
   it('parses prompt templates and refuses unclosed or empty holes', () => {
     const ok = parseTemplate('Order {{ context.orderId }} is {{context.status}}.', ['context']);
     expect(ok.ok && ok.parts.map((p) => p.kind)).toEqual(['text', 'hole', 'text', 'hole', 'text']);

@@ -142,3 +142,25 @@ describe('validateSpec', () => {
     expect(({} as Record<string, unknown>).on).toBeUndefined();
   });
 });
+
+describe('validateSpec with names that objects inherit', () => {
+  const inherited: Array<[string, (s: any) => void, string]> = [
+    ['an event named like an Object member', (s) => { s.states.wait.on.constructor = 'done'; }, 'SPEC_UNDECLARED_EVENT'],
+    ['a guard ref to __proto__', (s) => { s.states.idle.on.GO.guard = { ref: '__proto__' }; }, 'SPEC_UNKNOWN_GUARD'],
+    ['a named action toString', (s) => { s.states.idle.on.GO.actions = ['toString']; }, 'SPEC_UNKNOWN_ACTION'],
+    ['an assign to valueOf', (s) => { s.states.idle.on.GO.assign.valueOf = '1'; }, 'SPEC_UNKNOWN_CONTEXT_FIELD'],
+  ];
+  for (const [what, mutate, code] of inherited) {
+    it(`reports ${code} for ${what}`, () => {
+      const spec = baseSpec();
+      mutate(spec);
+      expect(validateSpec(spec, { tools }).problems.map((p) => p.code)).toContain(code);
+    });
+  }
+
+  it('refuses an object default with a key the context schema does not have', () => {
+    const spec = baseSpec();
+    spec.context.meta = { type: 'object', fields: { k: { type: 'number' } }, default: { k: 1, extra: 'x' } };
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_INVALID_DEFAULT', '/context/meta/default']]);
+  });
+});

@@ -1,13 +1,12 @@
-import { NAME_PATTERN, type FlowSpec, type Position, type StateSpec } from '../../../spec/index.ts';
+import { NAME_PATTERN, RESERVED_NAMES, type FlowSpec, type Position, type StateSpec } from '../../../spec/index.ts';
 import { refuse, type EditResult } from './errors.ts';
 import { toPointer } from './pointer.ts';
 import { allStateNames, cloneSpec, forEachTransition, locateState } from './walk.ts';
 
-const RESERVED = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
 
 /** Checks a new state name: an identifier, not reserved, not used by another state. Returns a message or undefined. */
 export function checkStateName(spec: FlowSpec, name: string, ignore?: string): { code: 'GRAPH_INVALID_NAME' | 'GRAPH_DUPLICATE_NAME'; message: string } | undefined {
-  if (!NAME_PATTERN.test(name) || name.length > 64 || RESERVED.has(name)) {
+  if (!NAME_PATTERN.test(name) || name.length > 64 || RESERVED_NAMES.has(name)) {
     return { code: 'GRAPH_INVALID_NAME', message: `'${name}' is not a valid state name: use letters, digits and _ (not starting with a digit)` };
   }
   if (name !== ignore && allStateNames(spec).includes(name)) {
