@@ -61,11 +61,16 @@ program
     process.exitCode = await benchCommand();
   });
 
+if (process.argv.length <= 2) {
+  program.outputHelp({ error: true });
+  process.exit(2);
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
+    const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
     process.exit(ok ? 0 : 2);
   }
   throw error;

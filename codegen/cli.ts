@@ -1,4 +1,5 @@
-import { access, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
 import { parseSpecText } from '../spec/index.ts';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
@@ -30,7 +31,9 @@ export async function findSpecFiles(rootDir: string): Promise<string[]> {
 async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
   if (files.length === 0) return { files: await findSpecFiles(rootDir) };
   for (const file of files) {
-    if (!(await access(resolve(rootDir, file)).then(() => true, () => false))) return { error: `no such file: ${file}` };
+    const info = await stat(resolve(rootDir, file)).catch(() => undefined);
+    if (!info) return { error: `no such file: ${file}` };
+    if (!info.isFile()) return { error: `not a file: ${file} (name .flow.json files, or none for every machines/*/*.flow.json)` };
   }
   return { files: files.map((f) => relative(rootDir, resolve(rootDir, f)).split('\\').join('/')) };
 }
@@ -45,6 +48,16 @@ function print(findings: Finding[], json: boolean | undefined, extra: Record<str
   }
 }
 
+/** A spec lives at `<dir>/<id>/<id>.flow.json`: its generated files and the studio find it by its id. */
+function fileNameProblems(file: string, id: string): Finding[] {
+  const expected = `${id}.flow.json`;
+  if (basename(file) === expected && basename(dirname(file)) === id) return [];
+  return [{
+    file, code: 'CODEGEN_FILE_NAME', severity: 'error', path: '/id',
+    message: `a spec with id '${id}' must be saved as ${id}/${expected} (found ${file}); rename the file or change the id`,
+  }];
+}
+
 /** `flowing validate [files] [--json]`: exit 0 when no errors, 1 when a spec has errors, 2 on usage errors. */
 export async function validateCommand(files: string[], options: { json?: boolean }, rootDir = process.cwd()): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
@@ -56,7 +69,9 @@ export async function validateCommand(files: string[], options: { json?: boolean
   const findings: Finding[] = [];
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    for (const problem of parseSpecText(text, { tools }).problems) findings.push({ file, ...problem });
+    const result = parseSpecText(text, { tools });
+    for (const problem of result.problems) findings.push({ file, ...problem });
+    if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
   }
   print(findings, options.json, { files: resolved.files });
   if (!options.json && findings.length === 0) process.stdout.write(`${resolved.files.length} spec(s) valid\n`);
@@ -87,6 +102,14 @@ export async function codegenCommand(files: string[], options: { check?: boolean
   }
 
   for (const file of resolved.files) {
+    const misnamed = await readFile(resolve(rootDir, file), 'utf8').then((text) => {
+      const id = parseSpecText(text).spec?.id;
+      return id === undefined ? [] : fileNameProblems(file, id);
+    });
+    if (misnamed.length > 0) {
+      findings.push(...misnamed);
+      continue;
+    }
     const result = await codegen.generate(file, { write: !options.check, typeCheck: !options.check, tools: options.check ? tools : undefined });
     for (const problem of result.problems) findings.push({ file, ...problem });
     report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });

@@ -6,6 +6,7 @@ export const CODEGEN_PROBLEM_CODES = {
   CODEGEN_DRIFT: 'A generated file differs from what the spec generates now (run `flowing codegen`).',
   CODEGEN_MISSING_FILE: 'A generated file is missing (run `flowing codegen`).',
   CODEGEN_READ_FAILED: 'A spec file could not be read.',
+  CODEGEN_FILE_NAME: 'The spec file is not at <id>/<id>.flow.json for the id it declares.',
   CODEGEN_TOOL_LOAD_FAILED: 'A module in tools/ could not be imported (a warning: its tools are treated as missing).',
 } as const;
 

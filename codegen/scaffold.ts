@@ -38,6 +38,9 @@ export function implText(id: string, existing: string | undefined, guards: strin
     if (wanted.length === 0) return;
     const declaration = source.getVariableDeclaration(variable);
     const object = declaration?.getInitializerIfKind(SyntaxKind.ObjectLiteralExpression);
+    // Declared some other way (a function call, a spread of imports): the author owns it; the type check will say
+    // what is missing rather than codegen guessing where to add it.
+    if (declaration && !object) return;
     if (!object) {
       source.addStatements(`\nexport const ${variable} = {\n${wanted.map(stub).join('\n')}\n};\n`);
       changed = true;

@@ -12,7 +12,6 @@ export interface EmitMachineOptions {
   specFile: string;
   specHash: string;
   generatorVersion: string;
-  /** Named guards/actions are imported from `<id>.impl.ts` when the spec declares any. */
 }
 
 export interface EmittedModule {
@@ -40,7 +39,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const byName = new Map(states.map((s) => [s.name, s]));
   const hasGuards = Object.keys(spec.guards ?? {}).length > 0;
   const hasActions = Object.keys(spec.actions ?? {}).length > 0;
-  const usesAssign = usesAssignAnywhere(spec, states);
+  const usesAssign = usesAssignAnywhere(states);
 
   w.writeLine(`// Generated from ${options.specFile} by flowing codegen — do not edit.`);
   w.writeLine(`// Change the spec and run \`flowing codegen\`. spec sha256:${options.specHash} generator:flowing@${options.generatorVersion}`);
@@ -378,8 +377,7 @@ function writeLlmInput(out: MappedWriter, invoke: LlmInvokeSpec, spec: FlowSpec,
   w.writeLine('}),');
 }
 
-function usesAssignAnywhere(spec: FlowSpec, states: StateEntry[]): boolean {
-  void spec;
+function usesAssignAnywhere(states: StateEntry[]): boolean {
   const hasAssign = (t: TransitionSpec | undefined): boolean => {
     if (t === undefined || typeof t === 'string') return false;
     return (Array.isArray(t) ? t : [t]).some((x) => Object.keys(x.assign ?? {}).length > 0);

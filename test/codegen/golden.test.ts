@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, loadToolCatalog, type ToolCatalog } from '../../codegen/index.ts';
@@ -111,5 +111,19 @@ describe('flowing codegen --check (B2)', () => {
   it('exits 2 on a usage error', async () => {
     expect((await cli(['codegen', 'machines/none.flow.json'])).code).toBe(2);
     expect((await cli(['codegen', '--no-such-flag'])).code).toBe(2);
+    expect((await cli(['validate', 'machines'])).code).toBe(2);
+    expect((await cli([])).code).toBe(2);
+  });
+
+  it('refuses a spec whose file name does not match its id, and generates nothing for it', async () => {
+    const misnamed = join(project.dir, 'machines/order-support-copy/order-support-copy.flow.json');
+    await mkdir(dirname(misnamed), { recursive: true });
+    await writeFile(misnamed, await readFile(join(project.dir, 'machines/order-support/order-support.flow.json'), 'utf8'));
+    const validate = await cli(['validate', '--json', 'machines/order-support-copy/order-support-copy.flow.json']);
+    expect(validate.code).toBe(1);
+    expect(JSON.parse(validate.stdout).problems.map((p: { code: string; path: string }) => [p.code, p.path])).toEqual([['CODEGEN_FILE_NAME', '/id']]);
+    const generate = await cli(['codegen', 'machines/order-support-copy/order-support-copy.flow.json']);
+    expect(generate.code).toBe(1);
+    expect(await readdir(dirname(misnamed))).toEqual(['order-support-copy.flow.json']);
   });
 });

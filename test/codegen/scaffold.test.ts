@@ -1,7 +1,7 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodegen, scaffoldTool, type Codegen } from '../../codegen/index.ts';
+import { createCodegen, implText, scaffoldTool, type Codegen } from '../../codegen/index.ts';
 import { copyProject, editJsonFile } from '../helpers/project.ts';
 
 let project: Awaited<ReturnType<typeof copyProject>>;
@@ -78,6 +78,11 @@ describe('scaffolding of hand-written code', () => {
     expect(stub).toContain('title: z.unknown(),');
     expect(await readFile(join(project.dir, 'machines/incident-triage/incident-triage.registry.ts'), 'utf8')).toContain('open_ticket: openTicket,');
   }, 90_000);
+
+  it('leaves a guards table declared some other way alone instead of declaring it twice', () => {
+    const existing = 'import { makeGuards } from "./guards.ts";\nexport const incidentTriageGuards = makeGuards();\n';
+    expect(implText('incident-triage', existing, ['isWeekend'], [])).toBeUndefined();
+  });
 
   it('leaves an existing tool file untouched', async () => {
     const path = join(project.dir, 'tools/fetch_logs.ts');
