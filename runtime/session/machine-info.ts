@@ -26,6 +26,8 @@ export interface MachineInfo {
   timedStates: Set<string>;
   /** The machine with the runtime's tool and model actors provided. */
   machine: AnyStateMachine;
+  /** Frozen state values shared by all sessions of the machine, by their JSON. */
+  stateValues: Map<string, unknown>;
 }
 
 /** Derives a MachineInfo; throws FlowingError('TOOL_UNKNOWN') when the spec names a tool the definition lacks. */
@@ -65,6 +67,7 @@ export function analyzeMachine(definition: AnyMachineDefinition, provide: (machi
     approvalSites,
     timedStates,
     machine: provide(definition.machine),
+    stateValues: new Map(),
   };
 }
 

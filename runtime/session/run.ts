@@ -18,12 +18,48 @@ const runsBySystem = new WeakMap<object, SessionRun>();
  * XState builds persisted snapshots with a rest spread, which V8 keeps as a slow dictionary object (about 1 KB);
  * the same data as a plain literal is a third of that, which matters for thousands of idle sessions in memory.
  */
-function compactSnapshot(persisted: Record<string, unknown>): Record<string, unknown> {
+function compactSnapshot(persisted: Record<string, unknown>, info: MachineInfo): Record<string, unknown> {
   const { status, value, historyValue, context, children, output, error, ...rest } = persisted;
-  const compact: Record<string, unknown> = { status, value, historyValue, context, children };
+  const compact: Record<string, unknown> = {
+    status, value: sharedValue(info, value), historyValue: orEmpty(historyValue), context, children: orEmpty(children),
+  };
   if (output !== undefined) compact.output = output;
   if (error !== undefined) compact.error = error;
   return Object.keys(rest).length === 0 ? compact : { ...compact, ...rest };
+}
+
+/** Shared by every stored snapshot and event that has nothing there (XState only reads them when restoring). */
+const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
+const EMPTY_LIST: readonly never[] = Object.freeze([]);
+const NO_USAGE = Object.freeze({ promptTokens: 0, completionTokens: 0 });
+
+function orEmpty(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && Object.keys(value).length === 0 ? EMPTY_OBJECT : value;
+}
+
+const MAX_SHARED_VALUES = 1024;
+
+/**
+ * One frozen object per distinct state value of a machine ({ active: 'idle' }), shared by the snapshots and events
+ * of all its sessions instead of a copy each; string values are shared by V8 already.
+ */
+function sharedValue(info: MachineInfo, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const key = JSON.stringify(value);
+  const known = info.stateValues.get(key);
+  if (known) return known;
+  if (info.stateValues.size >= MAX_SHARED_VALUES) return value;
+  const frozen = deepFreeze(value);
+  info.stateValues.set(key, frozen);
+  return frozen;
+}
+
+function deepFreeze(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The live run that owns the actor system an invoked actor belongs to. */
@@ -96,7 +132,7 @@ export class SessionRun {
     const now = host.clock.now();
     const record: SessionRecord = {
       sessionId: ids.sessionId, machineId: info.definition.id, specHash: info.definition.specHash, traceId: ids.traceId,
-      status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: { promptTokens: 0, completionTokens: 0 },
+      status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: NO_USAGE,
       createdAt: now, updatedAt: now,
     };
     const run = new SessionRun(host, info, record, []);
@@ -169,7 +205,7 @@ export class SessionRun {
       this.fail({ code: 'STEP_LIMIT', message: `the session took more than ${this.host.limits.maxSteps} steps` }, false);
       return;
     }
-    const data: Record<string, unknown> = { state: snapshot.value, event: cause, transitions };
+    const data: Record<string, unknown> = { state: sharedValue(this.info, snapshot.value), event: cause, transitions: transitions.length === 0 ? EMPTY_LIST : transitions };
     // Events from outside are logged whole, so a session can be replayed from its log.
     if (!cause.startsWith('xstate.')) data.payload = causeEvent;
     if (snapshot.context !== this.lastContext) {
@@ -311,7 +347,7 @@ export class SessionRun {
     const current = actor.getSnapshot();
     if (current !== this.persistedOf) {
       this.persistedOf = current;
-      this.persistedValue = compactSnapshot(actor.getPersistedSnapshot() as Record<string, unknown>);
+      this.persistedValue = compactSnapshot(actor.getPersistedSnapshot() as Record<string, unknown>, this.info);
     }
     return this.persistedValue;
   }
