@@ -54,6 +54,13 @@ export class Semaphore {
     return this.active;
   }
 
+  /** A slot if one is free now (its release function), else undefined. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.capacity) return undefined;
+    this.active++;
+    return this.releaser();
+  }
+
   async acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) throw new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot');
     if (this.active < this.capacity) {

@@ -5,7 +5,7 @@ import { MAX_LLM_REPAIRS } from '../constants.ts';
 import { FlowingError, toFlowError } from '../errors.ts';
 import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import type { SessionRun } from '../session/run.ts';
-import { linkedSignal } from './signals.ts';
+import { CallScope } from './signals.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
 
@@ -13,7 +13,7 @@ export interface LlmCallOptionsInternal {
   run: SessionRun;
   key: string;
   request: LlmRequest;
-  signal: AbortSignal;
+  scope: CallScope;
   invoke?: LlmInvokeSpec;
 }
 
@@ -40,7 +40,7 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
     throw fromFlowError(error);
   }
   const timeoutMs = options.invoke?.timeoutMs ?? host.limits.llmTimeoutMs;
-  const callSignal = linkedSignal([options.signal], host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
+  const callSignal = options.scope.attempt(host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
   const startedAt = host.clock.now();
   let release: (() => void) | undefined;
   try {
@@ -131,7 +131,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
         const tool = request.tools.includes(name) ? info.definition.tools[name] : undefined;
         if (!tool) return { ok: false, error: { code: 'TOOL_UNKNOWN', message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}` } };
         try {
-          const output = await callTool({ run, key: `${key}/${n}`, tool, input: { args }, signal: controller.signal, onUnknownOutcome: 'throw' });
+          const output = await callTool({ run, key: `${key}/${n}`, tool, input: { args }, scope: CallScope.linkedTo(controller.signal), onUnknownOutcome: 'throw' });
           return { ok: true, output: truncateForModel(output, run.host.limits.maxToolResultChars) };
         } catch (error) {
           const flow = toFlowError(error);

@@ -40,6 +40,76 @@ export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, time
   };
 }
 
+/** What `linkedSignal` and `CallScope.attempt` return: a signal, a promise rejecting when it aborts, and cleanup. */
+export type AttemptSignal = ReturnType<typeof linkedSignal>;
+
+/**
+ * The abort side of one invoked call, owned by the runtime's actor logic instead of an AbortController linked to
+ * XState's: stopping the invocation aborts the signal of the attempt in progress directly, so a call needs no
+ * listener and no controller of XState's. `signal`, an AbortSignal for waits (slots, backoff), is made on first use.
+ */
+export class CallScope {
+  private isStopped = false;
+  private waits?: AbortController;
+  private current?: (reason: FlowingError) => void;
+
+  /** A scope that stops when `signal` aborts (calls made from inside an agent loop). */
+  static linkedTo(signal: AbortSignal): CallScope {
+    const scope = new CallScope();
+    if (signal.aborted) scope.stop();
+    else signal.addEventListener('abort', () => scope.stop(), { once: true });
+    return scope;
+  }
+
+  get stopped(): boolean {
+    return this.isStopped;
+  }
+
+  /** Aborts when the invocation stops (with an AbortError, as XState's own signal does). */
+  get signal(): AbortSignal {
+    if (!this.waits) {
+      this.waits = new AbortController();
+      if (this.isStopped) this.waits.abort();
+    }
+    return this.waits.signal;
+  }
+
+  stop() {
+    if (this.isStopped) return;
+    this.isStopped = true;
+    this.waits?.abort();
+    this.current?.(new FlowingError('CANCELLED', 'the call was cancelled'));
+  }
+
+  /** A fresh signal for one attempt: aborts when the scope stops or after `timeoutMs`; call `dispose` when done. */
+  attempt(clock: Clock, timeoutMs: number | undefined, timeoutError: () => FlowingError): AttemptSignal {
+    const controller = new AbortController();
+    let reject!: (reason: unknown) => void;
+    const aborted = new Promise<never>((_, r) => (reject = r));
+    aborted.catch(() => {}); // observed by whoever races it; never an unhandled rejection
+    const abort = (reason: FlowingError) => {
+      if (controller.signal.aborted) return;
+      controller.abort(reason);
+      reject(reason);
+    };
+    let timer: unknown;
+    if (this.isStopped) abort(new FlowingError('CANCELLED', 'the call was cancelled'));
+    else {
+      this.current = abort;
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) timer = clock.setTimeout(() => abort(timeoutError()), timeoutMs);
+    }
+    return {
+      signal: controller.signal,
+      aborted,
+      abort,
+      dispose: () => {
+        if (timer !== undefined) clock.clearTimeout(timer);
+        if (this.current === abort) this.current = undefined;
+      },
+    };
+  }
+}
+
 function cancelReason(reason: unknown): FlowingError {
   return reason instanceof FlowingError ? reason : new FlowingError('CANCELLED', 'the call was cancelled');
 }

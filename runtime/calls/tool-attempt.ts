@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { FlowingError, formatIssues, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
-import { linkedSignal } from './signals.ts';
+import { linkedSignal, type CallScope } from './signals.ts';
 
 /** Checks arguments against the tool's input schema; a breach is a `TOOL_CONTRACT` error naming the zod issues. */
 export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: unknown } | { ok: false; error: FlowError } {
@@ -19,8 +19,8 @@ export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: 
 
 export interface ToolAttemptOptions {
   idempotencyKey: string;
-  /** Aborts the attempt (cancel); the timeout is added on top. */
-  signal: AbortSignal;
+  /** Aborts the attempt (cancel); the timeout is added on top. Either a signal (linked) or the runtime's call scope. */
+  signal: AbortSignal | CallScope;
   timeoutMs: number;
   clock: Clock;
 }
@@ -31,7 +31,9 @@ export interface ToolAttemptOptions {
  */
 export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAttemptOptions): Promise<unknown> {
   const { timeoutMs } = options;
-  const attempt = linkedSignal([options.signal], options.clock, timeoutMs, () => new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`));
+  const attempt = options.signal instanceof AbortSignal
+    ? linkedSignal([options.signal], options.clock, timeoutMs, () => timeoutError(tool, timeoutMs))
+    : options.signal.attempt(options.clock, timeoutMs, () => timeoutError(tool, timeoutMs));
   try {
     const raw = await Promise.race([
       Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey: options.idempotencyKey, log: () => {} })),
@@ -49,4 +51,8 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
   } finally {
     attempt.dispose();
   }
+}
+
+function timeoutError(tool: AnyTool, timeoutMs: number): FlowingError {
+  return new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`);
 }

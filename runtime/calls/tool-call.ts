@@ -4,7 +4,7 @@ import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
 import { argsHash } from '../session/approvals.ts';
 import type { SessionRun } from '../session/run.ts';
-import { backoffDelay, sleep } from './signals.ts';
+import { backoffDelay, sleep, type CallScope } from './signals.ts';
 import { attemptTool, parseToolInput } from './tool-attempt.ts';
 
 /** Error codes worth another attempt (declared tool codes are answers, not glitches). */
@@ -16,8 +16,8 @@ export interface ToolCallOptions {
   key: string;
   tool: AnyTool;
   input: ToolCallInput;
-  /** Aborts when XState stops the invoking actor. */
-  signal: AbortSignal;
+  /** Stops when XState stops the invoking actor (or the agent loop that makes the call ends). */
+  scope: CallScope;
   invoke?: ToolInvokeSpec;
   /** What to do with a started-but-never-completed non-idempotent call: stop the session, or throw to the caller (agents). */
   onUnknownOutcome: 'attention' | 'throw';
@@ -66,11 +66,12 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
   const parsed = parseToolInput(tool, input.args);
   if (!parsed.ok) return fail(parsed.error, 0);
   const { host } = run;
-  const callSignal = options.signal;
+  const scope = options.scope;
   const startedAt = host.clock.now();
   let release: (() => void) | undefined;
   try {
-    release = await host.calls.acquire(callSignal);
+    // A free slot is taken at once; only a wait needs a signal (made then).
+    release = (!scope.stopped && host.calls.tryAcquire()) || await host.calls.acquire(scope.signal);
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
@@ -79,17 +80,17 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await attemptTool(tool, parsed.args, { idempotencyKey, signal: callSignal, timeoutMs, clock: host.clock });
+        const output = await attemptTool(tool, parsed.args, { idempotencyKey, signal: scope, timeoutMs, clock: host.clock });
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
         run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
         await durable(run, canRetry);
         return output;
       } catch (thrown) {
         const error = toFlowError(thrown, 'TOOL_FAILED');
-        if (attempt <= retries && RETRYABLE.has(error.code) && !options.signal.aborted) {
+        if (attempt <= retries && RETRYABLE.has(error.code) && !scope.stopped) {
           const delayMs = backoffDelay(attempt, host.limits.retryBaseMs, host.limits.retryMaxMs, host.random);
           run.append('tool.retry', { callId: key, tool: tool.name, attempt: attempt + 1, delayMs, error });
-          await sleep(host.clock, delayMs, callSignal);
+          await sleep(host.clock, delayMs, scope.signal);
           continue;
         }
         if (error.code === 'TOOL_TIMEOUT' && !canRetry) {
