@@ -41,7 +41,12 @@ export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, time
 }
 
 /** What `linkedSignal` and `CallScope.attempt` return: a signal, a promise rejecting when it aborts, and cleanup. */
-export type AttemptSignal = ReturnType<typeof linkedSignal>;
+export interface AttemptSignal {
+  readonly signal: AbortSignal;
+  readonly aborted: Promise<never>;
+  abort(reason: FlowingError): void;
+  dispose(): void;
+}
 
 /**
  * The abort side of one invoked call, owned by the runtime's actor logic instead of an AbortController linked to
@@ -81,32 +86,59 @@ export class CallScope {
     this.current?.(new FlowingError('CANCELLED', 'the call was cancelled'));
   }
 
-  /** A fresh signal for one attempt: aborts when the scope stops or after `timeoutMs`; call `dispose` when done. */
+  /**
+   * A fresh signal for one attempt: aborts when the scope stops or after `timeoutMs`; call `dispose` when done.
+   * The AbortSignal itself is made when first read (already aborted, with the reason, if that happened before):
+   * most tools never look at it, and it is the dearest part of a call.
+   */
   attempt(clock: Clock, timeoutMs: number | undefined, timeoutError: () => FlowingError): AttemptSignal {
-    const controller = new AbortController();
-    let reject!: (reason: unknown) => void;
-    const aborted = new Promise<never>((_, r) => (reject = r));
-    aborted.catch(() => {}); // observed by whoever races it; never an unhandled rejection
-    const abort = (reason: FlowingError) => {
-      if (controller.signal.aborted) return;
-      controller.abort(reason);
-      reject(reason);
-    };
-    let timer: unknown;
-    if (this.isStopped) abort(new FlowingError('CANCELLED', 'the call was cancelled'));
-    else {
-      this.current = abort;
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) timer = clock.setTimeout(() => abort(timeoutError()), timeoutMs);
+    return new Attempt(this, clock, timeoutMs, timeoutError);
+  }
+
+  /** @internal */
+  attach(abort: ((reason: FlowingError) => void) | undefined, previous?: (reason: FlowingError) => void) {
+    if (previous === undefined || this.current === previous) this.current = abort;
+  }
+}
+
+class Attempt {
+  readonly aborted: Promise<never>;
+  private controller?: AbortController;
+  private reason?: FlowingError;
+  private reject!: (reason: unknown) => void;
+  private timer: unknown;
+  private readonly onAbort: (reason: FlowingError) => void;
+
+  constructor(private readonly scope: CallScope, private readonly clock: Clock, timeoutMs: number | undefined, timeoutError: () => FlowingError) {
+    this.aborted = new Promise<never>((_, reject) => (this.reject = reject));
+    this.aborted.catch(() => {}); // observed by whoever races it; never an unhandled rejection
+    this.onAbort = (reason) => this.abort(reason);
+    if (scope.stopped) {
+      this.abort(new FlowingError('CANCELLED', 'the call was cancelled'));
+      return;
     }
-    return {
-      signal: controller.signal,
-      aborted,
-      abort,
-      dispose: () => {
-        if (timer !== undefined) clock.clearTimeout(timer);
-        if (this.current === abort) this.current = undefined;
-      },
-    };
+    scope.attach(this.onAbort);
+    if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) this.timer = clock.setTimeout(() => this.abort(timeoutError()), timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: FlowingError) {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.reject(reason);
+  }
+
+  dispose() {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.scope.attach(undefined, this.onAbort);
   }
 }
 

@@ -36,7 +36,8 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
     : options.signal.attempt(options.clock, timeoutMs, () => timeoutError(tool, timeoutMs));
   try {
     const raw = await Promise.race([
-      Promise.resolve().then(() => tool.run(args, { signal: attempt.signal, idempotencyKey: options.idempotencyKey, log: () => {} })),
+      // The signal is read from the attempt when the tool asks for it (the runtime's attempts make it on demand).
+      Promise.resolve().then(() => tool.run(args, { get signal() { return attempt.signal; }, idempotencyKey: options.idempotencyKey, log: noLog })),
       attempt.aborted,
     ]);
     const output = tool.output.safeParse(raw);
@@ -56,3 +57,5 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
 function timeoutError(tool: AnyTool, timeoutMs: number): FlowingError {
   return new FlowingError('TOOL_TIMEOUT', `tool '${tool.name}' did not finish within ${timeoutMs} ms`);
 }
+
+function noLog() {}
