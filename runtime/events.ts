@@ -46,7 +46,7 @@ export interface RuntimeEvent<TData = Record<string, unknown>> {
  */
 export function freezeEvent<T extends object>(event: T & { data: object }): T {
   const data = event.data as Record<string, unknown>;
-  for (const key of Object.keys(data)) {
+  for (const key in data) {
     const value = data[key];
     if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
       const proto = Object.getPrototypeOf(value);

@@ -82,11 +82,6 @@ function abortedWith(signal: AbortSignal): Promise<never> {
 async function runKind(run: SessionRun, key: string, request: LlmRequest, signal: AbortSignal, timeoutMs: number): Promise<LlmResult<unknown>> {
   const llm = run.host.llm;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
-  const count = (result: LlmResult<unknown>) => {
-    usage.promptTokens += result.usage.promptTokens;
-    usage.completionTokens += result.usage.completionTokens;
-    run.addUsage(result.usage);
-  };
   switch (request.kind) {
     case 'classify':
     case 'extract': {
@@ -97,7 +92,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
         const result: LlmResult<unknown> = request.kind === 'classify'
           ? await llm.classify(current as typeof request, { signal, timeoutMs })
           : await llm.extract(current as typeof request, { signal, timeoutMs });
-        count(result);
+        count(run, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
         if (verdict.ok) return { ...result, output: verdict.output, usage, attempts };
@@ -108,8 +103,8 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
     }
     case 'generate': {
-      const result = await llm.generate(request, { signal, timeoutMs, onDelta: (text) => { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
-      count(result);
+      const result = await llm.generate(request, { signal, timeoutMs, onDelta(text) { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
+      count(run, usage, result);
       run.append('message.complete', { callId: key, text: result.output.text });
       return { ...result, usage };
     }
@@ -153,10 +148,17 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
         }),
         abortedWith(controller.signal),
       ]);
-      count(result);
+      count(run, usage, result);
       return { ...result, usage };
     }
   }
+}
+
+/** Adds a provider answer's tokens to the call's total and the session's. */
+function count(run: SessionRun, usage: LlmUsage, result: LlmResult<unknown>) {
+  usage.promptTokens += result.usage.promptTokens;
+  usage.completionTokens += result.usage.completionTokens;
+  run.addUsage(result.usage);
 }
 
 type Verdict = { ok: true; output: unknown } | { ok: false; problem: string };

@@ -47,24 +47,19 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     await run.flush();
     throw error;
   }
-  const fail = async (error: FlowError, attempts: number, startedAt?: number): Promise<never> => {
-    run.append('tool.failed', { callId: key, tool: tool.name, error, attempts, durationMs: startedAt === undefined ? 0 : run.host.clock.now() - startedAt });
-    await durable(run, canRetry);
-    throw fromFlowError(error);
-  };
   if (tool.risk === 'high') {
     const approval = run.approval;
     const hash = argsHash(input.args);
     if (approval?.decision === 'rejected' && approval.tool === tool.name) {
-      return fail({ code: 'APPROVAL_REJECTED', message: `'${tool.name}' was rejected by a person and does not run` }, 0);
+      return fail(run, key, tool, canRetry, { code: 'APPROVAL_REJECTED', message: `'${tool.name}' was rejected by a person and does not run` }, 0);
     }
     if (!approval || approval.decision !== 'approved' || approval.consumed || approval.tool !== tool.name || approval.argsHash !== hash) {
-      return fail({ code: 'APPROVAL_REQUIRED', message: `'${tool.name}' is high-risk and runs only after an APPROVE for exactly these arguments` }, 0);
+      return fail(run, key, tool, canRetry, { code: 'APPROVAL_REQUIRED', message: `'${tool.name}' is high-risk and runs only after an APPROVE for exactly these arguments` }, 0);
     }
     run.approval = { ...approval, consumed: true };
   }
   const parsed = parseToolInput(tool, input.args);
-  if (!parsed.ok) return fail(parsed.error, 0);
+  if (!parsed.ok) return fail(run, key, tool, canRetry, parsed.error, 0);
   const { host } = run;
   const scope = options.scope;
   const startedAt = host.clock.now();
@@ -98,16 +93,23 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
           run.append('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt, reason: 'timeout' });
         }
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: false, error } });
-        return await fail(error, attempt, startedAt);
+        return await fail(run, key, tool, canRetry, error, attempt, startedAt);
       }
     }
   } catch (thrown) {
     if (thrown instanceof FlowingError) throw thrown;
     const error = toFlowError(thrown, 'CANCELLED');
-    return fail(error, 0, startedAt);
+    return fail(run, key, tool, canRetry, error, 0, startedAt);
   } finally {
     release?.();
   }
+}
+
+/** Records a failed call and throws its error. */
+async function fail(run: SessionRun, key: string, tool: AnyTool, canRetry: boolean, error: FlowError, attempts: number, startedAt?: number): Promise<never> {
+  run.append('tool.failed', { callId: key, tool: tool.name, error, attempts, durationMs: startedAt === undefined ? 0 : run.host.clock.now() - startedAt });
+  await durable(run, canRetry);
+  throw fromFlowError(error);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
 import { freezeEvent, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
 import { approvalRequest, decideApproval } from './approvals.ts';
@@ -61,6 +62,21 @@ function deepFreeze(value: unknown): unknown {
   }
   return value;
 }
+
+/** XState's view of a runtime clock, one per clock. */
+const xstateClocks = new WeakMap<Clock, { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void }>();
+
+function xstateClock(clock: Clock) {
+  let adapter = xstateClocks.get(clock);
+  if (!adapter) {
+    adapter = { setTimeout(fn, ms) { return clock.setTimeout(fn, ms); }, clearTimeout(id) { clock.clearTimeout(id); } };
+    xstateClocks.set(clock, adapter);
+  }
+  return adapter;
+}
+
+/** The actor's errors surface as the snapshot's `error` status; this observer only keeps XState from rethrowing them. */
+const IGNORE_ERRORS = { error() {} };
 
 /** The live run that owns the actor system an invoked actor belongs to. */
 export function runOfSystem(system: object): SessionRun | undefined {
@@ -150,15 +166,14 @@ export class SessionRun {
   }
 
   private startActor(options: { input?: unknown; snapshot?: unknown }) {
-    const clock = this.host.clock;
     const actor = createActor(this.info.machine, {
       ...(options.snapshot === undefined ? { input: options.input } : { snapshot: options.snapshot as never }),
-      inspect: (event: InspectionEvent) => this.onInspect(event),
-      clock: { setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) },
+      inspect: this.onInspect.bind(this),
+      clock: xstateClock(this.host.clock),
     });
     this.actor = actor;
     runsBySystem.set(actor.system, this);
-    actor.subscribe({ error: () => {} });
+    actor.subscribe(IGNORE_ERRORS);
     this.restoring = options.snapshot !== undefined;
     try {
       actor.start();
@@ -177,6 +192,7 @@ export class SessionRun {
     return this.actor?.getSnapshot() as AnyMachineSnapshot | undefined;
   }
 
+  /** Called by XState for every inspection event of the session's actor system. */
   private onInspect(event: InspectionEvent) {
     if (event.actorRef !== this.actor || this.actorStopped) return;
     if (event.type === '@xstate.microstep') {
@@ -474,8 +490,7 @@ export class SessionRun {
   /** Tracks a call so cancel can wait for it to wind down. */
   track<T>(promise: Promise<T>): Promise<T> {
     this.inflight.add(promise);
-    const forget = () => this.inflight.delete(promise);
-    promise.then(forget, forget);
+    promise.then(() => this.inflight.delete(promise), () => this.inflight.delete(promise));
     return promise;
   }
 
