@@ -130,9 +130,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const live = new Map<string, Promise<SessionRun>>();
   const queues = new Map<string, Promise<void>>();
 
+  /** Operations queued or running per session; BUSY is decided on this count, not on the queue's cleanup. */
+  const pending = new Map<string, number>();
+
   function serialize<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    pending.set(sessionId, (pending.get(sessionId) ?? 0) + 1);
     const previous = queues.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(fn);
+    const next = previous.then(fn).finally(() => {
+      const left = pending.get(sessionId)! - 1;
+      if (left === 0) pending.delete(sessionId);
+      else pending.set(sessionId, left);
+    });
     const tail = next.then(() => {}, () => {});
     queues.set(sessionId, tail);
     void tail.then(() => {
@@ -198,7 +206,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       id: sessionId,
       machineId,
       send(event, sendOptions = {}) {
-        if (sendOptions.queue === false && queues.has(sessionId)) {
+        if (sendOptions.queue === false && pending.has(sessionId)) {
           const current = live.get(sessionId);
           const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
           if (current) return current.then((run) => run.refuse(event, refusal));

@@ -5,7 +5,7 @@ import { FlowingError } from '../errors.ts';
  * A signal that aborts when any of `signals` aborts or after `timeoutMs` (with `timeoutError`), plus `aborted`, a
  * promise that rejects with the reason at that moment (without another listener); call `dispose` when done.
  */
-export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, timeoutMs?: number, timeoutError?: () => FlowingError) {
+export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, timeoutMs?: number, timeoutError?: () => FlowingError): AttemptSignal {
   const controller = new AbortController();
   let reject!: (reason: unknown) => void;
   const aborted = new Promise<never>((_, r) => (reject = r));
@@ -31,6 +31,9 @@ export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, time
   }
   return {
     signal: controller.signal,
+    get isAborted() {
+      return controller.signal.aborted;
+    },
     aborted,
     abort,
     dispose() {
@@ -43,6 +46,8 @@ export function linkedSignal(signals: readonly AbortSignal[], clock: Clock, time
 /** What `linkedSignal` and `CallScope.attempt` return: a signal, a promise rejecting when it aborts, and cleanup. */
 export interface AttemptSignal {
   readonly signal: AbortSignal;
+  /** True once the attempt was cancelled or timed out. */
+  readonly isAborted: boolean;
   readonly aborted: Promise<never>;
   abort(reason: FlowingError): void;
   dispose(): void;
@@ -119,6 +124,10 @@ class Attempt {
     }
     scope.attach(this.onAbort);
     if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) this.timer = clock.setTimeout(() => this.abort(timeoutError()), timeoutMs);
+  }
+
+  get isAborted(): boolean {
+    return this.reason !== undefined;
   }
 
   get signal(): AbortSignal {

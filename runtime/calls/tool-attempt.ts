@@ -37,7 +37,8 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
   try {
     const raw = await Promise.race([
       // The signal is read from the attempt when the tool asks for it (the runtime's attempts make it on demand).
-      Promise.resolve().then(() => tool.run(args, { get signal() { return attempt.signal; }, idempotencyKey: options.idempotencyKey, log: noLog })),
+      // A cancel that landed before this microtask never reaches the tool.
+      Promise.resolve().then(() => (attempt.isAborted ? attempt.aborted : tool.run(args, { get signal() { return attempt.signal; }, idempotencyKey: options.idempotencyKey, log: noLog }))),
       attempt.aborted,
     ]);
     const output = tool.output.safeParse(raw);

@@ -47,7 +47,8 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     await run.flush();
     throw error;
   }
-  if (tool.risk === 'high') {
+  // A resumed call of an approved high-risk tool already passed the check (its approval is consumed by now).
+  if (tool.risk === 'high' && !recorded) {
     const approval = run.approval;
     const hash = argsHash(input.args);
     if (approval?.decision === 'rejected' && approval.tool === tool.name) {
@@ -71,6 +72,12 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
     await durable(run, canRetry);
+    if (scope.stopped) {
+      // Cancelled while the start was being written: the tool never ran, and the journal says so.
+      const error = { code: 'CANCELLED', message: `'${tool.name}' was cancelled before it ran` };
+      run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: false, error } });
+      return await fail(run, key, tool, canRetry, error, 0, startedAt);
+    }
     const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {

@@ -113,6 +113,8 @@ export class SessionRun {
   private actor?: Actor<AnyStateMachine>;
   private actorStopped = false;
   private restoring = false;
+  /** Journal key of the latest call of each invoke id. */
+  private readonly callKeys = new Map<string, string>();
   private frozenSnapshot?: unknown;
   private lastContext: unknown;
   private validContext: unknown;
@@ -185,7 +187,20 @@ export class SessionRun {
 
   /** The key of a call an invoked actor starts now: stable when the same snapshot is restored later. */
   callKey(invokeId: string): string {
-    return `${invokeId}@${this.restoring ? this.step : this.step + 1}`;
+    const key = (this.restoring ? this.record.calls?.[invokeId] : undefined) ?? `${invokeId}@${this.restoring ? this.step : this.step + 1}`;
+    this.callKeys.set(invokeId, key);
+    return key;
+  }
+
+  /** The keys of the calls in flight in a persisted snapshot (its invoked children), for the stored record. */
+  private inflightCalls(snapshot: unknown): Record<string, string> | undefined {
+    const children = (snapshot as { children?: Record<string, unknown> } | undefined)?.children;
+    let calls: Record<string, string> | undefined;
+    for (const id in children) {
+      const key = this.callKeys.get(id);
+      if (key !== undefined) (calls ??= {})[id] = key;
+    }
+    return calls;
   }
 
   get snapshot(): AnyMachineSnapshot | undefined {
@@ -343,6 +358,8 @@ export class SessionRun {
     };
     if (this.approval) record.approval = this.approval;
     if (this.error) record.error = this.error;
+    const calls = this.inflightCalls(snapshot);
+    if (calls) record.calls = calls;
     try {
       await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal });
     } catch (error) {

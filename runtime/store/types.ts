@@ -35,6 +35,11 @@ export interface SessionRecord {
   usage: { promptTokens: number; completionTokens: number };
   approval?: ApprovalRecord;
   error?: FlowError;
+  /**
+   * Journal keys of the calls in flight in `snapshot`, by invoke id. A restored snapshot restarts them; this is how
+   * they find their journal entries again (the step counter may have moved on in another parallel region).
+   */
+  calls?: Readonly<Record<string, string>>;
   createdAt: number;
   updatedAt: number;
 }

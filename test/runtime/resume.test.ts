@@ -52,7 +52,6 @@ describe('resume from every point of an order-support run', () => {
         const final = await drive(runtime, original.sessionId, message);
         const before = startedIn(dump, original.sessionId);
         const journal = [...(await runtime.store.readJournal(original.sessionId))];
-        const refundStarted = journal.find((e) => e.name === 'issue_refund');
         const dumpRefund = [...(dump.journal.get(original.sessionId)?.values() ?? [])].find((e) => e.name === 'issue_refund');
         const where = `crash after write ${k} of ${original.dumps.length}`;
         // The non-idempotent refund: at most one payment across the crashed and the resumed process.
@@ -76,7 +75,8 @@ describe('resume from every point of an order-support run', () => {
         expect(new Set(completions).size, where).toBe(completions.length);
         const events = await runtime.store.readEvents(original.sessionId);
         expect(events.every((e, i) => e.seq === i + 1), where).toBe(true);
-        expect(refundStarted === undefined || refundStarted.name === 'issue_refund').toBe(true);
+        // The journal holds one refund entry at most: a resume never opens a second call for the same payment.
+        expect(journal.filter((e) => e.name === 'issue_refund').length, where).toBeLessThanOrEqual(1);
       }
       expect(original.dumps.length).toBeGreaterThanOrEqual(5);
       expect(unclear).toBe(message === REFUND ? 1 : 0);
