@@ -13,10 +13,6 @@ export interface ToolCallInput<TArgs = unknown> {
   idempotencyKey?: string;
 }
 
-/** Actor source name of a tool in generated machines (`tool.<name>`). */
-export const toolActorName = (tool: string) => `tool.${tool}`;
-/** Actor source name of a model call kind in generated machines (`llm.<kind>`). */
-export const llmActorName = (kind: string) => `llm.${kind}`;
 
 /**
  * The plain adapter that lets a generated machine call a tool under bare XState `createActor`: it validates

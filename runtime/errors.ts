@@ -15,10 +15,10 @@ export const RUNTIME_ERROR_CODES = {
   STEP_LIMIT: 'The session exceeded its maximum number of steps.',
   BUDGET_EXCEEDED: 'The session exceeded its token budget.',
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
+  MACHINE_INVALID: 'A machine definition handed to the runtime is inconsistent (an expression in its spec does not parse).',
   SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
-  STORE_CORRUPT: 'A stored session or event could not be read.',
   TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
   TOOL_FAILED: 'The tool failed without a declared error code.',
   TOOL_CONTRACT: 'The tool input or output does not match its zod contract.',
@@ -32,6 +32,10 @@ export const RUNTIME_ERROR_CODES = {
   LLM_FAILED: 'The model provider returned an error.',
   LLM_NOT_CONFIGURED: 'No model provider is configured for this call.',
   CANCELLED: 'The call was aborted because the session was cancelled.',
+  BAD_ARGUMENTS: 'A model asked for a tool call with arguments that are not a JSON object (told to the model, not thrown).',
+  RUN_EVENTS_UNREADABLE: '`flowing run --events`: the events file cannot be read.',
+  RUN_EVENTS_BAD_LINE: '`flowing run --events`: a line is not a JSON object with a string "type" (the message names the line).',
+  RUN_FAILED: '`flowing run`: the session could not be started or driven.',
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;
 

@@ -21,7 +21,6 @@ export const RUNTIME_EVENT_TYPES = [
   'message.complete',
   'error',
   'session.cancelled',
-  'session.needs_attention',
   'session.done',
 ] as const;
 

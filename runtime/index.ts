@@ -1,6 +1,6 @@
 export { defineTool, ToolError, DEFAULT_TOOL_RETRIES, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type AnyTool, type ToolConfig, type ToolRisk, type ToolRunContext, type ToolInput, type ToolOutput } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
-export { fromTool, fromLlm, asText, toolActorName, llmActorName, type ToolCallInput } from './actors.ts';
+export { fromTool, fromLlm, asText, type ToolCallInput } from './actors.ts';
 export { defineMachine, type MachineDefinition, type AnyMachineDefinition, type EventOf } from './definition.ts';
 export { createScriptedProvider } from './llm/scripted.ts';
 export type {

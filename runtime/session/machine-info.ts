@@ -53,7 +53,7 @@ export function analyzeMachine(definition: AnyMachineDefinition, provide: (machi
       const input: Record<string, ExprNode> = {};
       for (const [field, source] of Object.entries(invoke.input ?? {})) {
         const parsed = parseExpression(source, ['context', 'event']);
-        if (!parsed.ok) throw new FlowingError('SPEC_CHANGED', `input '${field}' of state '${transition.target}': ${parsed.error.message}`);
+        if (!parsed.ok) throw new FlowingError('MACHINE_INVALID', `input '${field}' of state '${transition.target}': ${parsed.error.message}`);
         input[field] = parsed.ast;
       }
       approvalSites.set(entry.name, { state: entry.name, target: transition.target!, tool: invoke.tool, input });

@@ -97,7 +97,6 @@ interface Base {
 export class SessionRun {
   readonly sessionId: string;
   readonly traceId: string;
-  readonly controller = new AbortController();
   readonly journal: Map<string, JournalEntry>;
   readonly inflight = new Set<Promise<unknown>>();
   /** Events appended by this run, in order. */
@@ -497,7 +496,6 @@ export class SessionRun {
     if (this.actor && !this.actorStopped) this.frozenSnapshot = this.actor.getPersistedSnapshot();
     this.status = 'cancelled';
     this.append('session.cancelled', { reason, state: this.snapshot?.value ?? null });
-    this.controller.abort(new FlowingError('CANCELLED', `the session was cancelled: ${reason}`));
     this.stopActor();
     await Promise.allSettled([...this.inflight]);
     this.setQuiet();
