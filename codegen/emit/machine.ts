@@ -1,5 +1,5 @@
 import {
-  listStates, pointer, type ActionBlock, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type StateEntry,
+  listStates, normalizeTransition, pointer, type ActionBlock, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type StateEntry,
   type TransitionObject, type TransitionSpec,
 } from '../../spec/index.ts';
 import { machineNames, propertyKey, type MachineNames } from '../names.ts';
@@ -47,7 +47,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const invokes = states.flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
   const runtimeImports = [
     invokes.some((i) => 'llm' in i) ? 'asText' : '', 'defineMachine', invokes.some((i) => 'llm' in i) ? 'fromLlm' : '',
-    invokes.some((i) => 'tool' in i) ? 'fromTool' : '', invokes.some((i) => i.onError !== undefined) ? 'type FlowError' : '',
+    invokes.some((i) => 'tool' in i) ? 'fromTool' : '', readsError(states) ? 'type FlowError' : '',
     ...llmRequestTypes(invokes), invokes.some((i) => 'tool' in i) ? 'type ToolCallInput' : '', invokes.some((i) => 'tool' in i) ? 'type ToolInput' : '',
   ].filter(Boolean);
   w.writeLine(`import { ${runtimeImports.join(', ')} } from "flowing/runtime";`);
@@ -375,6 +375,16 @@ function writeLlmInput(out: MappedWriter, invoke: LlmInvokeSpec, spec: FlowSpec,
     }
   });
   w.writeLine('}),');
+}
+
+/** True when some `onError` guard or assign reads `error` (only then does the module need the FlowError type). */
+function readsError(states: StateEntry[]): boolean {
+  return states.some(({ spec: s }) => {
+    if (s.invoke?.onError === undefined) return false;
+    return normalizeTransition(s.invoke.onError, []).some(({ transition }) =>
+      [typeof transition.guard === 'string' ? transition.guard : undefined, ...Object.values(transition.assign ?? {})]
+        .some((source) => source !== undefined && expressionSource(source, 'error').includes('FlowError')));
+  });
 }
 
 function usesAssignAnywhere(states: StateEntry[]): boolean {

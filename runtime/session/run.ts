@@ -1,5 +1,5 @@
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type InspectionEvent } from 'xstate';
-import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
+import { toFlowError, type FlowError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { freezeEvent, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
