@@ -27,3 +27,15 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** XState's view of a runtime clock, one per clock. */
+const xstateClocks = new WeakMap<Clock, { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void }>();
+
+export function xstateClock(clock: Clock) {
+  let adapter = xstateClocks.get(clock);
+  if (!adapter) {
+    adapter = { setTimeout(fn, ms) { return clock.setTimeout(fn, ms); }, clearTimeout(id) { clock.clearTimeout(id); } };
+    xstateClocks.set(clock, adapter);
+  }
+  return adapter;
+}

@@ -1,9 +1,10 @@
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { toFlowError, type FlowError } from '../errors.ts';
-import type { Clock } from '../clock.ts';
+import { xstateClock } from '../clock.ts';
 import { freezeEvent, type RuntimeEvent, type RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
 import { approvalRequest, decideApproval } from './approvals.ts';
+import { compactSnapshot, EMPTY_LIST, NO_USAGE, sharedValue } from './compact.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
@@ -14,66 +15,6 @@ export type SendResult =
   | { applied: false; code: string; message: string; details?: unknown };
 
 const runsBySystem = new WeakMap<object, SessionRun>();
-
-/**
- * XState builds persisted snapshots with a rest spread, which V8 keeps as a slow dictionary object (about 1 KB);
- * the same data as a plain literal is a third of that, which matters for thousands of idle sessions in memory.
- */
-function compactSnapshot(persisted: Record<string, unknown>, info: MachineInfo): Record<string, unknown> {
-  const { status, value, historyValue, context, children, output, error, ...rest } = persisted;
-  const compact: Record<string, unknown> = {
-    status, value: sharedValue(info, value), historyValue: orEmpty(historyValue), context, children: orEmpty(children),
-  };
-  if (output !== undefined) compact.output = output;
-  if (error !== undefined) compact.error = error;
-  return Object.keys(rest).length === 0 ? compact : { ...compact, ...rest };
-}
-
-/** Shared by every stored snapshot and event that has nothing there (XState only reads them when restoring). */
-const EMPTY_OBJECT: Readonly<Record<string, never>> = Object.freeze({});
-const EMPTY_LIST: readonly never[] = Object.freeze([]);
-const NO_USAGE = Object.freeze({ promptTokens: 0, completionTokens: 0 });
-
-function orEmpty(value: unknown): unknown {
-  return value !== null && typeof value === 'object' && Object.keys(value).length === 0 ? EMPTY_OBJECT : value;
-}
-
-const MAX_SHARED_VALUES = 1024;
-
-/**
- * One frozen object per distinct state value of a machine ({ active: 'idle' }), shared by the snapshots and events
- * of all its sessions instead of a copy each; string values are shared by V8 already.
- */
-function sharedValue(info: MachineInfo, value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const key = JSON.stringify(value);
-  const known = info.stateValues.get(key);
-  if (known) return known;
-  if (info.stateValues.size >= MAX_SHARED_VALUES) return value;
-  const frozen = deepFreeze(value);
-  info.stateValues.set(key, frozen);
-  return frozen;
-}
-
-function deepFreeze(value: unknown): unknown {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** XState's view of a runtime clock, one per clock. */
-const xstateClocks = new WeakMap<Clock, { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void }>();
-
-function xstateClock(clock: Clock) {
-  let adapter = xstateClocks.get(clock);
-  if (!adapter) {
-    adapter = { setTimeout(fn, ms) { return clock.setTimeout(fn, ms); }, clearTimeout(id) { clock.clearTimeout(id); } };
-    xstateClocks.set(clock, adapter);
-  }
-  return adapter;
-}
 
 /** The actor's errors surface as the snapshot's `error` status; this observer only keeps XState from rethrowing them. */
 const IGNORE_ERRORS = { error() {} };
