@@ -101,3 +101,15 @@ export function requestText(port: number, method: string, path: string, headers:
   const lines = Object.entries(all).map(([name, value]) => `${name}: ${value}`);
   return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }
+
+/** Sends a request byte for byte (JSON body) and returns the raw response with its body parsed as JSON when it is JSON. */
+export async function sendRaw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<RawResponse & { json: any }> {
+  const response = await rawHttp(port, requestText(port, method, path, headers, body === undefined ? undefined : JSON.stringify(body)));
+  let json: any;
+  try {
+    json = JSON.parse(response.body);
+  } catch {
+    json = undefined;
+  }
+  return { ...response, json };
+}

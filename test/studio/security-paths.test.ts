@@ -5,7 +5,7 @@ import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } fro
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSpec } from '../../spec/index.ts';
-import { rawHttp, requestText, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
+import { sendRaw, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 
 let studio: StudioTestServer;
 let root: string;
@@ -28,16 +28,7 @@ async function snapshotOutside(dir: string, into = new Map<string, string>()): P
   return into;
 }
 
-async function send(method: string, path: string, body?: unknown) {
-  const response = await rawHttp(studio.port, requestText(studio.port, method, path, {}, body === undefined ? undefined : JSON.stringify(body)));
-  let json: any;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    json = undefined;
-  }
-  return { ...response, json };
-}
+const send = (method: string, path: string, body?: unknown) => sendRaw(studio.port, method, path, {}, body);
 
 beforeAll(async () => {
   studio = await startStudioServer();

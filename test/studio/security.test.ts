@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawHttp, REPO_DIR, requestText, startStudioServer, type RawResponse, type StudioTestServer } from '../helpers/studio-server.ts';
+import { rawHttp, REPO_DIR, requestText, sendRaw, startStudioServer, type RawResponse, type StudioTestServer } from '../helpers/studio-server.ts';
 
 const SECRET = 'sk-test-SECRET123';
 const PAGE_MARKER = 'studio-security-test-page';
@@ -20,15 +20,9 @@ const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).di
 const specFile = () => join(studio.rootDir, 'machines', 'order-support', 'order-support.flow.json');
 
 async function send(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const response = await rawHttp(port, requestText(port, method, path, headers, body === undefined ? undefined : JSON.stringify(body)));
+  const response = await sendRaw(port, method, path, headers, body);
   seen.push(response);
-  let json: any;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    json = undefined;
-  }
-  return { ...response, json };
+  return response;
 }
 
 beforeAll(async () => {
