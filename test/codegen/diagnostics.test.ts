@@ -1,21 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodegen, type Codegen } from '../../codegen/index.ts';
-import { copyProject, editJsonFile } from '../helpers/project.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { editJsonFile, useCodegenProject } from '../helpers/project.ts';
 
-let project: Awaited<ReturnType<typeof copyProject>>;
-let codegen: Codegen;
+const project = useCodegenProject();
 const SPEC = 'machines/order-support/order-support.flow.json';
-
-beforeAll(async () => {
-  project = await copyProject();
-  codegen = createCodegen({ rootDir: project.dir });
-});
-afterAll(async () => {
-  codegen.dispose();
-  await project.remove();
-});
 
 const editSpec = (edit: (spec: any) => void) => editJsonFile(join(project.dir, SPEC), edit);
 
@@ -31,7 +20,7 @@ describe('type errors in generated code are mapped to the spec element that caus
 
   it('maps a misspelled context field in a guard to the guard pointer', async () => {
     await editSpec((s) => { s.states.active.states.fetch_order.invoke.onDone[0].guard = "context.intnt == 'refund'"; });
-    const result = await codegen.generate(SPEC, { write: false });
+    const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     expect(result.ok).toBe(false);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -42,7 +31,7 @@ describe('type errors in generated code are mapped to the spec element that caus
 
   it('maps a misspelled field in an input mapping to that input field', async () => {
     await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = "context.ordr ?? ''"; });
-    const result = await codegen.generate(SPEC, { write: false });
+    const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
     expect(errors.map((e) => e.path)).toEqual(['/states/active/states/fetch_order/invoke/input/order_id']);
@@ -51,7 +40,7 @@ describe('type errors in generated code are mapped to the spec element that caus
 
   it('maps a value of the wrong type for a tool input to that input field', async () => {
     await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = 'context.order.total'; });
-    const result = await codegen.generate(SPEC, { write: false });
+    const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
     expect(errors.map((e) => e.path)).toEqual(['/states/active/states/fetch_order/invoke/input/order_id']);
@@ -59,7 +48,7 @@ describe('type errors in generated code are mapped to the spec element that caus
 
   it('maps a wrong output field in an onDone assign to that assign', async () => {
     await editSpec((s) => { s.states.active.states.refund.invoke.onDone.assign.refundId = 'output.refundId'; });
-    const result = await codegen.generate(SPEC, { write: false });
+    const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
     expect(errors.map((e) => e.path)).toEqual(['/states/active/states/refund/invoke/onDone/assign/refundId']);
@@ -69,7 +58,7 @@ describe('type errors in generated code are mapped to the spec element that caus
     const machineFile = join(project.dir, 'machines/order-support/order-support.machine.ts');
     const before = await readFile(machineFile, 'utf8');
     await editSpec((s) => { s.states.active.states.idle.on.USER_MESSAGE.assign.lastMessage = 'event.txt'; });
-    const result = await codegen.generate(SPEC, { write: true });
+    const result = await project.codegen.generate(SPEC, { write: true });
     await restoreSpec(original);
     expect(result.problems.map((p) => [p.code, p.path])).toEqual([
       ['CODEGEN_TYPE_ERROR', '/states/active/states/idle/on/USER_MESSAGE/assign/lastMessage'],

@@ -3,10 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Project } from 'ts-morph';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodegen, type Codegen } from '../../codegen/index.ts';
+import { describe, expect, it } from 'vitest';
 import { evaluateExpression, parseExpression, validateSpec } from '../../spec/index.ts';
-import { copyProject } from '../helpers/project.ts';
+import { useCodegenProject } from '../helpers/project.ts';
 
 /**
  * RELIABILITY B1: hostile strings in every string field of a spec are either refused by the validator with a code
@@ -20,17 +19,7 @@ const HOSTILE = [
 ];
 
 const run = promisify(execFile);
-let project: Awaited<ReturnType<typeof copyProject>>;
-let codegen: Codegen;
-
-beforeAll(async () => {
-  project = await copyProject('flowing-hostile-');
-  codegen = createCodegen({ rootDir: project.dir });
-});
-afterAll(async () => {
-  codegen.dispose();
-  await project.remove();
-});
+const project = useCodegenProject('flowing-hostile-');
 
 /** A small spec that puts `text` into every free-text field: descriptions, defaults, prompts, model names, literals. */
 function textSpec(id: string, text: string): any {
@@ -99,7 +88,7 @@ describe('hostile strings in specs (RELIABILITY B1)', () => {
   });
 
   it('emits hostile free text safely: type-checks, no extra statements, values unchanged, no globals touched', async () => {
-    const baseline = await codegen.generate(await writeSpec('baseline', textSpec('baseline', 'plain text')));
+    const baseline = await project.codegen.generate(await writeSpec('baseline', textSpec('baseline', 'plain text')));
     expect(baseline.problems).toEqual([]);
     const baselineKinds = statementKinds(baseline.files[0]!.text);
     const refusedTexts: string[] = [];
@@ -108,7 +97,7 @@ describe('hostile strings in specs (RELIABILITY B1)', () => {
     for (const [i, text] of HOSTILE.entries()) {
       const id = `hostile-${i}`;
       const spec = textSpec(id, text);
-      const result = await codegen.generate(await writeSpec(id, spec));
+      const result = await project.codegen.generate(await writeSpec(id, spec));
       if (!result.ok) {
         // Refused instead of emitted: acceptable only with a spec code that names the field.
         refusedTexts.push(text);

@@ -3,22 +3,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { createActor } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodegen, type Codegen } from '../../codegen/index.ts';
+import { describe, expect, it } from 'vitest';
 import { validateSpec } from '../../spec/index.ts';
-import { copyProject } from '../helpers/project.ts';
+import { useCodegenProject } from '../helpers/project.ts';
 
-let project: Awaited<ReturnType<typeof copyProject>>;
-let codegen: Codegen;
-
-beforeAll(async () => {
-  project = await copyProject('flowing-property-');
-  codegen = createCodegen({ rootDir: project.dir });
-});
-afterAll(async () => {
-  codegen.dispose();
-  await project.remove();
-});
+const project = useCodegenProject('flowing-property-');
 
 const EVENTS = ['PING', 'NOTE', 'STOP'] as const;
 const GUARDS_FOR_EVENT: Record<(typeof EVENTS)[number], string[]> = {
@@ -93,7 +82,7 @@ describe('random valid specs (property)', () => {
       const spec = { ...raw, id };
       await mkdir(join(project.dir, 'machines', id), { recursive: true });
       await writeFile(join(project.dir, 'machines', id, `${id}.flow.json`), JSON.stringify(spec, null, 2));
-      const result = await codegen.generate(`machines/${id}/${id}.flow.json`);
+      const result = await project.codegen.generate(`machines/${id}/${id}.flow.json`);
       expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
 
       const module = await import(pathToFileURL(join(project.dir, 'machines', id, `${id}.machine.ts`)).href);

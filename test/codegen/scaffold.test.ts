@@ -1,22 +1,12 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodegen, implText, scaffoldTool, type Codegen } from '../../codegen/index.ts';
-import { copyProject, editJsonFile } from '../helpers/project.ts';
+import { describe, expect, it } from 'vitest';
+import { implText, scaffoldTool } from '../../codegen/index.ts';
+import { editJsonFile, useCodegenProject } from '../helpers/project.ts';
 
-let project: Awaited<ReturnType<typeof copyProject>>;
-let codegen: Codegen;
+const project = useCodegenProject();
 const SPEC = 'machines/incident-triage/incident-triage.flow.json';
 const IMPL = 'machines/incident-triage/incident-triage.impl.ts';
-
-beforeAll(async () => {
-  project = await copyProject();
-  codegen = createCodegen({ rootDir: project.dir });
-});
-afterAll(async () => {
-  codegen.dispose();
-  await project.remove();
-});
 
 const editSpec = (edit: (spec: any) => void) => editJsonFile(join(project.dir, SPEC), edit);
 
@@ -30,7 +20,7 @@ describe('scaffolding of hand-written code', () => {
       s.states.summarize.invoke.onDone[0].guard = { ref: 'isBusinessHours' };
       s.states.paging.invoke.onDone.actions = ['recordPage'];
     });
-    const result = await codegen.generate(SPEC);
+    const result = await project.codegen.generate(SPEC);
     expect(result.problems).toEqual([]);
     expect(result.scaffolded).toEqual([IMPL]);
     const impl = await readFile(join(project.dir, IMPL), 'utf8');
@@ -50,14 +40,14 @@ describe('scaffolding of hand-written code', () => {
       s.guards.isWeekend = {};
       s.states.summarize.invoke.onDone[1].guard = { ref: 'isWeekend' };
     });
-    const result = await codegen.generate(SPEC);
+    const result = await project.codegen.generate(SPEC);
     expect(result.problems).toEqual([]);
     const after = await readFile(path, 'utf8');
     expect(after).toContain('return new Date().getUTCHours() >= 8;');
     expect(after).toContain('isWeekend: (args: Args): boolean =>');
     expect(after.match(/isBusinessHours/g)).toHaveLength(1);
 
-    const again = await codegen.generate(SPEC);
+    const again = await project.codegen.generate(SPEC);
     expect(again.scaffolded).toEqual([]);
     expect(await readFile(path, 'utf8')).toBe(after);
   }, 90_000);
@@ -69,7 +59,7 @@ describe('scaffolding of hand-written code', () => {
       s.states.paging.invoke.onDone.assign = {};
     });
     expect(await exists('tools/open_ticket.ts')).toBe(false);
-    const result = await codegen.generate(SPEC);
+    const result = await project.codegen.generate(SPEC);
     expect(result.problems).toEqual([]);
     expect(result.scaffolded).toContain('tools/open_ticket.ts');
     const stub = await readFile(join(project.dir, 'tools/open_ticket.ts'), 'utf8');

@@ -2,6 +2,8 @@ import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { createCodegen, type Codegen } from '../../codegen/index.ts';
 
 /** The repository root. */
 export const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,4 +28,25 @@ export async function editJsonFile(path: string, edit: (value: any) => void): Pr
   edit(value);
   await writeFile(path, JSON.stringify(value, null, 2));
   return before;
+}
+
+/**
+ * A project copy and one code generator over it for the tests of a file: made before the first test, disposed and
+ * removed after the last. Read `dir` and `codegen` inside tests (they exist once the hook has run).
+ */
+export function useCodegenProject(prefix?: string): { readonly dir: string; readonly codegen: Codegen } {
+  let project: Awaited<ReturnType<typeof copyProject>> | undefined;
+  let codegen: Codegen | undefined;
+  beforeAll(async () => {
+    project = await copyProject(prefix);
+    codegen = createCodegen({ rootDir: project.dir });
+  });
+  afterAll(async () => {
+    codegen?.dispose();
+    await project?.remove();
+  });
+  return {
+    get dir() { return project!.dir; },
+    get codegen() { return codegen!; },
+  };
 }
