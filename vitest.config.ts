@@ -1,17 +1,27 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Every export of the workspace packages, resolved to its source file (the `@flowing/source` condition). */
+function sourceAliases(folders: string[]) {
+  return folders.flatMap((folder) => {
+    const pkg = JSON.parse(readFileSync(here(`./${folder}/package.json`), 'utf8')) as {
+      name: string; exports: Record<string, Record<string, string>>;
+    };
+    return Object.entries(pkg.exports).map(([subpath, conditions]) => {
+      const name = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
+      const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      return { find: new RegExp(`^${escaped}$`), replacement: here(`./${folder}/${conditions['@flowing/source']!.slice(2)}`) };
+    });
+  });
+}
+
 export default defineConfig({
   resolve: {
-    // The package's own public doors, as generated code and tools import them.
-    alias: [
-      { find: /^flowing\/runtime$/, replacement: here('./runtime/index.ts') },
-      { find: /^flowing\/runtime\/openai$/, replacement: here('./runtime/llm/openai.ts') },
-      { find: /^flowing\/spec$/, replacement: here('./spec/index.ts') },
-      { find: /^flowing\/codegen$/, replacement: here('./codegen/index.ts') },
-    ],
+    // Tests run on the sources: generated code and tools import the packages by name.
+    alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']),
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { ensureTypeScriptLoader } from './typescript-loader.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -16,7 +17,8 @@ program
   .argument('[files...]', 'spec files')
   .option('--json', 'print problems as JSON')
   .action(async (files: string[], options: { json?: boolean }) => {
-    const { validateCommand } = await import('../codegen/cli.ts');
+    await ensureTypeScriptLoader();
+    const { validateCommand } = await import('@flowing/codegen/cli');
     process.exitCode = await validateCommand(files, options);
   });
 
@@ -27,7 +29,8 @@ program
   .option('--check', 'write nothing; exit 1 when a generated file differs from what would be generated')
   .option('--json', 'print problems as JSON')
   .action(async (files: string[], options: { check?: boolean; json?: boolean }) => {
-    const { codegenCommand } = await import('../codegen/cli.ts');
+    await ensureTypeScriptLoader();
+    const { codegenCommand } = await import('@flowing/codegen/cli');
     process.exitCode = await codegenCommand(files, options);
   });
 
@@ -39,7 +42,8 @@ program
   .option('--events <file>', 'send the events of a JSON-lines file, one per line')
   .option('--json', 'print events as JSON lines')
   .action(async (machine: string, options: { message?: string; events?: string; json?: boolean }) => {
-    const { runCommand } = await import('../runtime/cli/run.ts');
+    await ensureTypeScriptLoader();
+    const { runCommand } = await import('./run/run.ts');
     process.exitCode = await runCommand(machine, options);
   });
 
@@ -49,7 +53,7 @@ program
   .option('--port <port>', 'port (default: $PORT or 5173)')
   .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
   .action(async (options: { port?: string; host?: string }) => {
-    const { studioCommand } = await import('../studio/server/cli.ts');
+    const { studioCommand } = await import('@flowing/studio/server');
     await studioCommand(options);
   });
 
@@ -57,7 +61,8 @@ program
   .command('bench')
   .description('Measure runtime overhead against bare XState and a hand-written loop')
   .action(async () => {
-    const { benchCommand } = await import('../runtime/bench/index.ts');
+    await ensureTypeScriptLoader();
+    const { benchCommand } = await import('./bench/index.ts');
     process.exitCode = await benchCommand();
   });
 

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { parseSpecText } from '../spec/index.ts';
+import { parseSpecText } from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { loadToolCatalog } from './tool-catalog.ts';

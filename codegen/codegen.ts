@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '../spec/index.ts';
-import { listStates } from '../spec/index.ts';
+import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '@flowing/spec';
+import { listStates } from '@flowing/spec';
 import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
 import { machineNames } from './names.ts';

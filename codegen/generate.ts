@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { formatSpec, type FlowSpec } from '../spec/index.ts';
+import { formatSpec, type FlowSpec } from '@flowing/spec';
 import { emitMachineModule } from './emit/machine.ts';
 import { emitRegistryModule, toolsUsedBy, type ToolModuleRef } from './emit/registry.ts';
 import type { SourceRegion } from './emit/writer.ts';

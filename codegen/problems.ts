@@ -1,4 +1,4 @@
-import type { Severity, SpecProblem } from '../spec/index.ts';
+import type { Severity, SpecProblem } from '@flowing/spec';
 
 /** Codes codegen adds to the spec validator's (see spec/problems.ts for those). */
 export const CODEGEN_PROBLEM_CODES = {

@@ -1,7 +1,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Project, SyntaxKind } from 'ts-morph';
-import { TOOL_NAME_PATTERN } from '../spec/index.ts';
+import { TOOL_NAME_PATTERN } from '@flowing/spec';
 import { actionStub, guardStub, implModuleText, toolModuleText } from './emit/scaffold.ts';
 import { machineNames } from './names.ts';
 

@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { ToolInfo } from '../spec/index.ts';
+import type { ToolInfo } from '@flowing/spec';
 
 /** A tool found in tools/: what the validator needs, plus its file, export and JSON Schemas for the studio. */
 export interface ToolCatalogEntry extends ToolInfo {

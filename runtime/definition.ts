@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
-import type { FlowSpec } from '../spec/index.ts';
+import type { FlowSpec } from '@flowing/spec';
 import type { AnyTool } from './tool.ts';
 
 /** Everything the runtime needs about one generated machine. Generated `<id>.machine.ts` modules export one. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from 'flowing/runtime';
+import { defineTool } from '@flowing/runtime';
 
 export const issueRefund = defineTool({
   name: 'issue_refund',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, ToolError } from 'flowing/runtime';
+import { defineTool, ToolError } from '@flowing/runtime';
 import { DEMO_ORDERS } from './fixtures.ts';
 
 export const queryOrder = defineTool({

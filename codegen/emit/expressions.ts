@@ -1,4 +1,4 @@
-import { compileExpression, compileTemplate, parseExpression, parseTemplate, type ExpressionRoot, type RootMapping } from '../../spec/index.ts';
+import { compileExpression, compileTemplate, parseExpression, parseTemplate, type ExpressionRoot, type RootMapping } from '@flowing/spec';
 
 /** Where an expression sits decides which roots it may read and how they are spelled in XState. */
 export type ExpressionSite = 'event' | 'done' | 'error' | 'context';

@@ -1,7 +1,7 @@
 import {
   listStates, normalizeTransition, pointer, type ActionBlock, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type StateEntry,
   type TransitionObject, type TransitionSpec,
-} from '../../spec/index.ts';
+} from '@flowing/spec';
 import { machineNames, propertyKey, type MachineNames } from '../names.ts';
 import { expressionSource, lambdaParams, templateSource, type ExpressionSite } from './expressions.ts';
 import { printLiteral } from './literal.ts';
@@ -50,8 +50,8 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
     invokes.some((i) => 'tool' in i) ? 'fromTool' : '', readsError(states) ? 'type FlowError' : '',
     ...llmRequestTypes(invokes), invokes.some((i) => 'tool' in i) ? 'type ToolCallInput' : '', invokes.some((i) => 'tool' in i) ? 'type ToolInput' : '',
   ].filter(Boolean);
-  w.writeLine(`import { ${runtimeImports.join(', ')} } from "flowing/runtime";`);
-  w.writeLine('import type { FlowSpec } from "flowing/spec";');
+  w.writeLine(`import { ${runtimeImports.join(', ')} } from "@flowing/runtime";`);
+  w.writeLine('import type { FlowSpec } from "@flowing/spec";');
   w.writeLine(`import { ${names.tools} } from "./${names.registryFile}";`);
   if (hasGuards || hasActions) {
     const imported = [hasGuards ? names.guards : '', hasActions ? names.actions : ''].filter(Boolean).join(', ');

@@ -1,4 +1,4 @@
-import { listStates, type FlowSpec } from '../../spec/index.ts';
+import { listStates, type FlowSpec } from '@flowing/spec';
 import { machineNames, toolExportName } from '../names.ts';
 
 /** Where a tool's module lives and what it exports, relative to the machine folder. */

@@ -34,7 +34,7 @@ export function toolModuleText(name: string, inputFields: string[]): string {
   const fields = inputFields.map((f) => `    ${propertyKey(f)}: z.unknown(),`);
   return [
     "import { z } from 'zod';",
-    "import { defineTool, ToolError } from 'flowing/runtime';",
+    "import { defineTool, ToolError } from '@flowing/runtime';",
     '',
     `export const ${toolExportName(name)} = defineTool({`,
     `  name: ${JSON.stringify(name)},`,

@@ -1,4 +1,4 @@
-import type { FieldMap, FieldType } from '../../spec/index.ts';
+import type { FieldMap, FieldType } from '@flowing/spec';
 import { propertyKey } from '../names.ts';
 
 /** The TypeScript type of one spec field type. */

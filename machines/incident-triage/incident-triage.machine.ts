@@ -1,8 +1,8 @@
 // Generated from incident-triage.flow.json by flowing codegen — do not edit.
 // Change the spec and run `flowing codegen`. spec sha256:c691669e51cc4985b9885be80a3cb39f20a23886faea906a431a25e3994ef5db generator:flowing@0.1.0
 import { assign, setup } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, type GenerateRequest, type ToolCallInput, type ToolInput } from "flowing/runtime";
-import type { FlowSpec } from "flowing/spec";
+import { asText, defineMachine, fromLlm, fromTool, type GenerateRequest, type ToolCallInput, type ToolInput } from "@flowing/runtime";
+import type { FlowSpec } from "@flowing/spec";
 import { incidentTriageTools } from "./incident-triage.registry.ts";
 
 export interface IncidentTriageContext {

@@ -1,8 +1,8 @@
 // Generated from order-support.flow.json by flowing codegen — do not edit.
 // Change the spec and run `flowing codegen`. spec sha256:33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b generator:flowing@0.1.0
 import { assign, setup } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, type FlowError, type ClassifyRequest, type ExtractRequest, type GenerateRequest, type ToolCallInput, type ToolInput } from "flowing/runtime";
-import type { FlowSpec } from "flowing/spec";
+import { asText, defineMachine, fromLlm, fromTool, type FlowError, type ClassifyRequest, type ExtractRequest, type GenerateRequest, type ToolCallInput, type ToolInput } from "@flowing/runtime";
+import type { FlowSpec } from "@flowing/spec";
 import { orderSupportTools } from "./order-support.registry.ts";
 
 export interface OrderSupportContext {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldMapToZod, type LlmInvokeSpec } from '../../spec/index.ts';
+import { fieldMapToZod, type LlmInvokeSpec } from '@flowing/spec';
 import { formatIssues } from '../errors.ts';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
 import { FlowingError, toFlowError } from '../errors.ts';

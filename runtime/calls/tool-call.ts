@@ -1,4 +1,4 @@
-import type { ToolInvokeSpec } from '../../spec/index.ts';
+import type { ToolInvokeSpec } from '@flowing/spec';
 import type { ToolCallInput } from '../actors.ts';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';

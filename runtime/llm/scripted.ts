@@ -1,4 +1,4 @@
-import { fieldMapToZod } from '../../spec/index.ts';
+import { fieldMapToZod } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
 import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { FieldMap } from '../../spec/index.ts';
+import type { FieldMap } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
-import { evaluateExpression } from '../../spec/index.ts';
+import { evaluateExpression } from '@flowing/spec';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { ApprovalSite } from './machine-info.ts';
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import {
   contextSchema, eventPayloadSchemas, listStates, normalizeTransition, parseExpression,
   type ExprNode, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec,
-} from '../../spec/index.ts';
+} from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
 import { FlowingError } from '../errors.ts';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { jsonNestingDepth } from '../../spec/index.ts';
+import { jsonNestingDepth } from '@flowing/spec';
 import { StudioError } from './errors.ts';
 
 /** Largest request body the studio API accepts (a spec is a few KB; 1 MiB leaves room for big machines). */

@@ -41,9 +41,9 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
     clearScreen: false,
     plugins: [react(), studioApiPlugin({ rootDir: options.rootDir })],
     resolve: {
-      alias: [{ find: /^flowing\/spec$/, replacement: at('spec/index.ts') }],
+      alias: [{ find: /^@flowing\/spec$/, replacement: at('spec/index.ts') }],
     },
-    build: { outDir: 'dist', emptyOutDir: true },
+    build: { outDir: 'dist/app', emptyOutDir: true },
     // Pre-bundle what the app imports lazily too, so a stale cache never answers "Outdated Optimize Dep" mid-session.
     optimizeDeps: { include: ['elkjs/lib/elk.bundled.js', 'diff', '@xyflow/react', 'zustand', 'react', 'react-dom/client'] },
     server: {

@@ -1,4 +1,4 @@
-import type { Codegen, ToolCatalog } from '../../codegen/index.ts';
+import type { Codegen, ToolCatalog } from '@flowing/codegen';
 import { createKeyedQueue } from './files.ts';
 import { resolveRoots, type ProjectRoots } from './paths.ts';
 
@@ -32,7 +32,7 @@ function ensureTypeScript(): Promise<void> {
 }
 
 // codegen/ pulls in ts-morph (about 0.7 s to import); load it on first use, not when Vite reads its config.
-const loadCodegen = () => import('../../codegen/index.ts');
+const loadCodegen = () => import('@flowing/codegen');
 
 /** Creates the shared handler context for a project root (the folder holding machines/ and tools/). */
 export async function createStudioContext(rootDir: string): Promise<StudioContext> {

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '../../spec/index.ts';
+import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '@flowing/spec';
 import { MAX_JSON_DEPTH, readJson } from './body.ts';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';

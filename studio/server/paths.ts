@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { MACHINE_ID_PATTERN, TOOL_NAME_PATTERN } from '../../spec/index.ts';
+import { MACHINE_ID_PATTERN, TOOL_NAME_PATTERN } from '@flowing/spec';
 import { StudioError } from './errors.ts';
 
 /** The only directories the studio API reads specs from and writes to, as real paths. */

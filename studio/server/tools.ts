@@ -19,7 +19,7 @@ async function createTool(context: StudioContext, body: unknown): Promise<{ path
   return context.serial(`tool:${name}`, async () => {
     // Any existing entry counts, a dangling symlink included: a stub never replaces or writes through anything.
     if ((await toolFile(context.roots, name)).exists) throw new StudioError('STUDIO_EXISTS', `tools/${name}.ts already exists; it is never overwritten`, { path: `tools/${name}.ts` });
-    const { scaffoldTool } = await import('../../codegen/index.ts');
+    const { scaffoldTool } = await import('@flowing/codegen');
     const made = await scaffoldTool(context.roots.rootDir, name);
     if (!made.created) throw new StudioError('STUDIO_EXISTS', `${made.path} already exists; it is never overwritten`, { path: made.path });
     return { path: made.path };

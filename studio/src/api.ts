@@ -1,4 +1,4 @@
-import type { FlowSpec, SpecProblem } from '../../spec/index.ts';
+import type { FlowSpec, SpecProblem } from '@flowing/spec';
 
 /** A machine in the list. */
 export interface MachineSummary { id: string; file: string; version: string; problems: SpecProblem[] }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, loadToolCatalog, type ToolCatalog } from '../../codegen/index.ts';
 import { parseSpecText } from '../../spec/index.ts';
 import { copyProject, REPO_DIR } from '../helpers/project.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const EXAMPLES = ['order-support', 'incident-triage'];
@@ -60,7 +61,7 @@ describe('flowing codegen --check (B2)', () => {
   });
   afterAll(async () => project.remove());
 
-  const cli = (args: string[]) => run(process.execPath, [join(REPO_DIR, 'bin/flowing.js'), ...args], { cwd: project.dir }).then(
+  const cli = (args: string[]) => run(process.execPath, cliArgs(...args), { cwd: project.dir }).then(
     ({ stdout }) => ({ code: 0, stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
   );

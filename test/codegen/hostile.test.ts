@@ -124,7 +124,7 @@ describe('hostile strings in specs (RELIABILITY B1)', () => {
 
     await writeFile(join(project.dir, 'expectations.json'), JSON.stringify(expectations));
     await writeFile(join(project.dir, 'import-check.mts'), IMPORT_CHECK);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'import-check.mts'], { cwd: project.dir, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, ['--conditions=@flowing/source', '--import', 'tsx', 'import-check.mts'], { cwd: project.dir, maxBuffer: 64 * 1024 * 1024 });
     const report = JSON.parse(stdout) as Array<{ module: string; specEqual: boolean; reply: unknown; summaryOk: boolean; descriptionOk: boolean; newGlobals: string[]; trapCalls: number }>;
     expect(report).toHaveLength(expectations.length);
     // Too long for an expression, and a template hole naming an undeclared field: both refused with a code.
@@ -159,8 +159,8 @@ import { readFileSync } from 'node:fs';
 import { createActor, toPromise } from 'xstate';
 // Libraries register their own globals on first import; load them before measuring.
 await import('zod');
-await import('flowing/runtime');
-await import('flowing/spec');
+await import('@flowing/runtime');
+await import('@flowing/spec');
 let trapCalls = 0;
 globalThis.__flowingTrap = () => { trapCalls++; };
 const expectations = JSON.parse(readFileSync('expectations.json', 'utf8'));

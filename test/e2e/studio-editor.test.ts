@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_DIR, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
+import { startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 import { drag, launchChromium, openPage, screenshot } from './browser.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 
@@ -82,7 +83,7 @@ describe('studio graph editor in Chromium', () => {
       expect(machine).toMatch(/check_status: \{[\s\S]*?src: "tool\.query_order"/);
       expect(machine).toContain('{ type: "CHECK" }');
 
-      const check = await run(process.execPath, [join(REPO_DIR, 'bin/flowing.js'), 'codegen', '--check'], { cwd: studio.rootDir }).then(
+      const check = await run(process.execPath, cliArgs('codegen', '--check'), { cwd: studio.rootDir }).then(
         (r) => ({ code: 0, out: r.stdout + r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
       );

@@ -17,7 +17,7 @@ export async function copyProject(prefix = 'flowing-project-'): Promise<{ dir: s
   await cp(join(REPO_DIR, 'machines'), join(dir, 'machines'), { recursive: true });
   await cp(join(REPO_DIR, 'tools'), join(dir, 'tools'), { recursive: true });
   for (const name of ['node_modules', 'spec', 'runtime', 'codegen', 'bin']) await symlink(join(REPO_DIR, name), join(dir, name), 'dir');
-  for (const name of ['package.json', 'tsconfig.json']) await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
+  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.base.json']) await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

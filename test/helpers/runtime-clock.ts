@@ -1,4 +1,4 @@
-import type { Clock } from 'flowing/runtime';
+import type { Clock } from '@flowing/runtime';
 
 /** A clock that only moves when told to; `advance` fires due timers in order and lets promise chains settle between them. */
 export interface ManualClock extends Clock {

@@ -1,4 +1,4 @@
-import { defineTool, type AnyTool } from 'flowing/runtime';
+import { defineTool, type AnyTool } from '@flowing/runtime';
 
 /**
  * Wraps tools so every `run` is counted by name (the stand-in for a side-effect ledger). With `delayMs`, each run

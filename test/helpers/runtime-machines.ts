@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { assign, setup, type AnyStateMachine } from 'xstate';
 import { z } from 'zod';
-import { defineMachine, defineTool, fromLlm, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from 'flowing/runtime';
-import { FlowSpecSchema, type FlowSpecInput } from 'flowing/spec';
+import { defineMachine, defineTool, fromLlm, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from '@flowing/runtime';
+import { FlowSpecSchema, type FlowSpecInput } from '@flowing/spec';
 
 /** Bundles a hand-written machine of the generated shape with its spec. */
 export function defineTestMachine(spec: FlowSpecInput, machine: AnyStateMachine, tools: AnyTool[]): AnyMachineDefinition {

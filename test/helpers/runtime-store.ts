@@ -1,4 +1,4 @@
-import { createMemoryStore, type MemoryStore, type MemoryStoreData } from 'flowing/runtime';
+import { createMemoryStore, type MemoryStore, type MemoryStoreData } from '@flowing/runtime';
 
 /**
  * A memory store that keeps a copy of its whole content after every commit: dump k is exactly what a process

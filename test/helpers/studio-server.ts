@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { startStudio } from '../../studio/server/cli.ts';
+import { startStudio } from '@flowing/studio/server';
 import { copyProject, REPO_DIR } from './project.ts';
 
 export { REPO_DIR };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, defineTool, type SessionStore } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, type SessionStore } from '@flowing/runtime';
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
 
 describe('cancel while a non-idempotent call waits for its start to be stored', () => {

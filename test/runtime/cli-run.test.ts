@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCommand } from '../../runtime/cli/run.ts';
+import { runCommand } from '../../bin/run/run.ts';
 
 function capture() {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from '@flowing/runtime';
 import { settle } from '../helpers/runtime-clock.ts';
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
 

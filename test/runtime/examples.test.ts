@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { settle } from '../helpers/runtime-clock.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createMemoryStore, createRuntime, createScriptedProvider, defineTool, type AgentToolCaller, type LlmProvider, type RuntimeEvent,
-} from 'flowing/runtime';
+} from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { agentMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';

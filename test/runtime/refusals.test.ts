@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, type RuntimeEvent } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, type RuntimeEvent } from '@flowing/runtime';
 import { gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
 
 async function setup() {

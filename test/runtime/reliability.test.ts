@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, replaySession, type LlmProvider } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, replaySession, type LlmProvider } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { createManualClock, settle } from '../helpers/runtime-clock.ts';
 import { gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';

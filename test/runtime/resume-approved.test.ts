@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, defineTool, type AnyTool } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, type AnyTool } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, defineTool, type AnyTool } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, type AnyTool } from '@flowing/runtime';
 import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, type MemoryStoreData, type Runtime } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, type MemoryStoreData, type Runtime } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';

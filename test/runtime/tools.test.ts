@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, defineTool, ToolError, type AnyMachineDefinition, type RuntimeEvent } from 'flowing/runtime';
+import { createMemoryStore, createRuntime, defineTool, ToolError, type AnyMachineDefinition, type RuntimeEvent } from '@flowing/runtime';
 import { createManualClock, settle } from '../helpers/runtime-clock.ts';
 import { approvalMachine, gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { fieldMapToZod } from '../../../spec/index.ts';
+import { fieldMapToZod } from '@flowing/spec';
 import { FlowingError } from '../../errors.ts';
 import type { ClassifyRequest, ExtractRequest } from '../types.ts';
 import { complete, type ChatCall } from './chat.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ExpressionRoot } from '../../../spec/index.ts';
+import type { ExpressionRoot } from '@flowing/spec';
 import { ExpressionInput } from './ExpressionInput.tsx';
 
 export interface AssignEditorProps {

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import {
   addTransition, moveState, problemsByElement, setStateLayout, specToGraph, type GraphNode,
 } from '../graph/index.ts';
-import type { SpecProblem } from '../../../spec/index.ts';
+import type { SpecProblem } from '@flowing/spec';
 import { useAddState } from '../hooks/useAddState.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { PromptDialog } from './PromptDialog.tsx';

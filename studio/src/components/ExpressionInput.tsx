@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { parseExpression, parseTemplate, type ExpressionRoot } from '../../../spec/index.ts';
+import { parseExpression, parseTemplate, type ExpressionRoot } from '@flowing/spec';
 
 export interface ExpressionInputProps {
   label: string;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { FieldType } from '../../../spec/index.ts';
+import type { FieldType } from '@flowing/spec';
 import { renameKey } from '../graph/index.ts';
 import { splitList } from './ExpressionInput.tsx';
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { FieldType } from '../../../spec/index.ts';
+import type { FieldType } from '@flowing/spec';
 import { setAt } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { SelectField, TextField, splitList } from './ExpressionInput.tsx';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { stateType, type StateSpec, type StateType } from '../../../spec/index.ts';
+import { stateType, type StateSpec, type StateType } from '@flowing/spec';
 import {
   addTransition, checkStateName, deleteState, getAt, moveState, renameState, setAt, type GraphEdge, type SpecGraph,
 } from '../graph/index.ts';

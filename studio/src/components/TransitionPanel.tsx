@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ExpressionRoot, TransitionObject } from '../../../spec/index.ts';
+import type { ExpressionRoot, TransitionObject } from '@flowing/spec';
 import {
   changeTransitionDelay, changeTransitionEvent, deleteTransition, readTransition, updateTransition, type SpecGraph,
 } from '../graph/index.ts';

@@ -1,4 +1,4 @@
-import { NAME_PATTERN, RESERVED_NAMES, type FlowSpec, type Position, type StateSpec } from '../../../spec/index.ts';
+import { NAME_PATTERN, RESERVED_NAMES, type FlowSpec, type Position, type StateSpec } from '@flowing/spec';
 import { refuse, type EditResult } from './errors.ts';
 import { toPointer } from './pointer.ts';
 import { allStateNames, cloneSpec, forEachTransition, locateState } from './walk.ts';

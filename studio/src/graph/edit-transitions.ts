@@ -1,4 +1,4 @@
-import { EVENT_PATTERN, type FlowSpec, type TransitionObject, type TransitionSpec } from '../../../spec/index.ts';
+import { EVENT_PATTERN, type FlowSpec, type TransitionObject, type TransitionSpec } from '@flowing/spec';
 import { refuse, type EditResult } from './errors.ts';
 import { getAt, parsePointer, setAt, toPointer } from './pointer.ts';
 import type { TransitionEdgeData } from './types.ts';

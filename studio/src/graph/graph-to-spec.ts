@@ -1,4 +1,4 @@
-import type { FlowSpec, Position, StateSpec, TransitionObject, TransitionSpec } from '../../../spec/index.ts';
+import type { FlowSpec, Position, StateSpec, TransitionObject, TransitionSpec } from '@flowing/spec';
 import type { GraphEdge, SpecGraph, StateSkeleton, TransitionSlot } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { TransitionObject } from '../../../spec/index.ts';
+import type { TransitionObject } from '@flowing/spec';
 import type { TransitionKind } from './types.ts';
 
 /** The text drawn on a transition edge: `EVENT [guard]`, `done`, `error`, `after 8000ms` or `always`, with the guard in brackets. */

@@ -1,4 +1,4 @@
-import type { FlowSpec, Position } from '../../../spec/index.ts';
+import type { FlowSpec, Position } from '@flowing/spec';
 import { specToGraph } from './spec-to-graph.ts';
 
 /** Layout keys of states that have no saved position. */

@@ -1,4 +1,4 @@
-import type { FlowSpec, Position } from '../../../spec/index.ts';
+import type { FlowSpec, Position } from '@flowing/spec';
 import { GROUP_HEADER, GROUP_PADDING, leafSize } from './sizes.ts';
 import { specToGraph } from './spec-to-graph.ts';
 

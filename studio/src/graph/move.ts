@@ -1,4 +1,4 @@
-import { stateType, type FlowSpec, type StateSpec } from '../../../spec/index.ts';
+import { stateType, type FlowSpec, type StateSpec } from '@flowing/spec';
 import { refuse, type EditResult } from './errors.ts';
 import { isWithin, toPointer } from './pointer.ts';
 import { cloneSpec, locateState } from './walk.ts';

@@ -1,4 +1,4 @@
-import type { SpecProblem } from '../../../spec/index.ts';
+import type { SpecProblem } from '@flowing/spec';
 import { isWithin } from './pointer.ts';
 import type { GraphEdge, GraphNode } from './types.ts';
 

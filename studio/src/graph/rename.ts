@@ -1,4 +1,4 @@
-import type { FlowSpec } from '../../../spec/index.ts';
+import type { FlowSpec } from '@flowing/spec';
 import { checkStateName } from './edit-states.ts';
 import { refuse, type EditResult } from './errors.ts';
 import { renameKey, toPointer } from './pointer.ts';

@@ -1,4 +1,4 @@
-import type { StateSpec } from '../../../spec/index.ts';
+import type { StateSpec } from '@flowing/spec';
 
 /** Width of an atomic or final state node, in canvas pixels. */
 export const NODE_WIDTH = 210;

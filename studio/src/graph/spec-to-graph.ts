@@ -1,5 +1,5 @@
-import type { FlowSpec, Position, StateSpec, TransitionObject, TransitionSpec } from '../../../spec/index.ts';
-import { stateType } from '../../../spec/index.ts';
+import type { FlowSpec, Position, StateSpec, TransitionObject, TransitionSpec } from '@flowing/spec';
+import { stateType } from '@flowing/spec';
 import { transitionLabel } from './labels.ts';
 import { toPointer } from './pointer.ts';
 import { GROUP_HEADER, GROUP_PADDING, leafSize } from './sizes.ts';

@@ -1,4 +1,4 @@
-import type { FlowSpec, Position, StateType, TransitionObject } from '../../../spec/index.ts';
+import type { FlowSpec, Position, StateType, TransitionObject } from '@flowing/spec';
 
 /** Where a transition lives in its state: an `on` event, an `after` delay, `always`, the state's `onDone`, or the invoke's `onDone`/`onError`. */
 export type TransitionKind = 'on' | 'after' | 'always' | 'done' | 'onDone' | 'onError';

@@ -1,4 +1,4 @@
-import type { FlowSpec, StateSpec, TransitionObject, TransitionSpec } from '../../../spec/index.ts';
+import type { FlowSpec, StateSpec, TransitionObject, TransitionSpec } from '@flowing/spec';
 import { parsePointer } from './pointer.ts';
 
 /** Calls `visit` for every transition object of every state (mutable: the spec must be a private copy). */

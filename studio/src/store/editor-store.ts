@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '../../../spec/index.ts';
+import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, StudioApiError, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { computeLayout, fillMissingLayout, statesWithoutLayout, type EditResult, type ElkLayouter } from '../graph/index.ts';
 import { toToolInfos } from './tool-info.ts';

@@ -1,4 +1,4 @@
-import type { ToolInfo } from '../../../spec/index.ts';
+import type { ToolInfo } from '@flowing/spec';
 import type { ToolSummary } from '../api.ts';
 
 /** What the validator needs to know about the tools the server listed (input fields read from the JSON Schema). */

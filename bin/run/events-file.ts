@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { FlowingError } from '../errors.ts';
+import { FlowingError } from '@flowing/runtime';
 
 /** Reads a JSON-lines file of events (blank lines skipped); a bad line is an error naming the file and line. */
 export async function readEventsFile(path: string): Promise<Array<{ type: string } & Record<string, unknown>>> {

@@ -1,8 +1,5 @@
 import { createActor, type AnyActorRef } from 'xstate';
-import type { AnyMachineDefinition } from '../definition.ts';
-import { createScriptedProvider } from '../llm/scripted.ts';
-import type { Runtime } from '../runtime.ts';
-import type { AnyTool } from '../tool.ts';
+import { createScriptedProvider, type AnyMachineDefinition, type AnyTool, type Runtime } from '@flowing/runtime';
 
 /** The message every benchmark session handles: classify, extract, 3 tools, generate. */
 export const BENCH_MESSAGE = 'where is my order A1001';

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { loadMachine } from '../cli/load.ts';
-import { createRuntime } from '../runtime.ts';
-import { createMemoryStore } from '../store/memory.ts';
+import { loadMachine } from '../run/load.ts';
+import { createMemoryStore, createRuntime } from '@flowing/runtime';
 import { bareXState, handWritten, withRuntime } from './workload.ts';
 
 const ROUNDS = 9;

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { AnyMachineDefinition } from '../definition.ts';
-import { FlowingError } from '../errors.ts';
+import { FlowingError, type AnyMachineDefinition } from '@flowing/runtime';
 
 const MACHINE_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,4 +1,4 @@
-import type { RuntimeEvent } from '../events.ts';
+import { type RuntimeEvent } from '@flowing/runtime';
 
 const WIDTH = 20;
 

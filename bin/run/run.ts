@@ -1,9 +1,4 @@
-import { FlowingError, toFlowError } from '../errors.ts';
-import type { RuntimeEvent } from '../events.ts';
-import { createScriptedProvider } from '../llm/scripted.ts';
-import type { LlmProvider } from '../llm/types.ts';
-import { createRuntime } from '../runtime.ts';
-import { createMemoryStore } from '../store/memory.ts';
+import { FlowingError, createMemoryStore, createRuntime, createScriptedProvider, toFlowError, type LlmProvider, type RuntimeEvent } from '@flowing/runtime';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
 import { loadMachine } from './load.ts';
@@ -60,7 +55,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
 
 async function chooseProvider(): Promise<LlmProvider> {
   if (!process.env.OPENAI_BASE_URL) return createScriptedProvider();
-  const path = '../llm/openai.ts';
+  const path = '@flowing/runtime/openai';
   let module: { createOpenAIProvider?: (options?: Record<string, unknown>) => LlmProvider };
   try {
     module = (await import(path)) as typeof module;
@@ -68,7 +63,7 @@ async function chooseProvider(): Promise<LlmProvider> {
     throw new FlowingError('LLM_NOT_CONFIGURED', `OPENAI_BASE_URL is set, but the OpenAI provider could not be loaded: ${(error as Error).message}`);
   }
   if (typeof module.createOpenAIProvider !== 'function') {
-    throw new FlowingError('LLM_NOT_CONFIGURED', 'runtime/llm/openai.ts does not export createOpenAIProvider');
+    throw new FlowingError('LLM_NOT_CONFIGURED', '@flowing/runtime/openai does not export createOpenAIProvider');
   }
   return module.createOpenAIProvider({});
 }

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCodegen } from './codegen.ts';
+import { createCodegen } from '@flowing/codegen';
 
 const root = process.cwd();
 const BIG = '.flowing/bench/big-machine/big-machine.flow.json';

@@ -1,6 +1,5 @@
-import { createMemoryStore } from '../store/memory.ts';
-import { createRuntime } from '../runtime.ts';
-import { loadMachine } from '../cli/load.ts';
+import { createMemoryStore, createRuntime } from '@flowing/runtime';
+import { loadMachine } from '../run/load.ts';
 
 /** Child-process part of the benchmark (run with --expose-gc): bytes retained per idle session. */
 export async function measureIdleHeap(count: number): Promise<{ perSession: number; storeOnly: number }> {
