@@ -12,6 +12,15 @@ const program = new Command('flowing')
   .configureOutput({ outputError: (text, write) => write(text) });
 
 program
+  .command('init')
+  .description('Add Flowing to a project: an example machine and tool, dependencies, tsconfig settings, npm scripts')
+  .argument('[dir]', 'the project folder (default: the current one)')
+  .action(async (dir: string | undefined) => {
+    const { initCommand } = await import('./init/init.ts');
+    process.exitCode = await initCommand(dir, pkg.version);
+  });
+
+program
   .command('validate')
   .description('Validate flow specs (default: every machines/*/*.flow.json)')
   .argument('[files...]', 'spec files')

@@ -1,0 +1,84 @@
+import { CliError } from '../cli-error.ts';
+
+/** What `flowing init` asks of a project's package.json; existing entries are never changed. */
+export interface PackageAdditions {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+}
+
+export interface PackageMerge {
+  text: string;
+  added: string[];
+  kept: string[];
+}
+
+type PackageJson = Record<string, unknown> & {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+};
+
+function indentOf(text: string): string | number {
+  return /^\{\r?\n([ \t]+)"/.exec(text)?.[1] ?? 2;
+}
+
+/** A package name from a folder name (npm's rules: lower case, URL-safe). */
+export function packageNameFor(folder: string): string {
+  const name = folder.toLowerCase().replace(/[^a-z0-9._~-]+/g, '-').replace(/^[._-]+|-+$/g, '');
+  return name || 'flowing-project';
+}
+
+/** A new package.json for an empty folder. */
+export function newPackageJson(folder: string, additions: PackageAdditions): string {
+  const pkg = {
+    name: packageNameFor(folder),
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: additions.scripts,
+    dependencies: additions.dependencies,
+    devDependencies: additions.devDependencies,
+  };
+  return JSON.stringify(pkg, null, 2) + '\n';
+}
+
+/**
+ * Adds what is missing to an existing package.json, keeping every entry it has (a dependency already listed in any
+ * section, or a script of the same name, is left as it is) and its indentation.
+ */
+export function mergePackageJson(text: string, additions: PackageAdditions): PackageMerge {
+  let pkg: PackageJson;
+  try {
+    pkg = JSON.parse(text) as PackageJson;
+  } catch (error) {
+    throw new CliError('INIT_BAD_PACKAGE_JSON', `package.json is not valid JSON (${(error as Error).message}); fix it and run init again`);
+  }
+  if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) throw new CliError('INIT_BAD_PACKAGE_JSON', 'package.json does not hold an object');
+  const added: string[] = [];
+  const kept: string[] = [];
+  const listed = (name: string) => [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies as Record<string, string> | undefined]
+    .some((section) => section && Object.hasOwn(section, name));
+  for (const section of ['dependencies', 'devDependencies'] as const) {
+    for (const [name, range] of Object.entries(additions[section])) {
+      if (listed(name)) { kept.push(`${name} (already listed)`); continue; }
+      pkg[section] = { ...pkg[section], [name]: range };
+      added.push(`${section} ${name}@${range}`);
+    }
+  }
+  for (const [name, command] of Object.entries(additions.scripts)) {
+    if (pkg.scripts && Object.hasOwn(pkg.scripts, name)) {
+      if (pkg.scripts[name] !== command) kept.push(`script ${name} (already "${pkg.scripts[name]}")`);
+      continue;
+    }
+    pkg.scripts = { ...pkg.scripts, [name]: command };
+    added.push(`script ${name}`);
+  }
+  if (pkg.type !== 'module') {
+    kept.push(pkg.type === undefined
+      ? 'no "type": "module" (left unset: generated machines are ES modules; set it, or compile with module NodeNext and .mts entry points)'
+      : `"type": "${String(pkg.type)}" (generated machines are ES modules; use "module")`);
+  }
+  const newline = text.endsWith('\n') ? '\n' : '';
+  return { text: added.length ? JSON.stringify(pkg, null, indentOf(text)) + newline : text, added, kept };
+}
