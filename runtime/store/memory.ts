@@ -1,5 +1,6 @@
 import { FlowingError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
+import { encodeCursor, isAfter, matches, newestFirst, planList, summarize } from './query.ts';
 import type { CommitRequest, JournalEntry, SessionRecord, SessionStore } from './types.ts';
 
 /** The whole content of a memory store, as `exportData` returns it and `createMemoryStore({ data })` takes it. */
@@ -55,8 +56,12 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
     async readJournal(sessionId) {
       return [...(data.journal.get(sessionId)?.values() ?? [])];
     },
-    async listSessions() {
-      return [...data.records.keys()];
+    async listSessions(query) {
+      const plan = planList(query);
+      const sorted = [...data.records.values()].filter((r) => isAfter(r, plan.after) && matches(plan, r.machineId, r.status)).sort(newestFirst);
+      const page = sorted.slice(0, plan.limit);
+      const last = page[page.length - 1];
+      return { sessions: page.map(summarize), ...(sorted.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };
     },
     exportData() {
       return copy(data);

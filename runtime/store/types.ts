@@ -64,9 +64,48 @@ export interface CommitRequest {
   journal: readonly JournalEntry[];
 }
 
+/** Which sessions `listSessions` returns: filters, page size and the cursor of the previous page. */
+export interface SessionQuery {
+  machineId?: string;
+  /** One status, or any of several (e.g. `['running', 'waiting']`). */
+  status?: SessionStatus | readonly SessionStatus[];
+  /** Sessions per page, 1 to 500 (default 50). */
+  limit?: number;
+  /** `nextCursor` of the previous page; omitted for the first page. */
+  cursor?: string;
+}
+
+/** One line of a session listing: enough to show and filter it without loading its snapshot. */
+export interface SessionSummary {
+  sessionId: string;
+  machineId: string;
+  status: SessionStatus;
+  version: number;
+  seq: number;
+  createdAt: number;
+  updatedAt: number;
+  /** True when an approval was requested and not yet decided. */
+  awaitingApproval: boolean;
+}
+
+/**
+ * A page of sessions, newest first (`createdAt`, then `sessionId`, both descending). `nextCursor` is set when more
+ * sessions may follow; a page can hold fewer than `limit` sessions and still have one (a store bounds the work of one
+ * call). Paging is stable: a session created after the first page was read never shifts the ones that follow.
+ */
+export interface SessionPage {
+  sessions: SessionSummary[];
+  nextCursor?: string;
+}
+
+/** Called with newly committed events of one session, in seq order; may repeat events already seen. */
+export type StoreFeedListener = (events: readonly RuntimeEvent[]) => void;
+
 /**
  * Durable session state. A commit is all-or-nothing and refused with `STORE_CONFLICT` when the stored version is not
- * `expectedVersion` (so a SQLite transaction or a Redis Lua compare-and-set can implement it).
+ * `expectedVersion` (so a SQLite transaction or a Redis Lua compare-and-set can implement it). When `commit`
+ * resolves, the record, events and journal entries are durable to the store's promise (SQLite: fsynced; Redis: as
+ * durable as the server's persistence settings).
  */
 export interface SessionStore {
   readonly name: string;
@@ -75,5 +114,14 @@ export interface SessionStore {
   /** Events with `seq > afterSeq`, in order; at most `limit` of them. */
   readEvents(sessionId: string, afterSeq?: number, limit?: number): Promise<readonly RuntimeEvent[]>;
   readJournal(sessionId: string): Promise<readonly JournalEntry[]>;
-  listSessions(): Promise<readonly string[]>;
+  /** Sessions filtered by machine and status, newest first, one page at a time (refuses a bad cursor with `STORE_BAD_CURSOR`). */
+  listSessions(query?: SessionQuery): Promise<SessionPage>;
+  /**
+   * Live feed of events other processes (and this one) commit to one session, from `afterSeq` on; returns the stop
+   * function. Only stores shared between processes implement it (Redis reads the session's stream from the last seen
+   * id; SQLite polls its file). Deliveries may repeat or trail events already seen: subscribers filter by seq.
+   */
+  follow?(sessionId: string, afterSeq: number, listener: StoreFeedListener): () => void;
+  /** Releases connections and file handles; the store is unusable afterwards. */
+  close?(): Promise<void>;
 }

@@ -143,7 +143,7 @@ describe('D8: invalid input at creation', () => {
     const store = createMemoryStore();
     const runtime = createRuntime({ machines: [orderSupport], store });
     await expect(runtime.createSession(orderSupport, { userId: 42 })).rejects.toMatchObject({ code: 'CONTEXT_INVALID' });
-    expect(await store.listSessions()).toEqual([]);
+    expect((await store.listSessions()).sessions).toEqual([]);
   });
 });
 
