@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
 import { findRegion, type SourceRegion } from './emit/writer.ts';
@@ -25,7 +26,8 @@ export class GeneratedCodeChecker {
       tsConfigFilePath: join(rootDir, 'tsconfig.json'),
       skipAddingFilesFromTsConfig: true,
       // Generated code needs neither DOM nor Vite types; leaving them out makes every check cheaper.
-      compilerOptions: { lib: ['lib.es2023.d.ts'], types: ['node'] },
+      // Node's types only when the project has them (a new project may not).
+      compilerOptions: { lib: ['lib.es2023.d.ts'], types: hasNodeTypes(rootDir) ? ['node'] : [] },
     });
   }
 
@@ -60,6 +62,15 @@ export class GeneratedCodeChecker {
       if (skip.has(path) || path.includes('/node_modules/')) continue;
       refresh(source);
     }
+  }
+}
+
+function hasNodeTypes(rootDir: string): boolean {
+  try {
+    createRequire(join(rootDir, 'package.json')).resolve('@types/node/package.json');
+    return true;
+  } catch {
+    return false;
   }
 }
 
