@@ -1,5 +1,6 @@
-import { FlowingError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
+import { checkCommit } from './commit-check.ts';
+import { storeError } from './errors.ts';
 import { encodeCursor, isAfter, matches, newestFirst, planList, summarize } from './query.ts';
 import type { CommitRequest, JournalEntry, SessionRecord, SessionStore } from './types.ts';
 
@@ -27,16 +28,15 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
     async load(sessionId) {
       return data.records.get(sessionId);
     },
-    async commit({ expectedVersion, record, events, journal }: CommitRequest) {
-      const currentVersion = data.records.get(record.sessionId)?.version ?? 0;
-      if (currentVersion !== expectedVersion || record.version !== expectedVersion + 1) {
-        throw new FlowingError('STORE_CONFLICT', `session ${record.sessionId} is at version ${currentVersion}, the write expected ${expectedVersion}; reload and retry`);
+    async commit(request: CommitRequest) {
+      const { expectedVersion, record, events, journal } = request;
+      const stored = data.records.get(record.sessionId);
+      const currentVersion = stored?.version ?? 0;
+      if (currentVersion !== expectedVersion) {
+        throw storeError('STORE_CONFLICT', `session ${record.sessionId} is at version ${currentVersion}, the write expected ${expectedVersion}; reload and retry`, { sessionId: record.sessionId });
       }
+      checkCommit(request, stored?.seq ?? 0);
       const log = (data.events.get(record.sessionId) ?? []) as RuntimeEvent[];
-      const last = log.length === 0 ? 0 : log[log.length - 1]!.seq;
-      for (let i = 0; i < events.length; i++) {
-        if (events[i]!.seq !== last + i + 1) throw new FlowingError('STORE_CONFLICT', `event seq ${events[i]!.seq} of session ${record.sessionId} does not follow ${last + i}`);
-      }
       data.records.set(record.sessionId, record);
       if (events.length > 0) {
         if (log.length === 0) data.events.set(record.sessionId, events.slice());

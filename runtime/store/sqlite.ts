@@ -1,0 +1,220 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RuntimeEvent } from '../events.ts';
+import { decodeEvent, decodeJournal, decodeRecord, encode } from './codec.ts';
+import { checkCommit } from './commit-check.ts';
+import { storeError } from './errors.ts';
+import { FeedFollowers } from './feed.ts';
+import { encodeCursor, planList } from './query.ts';
+import { applySettings, migrate, readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
+import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary } from './types.ts';
+
+/** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
+export const DEFAULT_SQLITE_FILE = '.flowing/sessions.db';
+
+export interface SqliteStoreOptions {
+  /** The database file; relative paths resolve against `projectDir`. Default `.flowing/sessions.db`. */
+  file?: string;
+  /** Default: the working directory. */
+  projectDir?: string;
+  /** Default FULL: a commit is on disk when it returns. NORMAL trades the last commits on power loss for speed. */
+  synchronous?: SynchronousLevel;
+  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** How often `follow` looks for events other connections wrote (default 50 ms). */
+  pollMs?: number;
+}
+
+/** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
+export interface SqliteStore extends SessionStore {
+  readonly file: string;
+  settings(): SqliteSettings;
+  close(): Promise<void>;
+}
+
+interface SessionRow {
+  session_id: string;
+  machine_id: string;
+  status: SessionRecord['status'];
+  version: number;
+  seq: number;
+  created_at: number;
+  updated_at: number;
+  awaiting_approval: number;
+}
+
+/**
+ * The embedded default store: one SQLite file in WAL mode, `synchronous=FULL` and a busy timeout set on every open,
+ * record + events + journal in one transaction per commit, versioned schema. Rows failing their checksum refuse their
+ * session with `FLOW_STORE_CORRUPT`; other sessions keep loading.
+ * @example createRuntime({ machines, store: createSqliteStore() }) // .flowing/sessions.db of the working directory
+ */
+export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
+  const file = resolve(options.projectDir ?? process.cwd(), options.file ?? DEFAULT_SQLITE_FILE);
+  const synchronous = options.synchronous ?? 'FULL';
+  if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_UNAVAILABLE', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
+  const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
+
+  const q = {
+    version: db.prepare<[string], { version: number; seq: number }>('SELECT version, seq FROM sessions WHERE session_id = ?'),
+    load: db.prepare<[string], { record: string; record_check: string }>('SELECT record, record_check FROM sessions WHERE session_id = ?'),
+    upsert: db.prepare(`INSERT INTO sessions (session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, record, record_check)
+      VALUES (@sessionId, @machineId, @status, @version, @seq, @createdAt, @updatedAt, @awaiting, @body, @check)
+      ON CONFLICT (session_id) DO UPDATE SET status = excluded.status, version = excluded.version, seq = excluded.seq,
+        updated_at = excluded.updated_at, awaiting_approval = excluded.awaiting_approval, record = excluded.record, record_check = excluded.record_check`),
+    event: db.prepare('INSERT INTO events (session_id, seq, body, body_check) VALUES (?, ?, ?, ?)'),
+    journal: db.prepare('INSERT INTO journal (session_id, key, body, body_check) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, key) DO UPDATE SET body = excluded.body, body_check = excluded.body_check'),
+    events: db.prepare<[string, number, number], { seq: number; body: string; body_check: string }>('SELECT seq, body, body_check FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    readJournal: db.prepare<[string], { key: string; body: string; body_check: string }>('SELECT key, body, body_check FROM journal WHERE session_id = ? ORDER BY key'),
+  };
+
+  const write = db.transaction((request: CommitRequest) => {
+    const { expectedVersion, record, events, journal } = request;
+    const stored = q.version.get(record.sessionId);
+    const current = stored?.version ?? 0;
+    if (current !== expectedVersion) {
+      throw storeError('STORE_CONFLICT', `session ${record.sessionId} is at version ${current}, the write expected ${expectedVersion}; reload and retry`, { sessionId: record.sessionId });
+    }
+    checkCommit(request, stored?.seq ?? 0);
+    const { body, check } = encode(record);
+    q.upsert.run({
+      sessionId: record.sessionId, machineId: record.machineId, status: record.status, version: record.version, seq: record.seq,
+      createdAt: record.createdAt, updatedAt: record.updatedAt, awaiting: record.approval && !record.approval.decision ? 1 : 0, body, check,
+    });
+    for (const event of events) {
+      const stored = encode(event);
+      q.event.run(record.sessionId, event.seq, stored.body, stored.check);
+    }
+    for (const entry of journal) {
+      const stored = encode(entry);
+      q.journal.run(record.sessionId, entry.key, stored.body, stored.check);
+    }
+  });
+
+  const followers = new FeedFollowers();
+  let poller: NodeJS.Timeout | undefined;
+  let closed = false;
+  followers.onChange = () => {
+    if (followers.size > 0 && !poller && !closed) {
+      poller = setInterval(poll, options.pollMs ?? 50);
+      poller.unref();
+    } else if (followers.size === 0 && poller) {
+      clearInterval(poller);
+      poller = undefined;
+    }
+  };
+
+  function poll() {
+    for (const [sessionId, after] of followers.cursors()) {
+      try {
+        followers.dispatch(sessionId, readEventsNow(sessionId, after, 1_000));
+      } catch {
+        // A corrupt or locked row: readEvents reports it with its code to whoever reads; the feed tries again next tick.
+      }
+    }
+  }
+
+  function readEventsNow(sessionId: string, afterSeq: number, limit: number): RuntimeEvent[] {
+    const rows = q.events.all(sessionId, Math.max(0, Math.floor(afterSeq) || 0), limit);
+    return rows.map((row) => decodeEvent(row.body, row.body_check, sessionId, row.seq));
+  }
+
+  function guard<T>(fn: () => T): T {
+    if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
+    try {
+      return fn();
+    } catch (error) {
+      throw translate(error, file);
+    }
+  }
+
+  return {
+    name: 'sqlite',
+    file,
+    settings: () => guard(() => readSettings(db)),
+    async load(sessionId) {
+      return guard(() => {
+        const row = q.load.get(sessionId);
+        return row ? decodeRecord(row.record, row.record_check, sessionId) : undefined;
+      });
+    },
+    async commit(request) {
+      guard(() => write.immediate(request));
+    },
+    async readEvents(sessionId, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER) {
+      return guard(() => readEventsNow(sessionId, afterSeq, Math.max(0, Math.min(limit, Number.MAX_SAFE_INTEGER))));
+    },
+    async readJournal(sessionId) {
+      return guard(() => q.readJournal.all(sessionId).map((row) => decodeJournal(row.body, row.body_check, sessionId, row.key)));
+    },
+    async listSessions(query?: SessionQuery): Promise<SessionPage> {
+      const plan = planList(query);
+      return guard(() => {
+        const where: string[] = [];
+        const params: Array<string | number> = [];
+        if (plan.machineId !== undefined) {
+          where.push('machine_id = ?');
+          params.push(plan.machineId);
+        }
+        if (plan.statuses) {
+          where.push(`status IN (${[...plan.statuses].map(() => '?').join(', ')})`);
+          params.push(...plan.statuses);
+        }
+        if (plan.after) {
+          where.push('(created_at < ? OR (created_at = ? AND session_id < ?))');
+          params.push(plan.after.createdAt, plan.after.createdAt, plan.after.sessionId);
+        }
+        const sql = `SELECT session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval FROM sessions
+          ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, session_id DESC LIMIT ?`;
+        const rows = db.prepare<Array<string | number>, SessionRow>(sql).all(...params, plan.limit + 1);
+        const sessions: SessionSummary[] = rows.slice(0, plan.limit).map((r) => ({
+          sessionId: r.session_id, machineId: r.machine_id, status: r.status, version: r.version, seq: r.seq,
+          createdAt: r.created_at, updatedAt: r.updated_at, awaitingApproval: r.awaiting_approval === 1,
+        }));
+        const last = sessions[sessions.length - 1];
+        return { sessions, ...(rows.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };
+      });
+    },
+    follow(sessionId, afterSeq, listener) {
+      if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
+      return followers.add(sessionId, afterSeq, listener);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (poller) clearInterval(poller);
+      poller = undefined;
+      db.close();
+    },
+  };
+}
+
+function open(file: string, synchronous: SynchronousLevel, busyTimeoutMs: number): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file);
+    applySettings(db, synchronous, busyTimeoutMs);
+    migrate(db, file);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw translate(error, file);
+  }
+}
+
+/** SQLite's errors as store codes; errors that already carry one pass through. */
+function translate(error: unknown, file: string): unknown {
+  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') {
+    const code = (error as { code: string }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+      return storeError('FLOW_STORE_CORRUPT', `${file} is damaged (${code}); restore it from a backup`, { cause: error });
+    }
+    if (code.startsWith('SQLITE_') || code === 'ENOENT' || code === 'EACCES' || code === 'EROFS') {
+      return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${(error as Error).message} (${code})`, { cause: error });
+    }
+    return error;
+  }
+  return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
