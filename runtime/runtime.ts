@@ -261,8 +261,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           park(run);
           if (live.get(sessionId) === running) live.delete(sessionId);
         }
-        const failed = run.failed;
-        if (failed) throw new FlowingError(failed.code, failed.message, { details: failed.details });
+        const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
+        // A session that failed after its first commit is stored (its log says what happened): name it.
+        if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
       });
       return handle(sessionId, info.definition.id);
     },
@@ -277,4 +278,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return handle(sessionId, machineId);
     },
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import { FlowingError } from '../errors.ts';
 import type { LlmRequest } from '../llm/types.ts';
 import type { MachineInfo } from '../session/machine-info.ts';
 import { isLlmInvoke, isToolInvoke } from '../session/machine-info.ts';
+import { instrumentMachine } from '../session/instrument.ts';
 import { runOfSystem } from '../session/run.ts';
 import { callLlm } from './llm-call.ts';
 import { CallScope } from './signals.ts';
@@ -24,7 +25,7 @@ export function provideRuntimeActors(definition: AnyMachineDefinition, machine: 
       actors[name] = fromCall<ToolCallInput>((input, scope, self, system) => {
         const run = runOfSystem(system);
         if (!run) return Promise.reject(new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
-        const key = run.callKey(self.id);
+        const key = run.callKey(self.id, input);
         const invoke = info().invokes.get(self.id);
         return run.track(callTool({ run, key, tool, input, scope, invoke: invoke && isToolInvoke(invoke) ? invoke : undefined, onUnknownOutcome: 'attention' }));
       });
@@ -32,13 +33,13 @@ export function provideRuntimeActors(definition: AnyMachineDefinition, machine: 
       actors[name] = fromCall<LlmRequest>((input, scope, self, system) => {
         const run = runOfSystem(system);
         if (!run) return Promise.reject(new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
-        const key = run.callKey(self.id);
+        const key = run.callKey(self.id, input);
         const invoke = info().invokes.get(self.id);
         return run.track(callLlm({ run, key, request: input, scope, invoke: invoke && isLlmInvoke(invoke) ? invoke : undefined }));
       });
     }
   }
-  return machine.provide({ actors } as never);
+  return instrumentMachine(machine, actors);
 }
 
 const scopes = new WeakMap<AnyActorRef, CallScope>();

@@ -18,7 +18,7 @@ export function checkStatus(status: SessionStatus, error?: { code: string }): Re
     case 'done': return { code: 'SESSION_FINISHED', message: 'the session reached a final state and takes no more events' };
     case 'error': return { code: 'SESSION_FINISHED', message: `the session ended with an error (${error?.code ?? 'unknown'}) and takes no more events` };
     case 'cancelled': return { code: 'SESSION_CANCELLED', message: 'the session was cancelled and takes no more events' };
-    case 'needs_attention': return { code: 'SESSION_NEEDS_ATTENTION', message: 'a call has an unknown outcome; a person must resolve the session first' };
+    case 'needs_attention': return { code: 'SESSION_NEEDS_ATTENTION', message: `the session waits for a person (${error?.code ?? 'unknown'}); it takes no events until the call is resolved or the session cancelled` };
     default: return undefined;
   }
 }

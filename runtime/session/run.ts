@@ -7,7 +7,9 @@ import { approvalRequest, decideApproval } from './approvals.ts';
 import { compactSnapshot, EMPTY_LIST, NO_USAGE, sharedValue } from './compact.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
+import { thrownError } from './instrument.ts';
 import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
+import { awaitingSnapshot, completionRefusal, invokeIdOf, isCompletionEvent } from './unhandled.ts';
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
 export type SendResult =
@@ -15,9 +17,6 @@ export type SendResult =
   | { applied: false; code: string; message: string; details?: unknown };
 
 const runsBySystem = new WeakMap<object, SessionRun>();
-
-/** The actor's errors surface as the snapshot's `error` status; this observer only keeps XState from rethrowing them. */
-const IGNORE_ERRORS = { error() {} };
 
 /** The live run that owns the actor system an invoked actor belongs to. */
 export function runOfSystem(system: object): SessionRun | undefined {
@@ -55,6 +54,12 @@ export class SessionRun {
   private restoring = false;
   /** Journal key of the latest call of each invoke id. */
   private readonly callKeys = new Map<string, string>();
+  /** Input of the latest call of each invoke id (to put a call back in flight when its result is refused). */
+  private readonly callInputs = new Map<string, unknown>();
+  /** The event the root actor processes now (XState reports a throw without it). */
+  private currentEvent?: { type: string } & Record<string, unknown>;
+  /** True while an event from outside is applied synchronously: a throw then refuses that event and changes nothing. */
+  private applyingExternal = false;
   private frozenSnapshot?: unknown;
   private lastContext: unknown;
   private validContext: unknown;
@@ -115,7 +120,8 @@ export class SessionRun {
     });
     this.actor = actor;
     runsBySystem.set(actor.system, this);
-    actor.subscribe(IGNORE_ERRORS);
+    // Without an error observer XState rethrows the actor's errors globally; with it, they end the session here.
+    actor.subscribe({ error: this.onActorError.bind(this) });
     this.restoring = options.snapshot !== undefined;
     try {
       actor.start();
@@ -126,9 +132,10 @@ export class SessionRun {
   }
 
   /** The key of a call an invoked actor starts now: stable when the same snapshot is restored later. */
-  callKey(invokeId: string): string {
+  callKey(invokeId: string, input?: unknown): string {
     const key = (this.restoring ? this.record.calls?.[invokeId] : undefined) ?? `${invokeId}@${this.restoring ? this.step : this.step + 1}`;
     this.callKeys.set(invokeId, key);
+    this.callInputs.set(invokeId, input);
     return key;
   }
 
@@ -150,7 +157,9 @@ export class SessionRun {
   /** Called by XState for every inspection event of the session's actor system. */
   private onInspect(event: InspectionEvent) {
     if (event.actorRef !== this.actor || this.actorStopped) return;
-    if (event.type === '@xstate.microstep') {
+    if (event.type === '@xstate.event') {
+      this.currentEvent = event.event as { type: string } & Record<string, unknown>;
+    } else if (event.type === '@xstate.microstep') {
       for (const t of event._transitions) {
         this.microsteps.push({ event: t.eventType, source: t.source.id, targets: t.target?.map((n) => n.id) ?? [] });
       }
@@ -169,6 +178,10 @@ export class SessionRun {
     }
     const transitions = this.microsteps;
     this.microsteps = [];
+    if (transitions.length === 0 && snapshot.status === 'active' && isCompletionEvent(cause)) {
+      this.refuseCompletion(snapshot, causeEvent as { type: string } & Record<string, unknown>);
+      return;
+    }
     if (transitions.length === 0 && snapshot.status === this.lastStatus && cause !== 'xstate.init') return; // nothing was taken
     this.lastStatus = snapshot.status;
     this.step++;
@@ -208,7 +221,7 @@ export class SessionRun {
       this.error = toFlowError(snapshot.error, 'TOOL_FAILED');
       this.append('error', { code: this.error.code, message: this.error.message, recoverable: false });
     } else if (snapshot.status === 'active') {
-      const busy = Object.keys(snapshot.children).length > 0 || snapshot._nodes.some((n) => this.info.timedStates.has(n.key));
+      const busy = hasActiveChild(snapshot) || snapshot._nodes.some((n) => this.info.timedStates.has(n.key));
       this.status = busy ? 'running' : 'waiting';
     }
     this.markDirty();
@@ -362,7 +375,12 @@ export class SessionRun {
     this.base = { snapshot: this.record.snapshot, step: this.step, status: this.status, approval: this.approval };
     this.failure = undefined;
     this.quiet = false;
-    this.actor!.send(check.event);
+    this.applyingExternal = true;
+    try {
+      this.actor!.send(check.event);
+    } finally {
+      this.applyingExternal = false;
+    }
     if (this.step === stepBefore && !this.failure && !this.actorStopped) {
       // No transition was taken (XState would have dropped the event silently); nothing changed, so refuse it.
       this.quiet = true;
@@ -412,10 +430,43 @@ export class SessionRun {
       this.status = this.base.status === 'running' ? 'error' : this.base.status;
       this.approval = this.base.approval;
     } else {
-      this.frozenSnapshot = this.actor?.getPersistedSnapshot();
+      this.frozenSnapshot = this.terminalSnapshot(error);
       this.status = 'error';
       this.error = error;
     }
+    this.stopActor();
+    this.setQuiet();
+  }
+
+  /**
+   * The actor threw or failed. An invoked call's error that no onError branch takes is refused like an unhandled
+   * result; a throw while an event from outside is applied refuses that event and keeps the state before it; any
+   * other throw ends the session with a coded error.
+   */
+  private onActorError(thrown: unknown) {
+    if (this.actorStopped) return;
+    const cause = this.currentEvent;
+    if (cause && cause.type.startsWith('xstate.error.actor.') && cause.error === thrown && this.actor) {
+      this.refuseCompletion(this.actor.getSnapshot() as AnyMachineSnapshot, cause);
+      return;
+    }
+    this.fail(thrownError(thrown), this.applyingExternal);
+  }
+
+  /**
+   * A call's result or error, or a timer, that no branch takes: XState would drop it and leave the state waiting for
+   * ever. Refused (logged as `transition.rejected`) and the session stops in `needs_attention` with the call back in
+   * flight, so a person can resolve it; later events are refused with SESSION_NEEDS_ATTENTION.
+   */
+  private refuseCompletion(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>) {
+    const invokeId = invokeIdOf(event.type);
+    const refusal = completionRefusal(snapshot, event, invokeId === undefined ? undefined : this.callKeys.get(invokeId));
+    this.append('transition.rejected', { event: event.type, states: activeStates(snapshot), code: refusal.code, reason: refusal.message, details: refusal.details });
+    this.append('error', { code: refusal.code, message: refusal.message, recoverable: true });
+    const persisted = this.actor!.getPersistedSnapshot() as Record<string, unknown>;
+    this.frozenSnapshot = awaitingSnapshot(persisted, invokeId, invokeId === undefined ? undefined : this.callInputs.get(invokeId));
+    this.status = 'needs_attention';
+    this.error = { code: refusal.code, message: refusal.message };
     this.stopActor();
     this.setQuiet();
   }
@@ -462,6 +513,14 @@ export class SessionRun {
     if (actor) queueMicrotask(() => actor.stop());
   }
 
+  /** The snapshot kept for a session that ended in error: an errored actor's thrown value is replaced by its code. */
+  private terminalSnapshot(error: FlowError): unknown {
+    const actor = this.actor;
+    if (!actor) return this.record.snapshot;
+    const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
+    return persisted.status === 'error' ? { ...persisted, error } : persisted;
+  }
+
   /** The error that reverted the last event (context check), if any. */
   get failed(): FlowError | undefined {
     return this.failure ?? this.fatal;
@@ -471,4 +530,11 @@ export class SessionRun {
   dispose() {
     this.stopActor();
   }
+}
+
+/** An invoked call still running (a finished one stays among the children until its state is left). */
+function hasActiveChild(snapshot: AnyMachineSnapshot): boolean {
+  const children = snapshot.children as Record<string, { getSnapshot(): { status: string } } | undefined>;
+  for (const id in children) if (children[id]?.getSnapshot().status === 'active') return true;
+  return false;
 }
