@@ -233,7 +233,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return store.readEvents(sessionId, fromSeq);
       },
       subscribe(fromSeq, listener) {
-        return subscriptions.subscribe(sessionId, fromSeq, listener);
+        const stop = subscriptions.subscribe(sessionId, fromSeq, listener);
+        // A store shared between processes also feeds what the others commit; repeats of local deliveries are dropped by seq.
+        const unfollow = store.follow?.(sessionId, fromSeq, (events) => subscriptions.deliver(sessionId, events));
+        return () => {
+          stop();
+          unfollow?.();
+        };
       },
       async cancel(reason = 'cancelled by the caller') {
         const current = live.get(sessionId);

@@ -1,0 +1,167 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RuntimeEvent } from '../events.ts';
+import { encodeSealed, unsealEvent, unsealJournal, unsealRecord } from './codec.ts';
+import { checkCommit } from './commit-check.ts';
+import { storeError } from './errors.ts';
+import { encodeCursor, planList } from './query.ts';
+import { StreamFeed } from './redis/feed.ts';
+import { COMMIT, LIST, runScript } from './redis/scripts.ts';
+import type { SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary } from './types.ts';
+
+/** Key prefix when none is given. */
+export const DEFAULT_REDIS_PREFIX = 'flowing:';
+
+export interface RedisStoreOptions {
+  /** `redis://host:port/db`; ignored when `redis` is given. Default `redis://127.0.0.1:6379`. */
+  url?: string;
+  /** A client of your own; the store uses it and duplicates it for the live feed, and `close` leaves it open. */
+  redis?: Redis;
+  /** Options for the client the store creates from `url`. */
+  redisOptions?: RedisOptions;
+  /** Prefix of every key the store writes (default `flowing:`), so several apps can share one Redis. */
+  prefix?: string;
+  /** Seconds a finished (done, error, cancelled) session is kept before Redis expires it; default: kept forever. */
+  finishedTtlSeconds?: number;
+  /** Most sessions one `listSessions` call looks at before it returns a (possibly short) page with a cursor. */
+  listScanBudget?: number;
+}
+
+/** How durable an acknowledged commit is on this Redis, read from its configuration. */
+export interface RedisDurability {
+  appendonly: boolean;
+  appendfsync?: string;
+  /** One line for logs and health checks, e.g. "Redis durability: snapshot only". */
+  summary: string;
+}
+
+export interface RedisStore extends SessionStore {
+  readonly prefix: string;
+  durability(): Promise<RedisDurability>;
+  close(): Promise<void>;
+}
+
+const FINISHED: ReadonlySet<SessionStatus> = new Set(['done', 'error', 'cancelled']);
+
+/**
+ * A store several runtime processes share: each commit is one Lua script (version compare-and-set, events appended
+ * to the session's stream with seq as entry id, journal, record, index); `follow` reads the streams from the last
+ * seen id with XREAD BLOCK on a dedicated connection.
+ * @example createRuntime({ machines, store: createRedisStore({ url: process.env.REDIS_URL, prefix: 'support:' }) })
+ */
+export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
+  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
+  const ttl = options.finishedTtlSeconds ?? 0;
+  if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_QUERY', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
+  const budget = options.listScanBudget ?? 1_000;
+  const owned = !options.redis;
+  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: false, ...options.redisOptions });
+  if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
+  // The hash tag keeps one session's keys in one slot, should the keys ever live on a cluster.
+  const key = (sessionId: string, kind: 'r' | 'e' | 'j') => `${prefix}{${sessionId}}:${kind}`;
+  const indexKey = (machineId?: string) => (machineId === undefined ? `${prefix}index` : `${prefix}index:m:${machineId}`);
+  const feed = new StreamFeed({
+    redis,
+    streamKey: (id) => key(id, 'e'),
+    decode: (id, entryId, fields) => unsealEvent(fieldE(fields), id, Number.parseInt(entryId, 10)),
+  });
+  let closed = false;
+
+  async function call<T>(what: string, fn: () => Promise<T>, sessionId?: string): Promise<T> {
+    if (closed) throw storeError('STORE_CLOSED', 'the Redis store was closed');
+    try {
+      return await fn();
+    } catch (error) {
+      if (error && typeof error === 'object' && 'code' in error && typeof (error as { code: unknown }).code === 'string' && /^(STORE_|FLOW_STORE_)/.test((error as { code: string }).code)) throw error;
+      throw storeError('STORE_UNAVAILABLE', `Redis ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, ...(sessionId ? { sessionId } : {}) });
+    }
+  }
+
+  return {
+    name: 'redis',
+    prefix,
+    async load(sessionId) {
+      const sealed = await call('load', () => redis.hget(key(sessionId, 'r'), 'r'), sessionId);
+      return sealed === null ? undefined : unsealRecord(sealed, sessionId);
+    },
+    async commit(request) {
+      const { expectedVersion, record, events, journal } = request;
+      const id = record.sessionId;
+      checkCommit(request, record.seq - events.length);
+      const args: Array<string | number> = [
+        expectedVersion, record.version, encodeSealed(record), record.status, record.machineId, record.createdAt,
+        record.approval && !record.approval.decision ? 1 : 0, record.seq, ttl, FINISHED.has(record.status) ? 1 : 0, id, record.updatedAt,
+        events.length,
+      ];
+      for (const event of events) args.push(encodeSealed(event));
+      for (const entry of journal) args.push(entry.key, encodeSealed(entry));
+      const keys = [key(id, 'r'), key(id, 'e'), key(id, 'j'), indexKey(), indexKey(record.machineId)];
+      const reply = (await call('commit', () => runScript(redis, COMMIT, keys, args), id)) as [number, number?];
+      if (reply[0] === 0) throw storeError('STORE_CONFLICT', `session ${id} is at version ${reply[1]}, the write expected ${expectedVersion}; reload and retry`, { sessionId: id });
+      if (reply[0] === 2) throw storeError('STORE_CONFLICT', `event seq ${events[0]?.seq ?? record.seq} of session ${id} does not follow ${reply[1]}`, { sessionId: id });
+    },
+    async readEvents(sessionId, afterSeq = 0, limit = Number.POSITIVE_INFINITY) {
+      const after = Math.max(0, Math.floor(afterSeq) || 0);
+      const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : undefined;
+      if (count === 0) return [];
+      const start = after === 0 ? '-' : `(${after}-0`;
+      const entries = await call('readEvents', () => (count === undefined ? redis.xrange(key(sessionId, 'e'), start, '+') : redis.xrange(key(sessionId, 'e'), start, '+', 'COUNT', count)), sessionId);
+      return entries.map(([entryId, fields]) => unsealEvent(fieldE(fields), sessionId, Number.parseInt(entryId, 10)));
+    },
+    async readJournal(sessionId) {
+      const entries = await call('readJournal', () => redis.hgetall(key(sessionId, 'j')), sessionId);
+      return Object.keys(entries).sort().map((k) => unsealJournal(entries[k], sessionId, k));
+    },
+    async listSessions(query?: SessionQuery): Promise<SessionPage> {
+      const plan = planList(query);
+      const args: Array<string | number> = [
+        `${prefix}{`, '}:r', plan.after ? String(plan.after.createdAt) : '+inf', plan.after?.sessionId ?? '', plan.limit + 1, Math.max(budget, plan.limit + 1),
+        ...(plan.statuses ?? []),
+      ];
+      const reply = (await call('listSessions', () => runScript(redis, LIST, [indexKey(plan.machineId)], args))) as Array<string | number>;
+      const [done, lastScore, lastMember] = reply;
+      const found: SessionSummary[] = [];
+      for (let i = 3; i + 7 < reply.length; i += 8) {
+        const [id, status, machineId, version, seq, createdAt, awaiting, updatedAt] = reply.slice(i, i + 8).map(String) as string[];
+        found.push({
+          sessionId: id!, machineId: machineId!, status: status as SessionStatus, version: Number(version), seq: Number(seq),
+          createdAt: Number(createdAt), updatedAt: Number(updatedAt), awaitingApproval: awaiting === '1',
+        });
+      }
+      const sessions = found.slice(0, plan.limit);
+      if (found.length > plan.limit) return { sessions, nextCursor: encodeCursor(sessions[sessions.length - 1]!) };
+      // The scan budget ran out before the end of the index: continue after the last session looked at.
+      if (Number(done) !== 1 && lastMember !== '') return { sessions, nextCursor: encodeCursor({ createdAt: Number(lastScore), sessionId: String(lastMember) }) };
+      return { sessions };
+    },
+    follow(sessionId, afterSeq, listener) {
+      if (closed) throw storeError('STORE_CLOSED', 'the Redis store was closed');
+      return feed.follow(sessionId, afterSeq, listener);
+    },
+    async durability() {
+      const read = async (name: string) => {
+        const reply = (await call('CONFIG GET', () => redis.config('GET', name))) as unknown;
+        const flat = Array.isArray(reply) ? reply.map(String) : Object.entries(reply as Record<string, string>).flat();
+        return flat[1];
+      };
+      const appendonly = (await read('appendonly')) === 'yes';
+      const appendfsync = appendonly ? await read('appendfsync') : undefined;
+      const summary = !appendonly ? 'Redis durability: snapshot only' : `Redis durability: append-only file, fsync ${appendfsync}`;
+      return { appendonly, ...(appendfsync ? { appendfsync } : {}), summary };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await feed.close();
+      if (owned) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** The `e` field of a stream entry (`['e', value]`). */
+function fieldE(fields: unknown): unknown {
+  if (!Array.isArray(fields)) return undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'e') return fields[i + 1];
+  return undefined;
+}
+
+export type { RuntimeEvent };

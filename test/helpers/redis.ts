@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
+
+/** Where the tests expect redis-server (`.ci/run` installs it with apt). */
+export const REDIS_SERVER = process.env.FLOWING_REDIS_SERVER ?? '/usr/bin/redis-server';
+
+/** A redis-server of the test's own, on a random loopback port. */
+export interface TestRedis {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  /** Stops it and waits for the exit (SIGTERM, then SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** Kills it with SIGKILL at once (a crash), and waits for the exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts redis-server on 127.0.0.1 with a free port and no persistence unless `args` ask for it. A missing
+ * redis-server fails the calling test with a message saying how to install it; it is never skipped.
+ * @example const redis = await startRedis(); ...; await redis.stop();
+ */
+export async function startRedis(args: readonly string[] = ['--save', '', '--appendonly', 'no'], options: { dir?: string } = {}): Promise<TestRedis> {
+  if (!existsSync(REDIS_SERVER)) {
+    throw new Error(`redis-server is not installed at ${REDIS_SERVER}: install it (apt-get install redis-server) — the Redis store tests need a real server`);
+  }
+  const port = await freePort();
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', ...(options.dir ? ['--dir', options.dir] : []), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4_000); });
+  child.stderr!.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4_000); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  while (!(await answersPing(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not start on port ${port}: ${output.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const waitExit = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { url: `redis://127.0.0.1:${port}`, port, process: child, stop: () => waitExit('SIGTERM'), kill: () => waitExit('SIGKILL') };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** True when something on the port answers PING with PONG (raw RESP, no client library). */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
