@@ -22,6 +22,7 @@ export const RUNTIME_ERROR_CODES = {
   SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
+  SUBSCRIPTION_FAILED: 'A subscription could not read the stored events it must deliver; it is closed (subscribe again from the last seq).',
   TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
   TOOL_FAILED: 'The tool failed without a declared error code.',
   TOOL_CONTRACT: 'The tool input or output does not match its zod contract.',

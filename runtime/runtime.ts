@@ -11,7 +11,7 @@ import type { LlmProvider } from './llm/types.ts';
 import type { RunHost } from './session/host.ts';
 import { analyzeMachine, type MachineInfo } from './session/machine-info.ts';
 import { SessionRun, type SendResult } from './session/run.ts';
-import { Subscriptions, type EventListener } from './session/subscriptions.ts';
+import { Subscriptions, type EventListener, type SubscriptionErrorListener } from './session/subscriptions.ts';
 import { createMemoryStore } from './store/memory.ts';
 import type { ApprovalRecord, SessionStatus, SessionStore } from './store/types.ts';
 import type { AnyTool } from './tool.ts';
@@ -76,8 +76,11 @@ export interface Session<TEvent extends { type: string } = { type: string; [key:
   snapshot(): Promise<SessionSnapshot>;
   /** Stored events with `seq > fromSeq`. */
   events(fromSeq?: number): Promise<readonly RuntimeEvent[]>;
-  /** Every event with `seq > fromSeq`, stored or future, once and in order; returns the unsubscribe function. */
-  subscribe(fromSeq: number, listener: EventListener): () => void;
+  /**
+   * Every event with `seq > fromSeq`, stored or future, once and in order; returns the unsubscribe function.
+   * `onError` hears once if the stored events cannot be read (SUBSCRIPTION_FAILED); the subscription is then closed.
+   */
+  subscribe(fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void;
   /** Aborts in-flight calls and ends the session with status `cancelled`. */
   cancel(reason?: string): Promise<void>;
 }
@@ -232,8 +235,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       events(fromSeq = 0) {
         return store.readEvents(sessionId, fromSeq);
       },
-      subscribe(fromSeq, listener) {
-        const stop = subscriptions.subscribe(sessionId, fromSeq, listener);
+      subscribe(fromSeq, listener, onError) {
+        const stop = subscriptions.subscribe(sessionId, fromSeq, listener, onError);
         // A store shared between processes also feeds what the others commit; repeats of local deliveries are dropped by seq.
         const unfollow = store.follow?.(sessionId, fromSeq, (events) => subscriptions.deliver(sessionId, events));
         return () => {

@@ -39,7 +39,8 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
   if (recorded && !canRetry) {
     if (options.onUnknownOutcome === 'attention') {
       run.needsAttention(recorded);
-      return new Promise(() => {});
+      // The session has stopped, so the machine never hears this; a promise left pending instead kept cancel waiting.
+      throw new FlowingError('TOOL_UNKNOWN_OUTCOME', `call ${key} of '${tool.name}' has an unknown outcome; it waits for a person`);
     }
     run.append('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt: recorded.startedAt });
     const error = new FlowingError('TOOL_UNKNOWN_OUTCOME', `call ${key} of '${tool.name}' was interrupted and its outcome is unknown; it was not run again`);

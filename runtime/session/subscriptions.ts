@@ -1,13 +1,18 @@
+import { toFlowError, type FlowError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
 
 /** Called with each event of a session, once, in seq order. */
 export type EventListener = (event: RuntimeEvent) => void;
+
+/** Called once when a subscription ends because its stored events could not be read (code SUBSCRIPTION_FAILED). */
+export type SubscriptionErrorListener = (error: FlowError) => void;
 
 interface Subscriber {
   lastSeq: number;
   catchingUp: boolean;
   buffer: RuntimeEvent[];
   listener: EventListener;
+  onError?: SubscriptionErrorListener;
   closed: boolean;
 }
 
@@ -20,18 +25,41 @@ export class Subscriptions {
 
   constructor(private readonly read: (sessionId: string, afterSeq: number) => Promise<readonly RuntimeEvent[]>) {}
 
-  subscribe(sessionId: string, fromSeq: number, listener: EventListener): () => void {
+  subscribe(sessionId: string, fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void {
     const sub: Subscriber = { lastSeq: Math.max(0, Math.floor(fromSeq)), catchingUp: true, buffer: [], listener, closed: false };
+    if (onError) sub.onError = onError;
     let subs = this.bySession.get(sessionId);
     if (!subs) this.bySession.set(sessionId, (subs = new Set()));
     subs.add(sub);
     void this.catchUp(sessionId, sub);
-    return () => {
-      sub.closed = true;
-      const set = this.bySession.get(sessionId);
-      set?.delete(sub);
-      if (set?.size === 0) this.bySession.delete(sessionId);
-    };
+    return () => this.close(sessionId, sub);
+  }
+
+  private close(sessionId: string, sub: Subscriber) {
+    sub.closed = true;
+    const set = this.bySession.get(sessionId);
+    set?.delete(sub);
+    if (set?.size === 0) this.bySession.delete(sessionId);
+  }
+
+  /**
+   * A read of the store failed: the subscriber would otherwise buffer for ever and never hear of it. It is closed
+   * and told (or, without an error listener, the process gets a warning with the code).
+   */
+  private fail(sessionId: string, sub: Subscriber, thrown: unknown) {
+    if (sub.closed) return;
+    this.close(sessionId, sub);
+    const cause = toFlowError(thrown, 'STORE_FAILED');
+    const error = { code: 'SUBSCRIPTION_FAILED', message: `the events of session '${sessionId}' after seq ${sub.lastSeq} could not be read (${cause.code}: ${cause.message}); the subscription is closed, subscribe again from seq ${sub.lastSeq}` };
+    if (!sub.onError) {
+      process.emitWarning(error.message, { code: error.code });
+      return;
+    }
+    try {
+      sub.onError(error);
+    } catch {
+      // The subscription is closed either way; a throwing error listener must not break the others.
+    }
   }
 
   deliver(sessionId: string, events: readonly RuntimeEvent[]) {
@@ -58,7 +86,14 @@ export class Subscriptions {
 
   private async catchUp(sessionId: string, sub: Subscriber) {
     for (;;) {
-      const stored = await this.read(sessionId, sub.lastSeq);
+      let stored: readonly RuntimeEvent[];
+      try {
+        stored = await this.read(sessionId, sub.lastSeq);
+      } catch (error) {
+        this.fail(sessionId, sub, error);
+        return;
+      }
+      if (sub.closed) return;
       for (const event of stored) if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
       const buffered = sub.buffer.sort((a, b) => a.seq - b.seq);
       sub.buffer = [];

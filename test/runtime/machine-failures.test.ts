@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, type RuntimeEvent } from '@flowing/runtime';
+import { z } from 'zod';
+import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { guardedDoneMachine, quoteTool, throwingImplMachine } from '../helpers/runtime-failing-machines.ts';
+import { singleToolMachine } from '../helpers/runtime-machines.ts';
+import { createRecordingStore } from '../helpers/runtime-store.ts';
 
 /** Fails the test with a clear message instead of letting it run into vitest's timeout when a promise never settles. */
 function settlesWithin<T>(promise: Promise<T>, ms = 2_000): Promise<T> {
@@ -129,5 +132,64 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(await session.snapshot()).toMatchObject({ status: 'error', error: { code: 'GUARD_THREW' } });
     expect((await session.events()).map((e) => e.type)).toEqual(['session.started', 'error']);
     expect(await settlesWithin(session.send({ type: 'GO' }))).toMatchObject({ applied: false, code: 'SESSION_FINISHED' });
+  });
+});
+
+describe('paths that used to never settle', () => {
+  async function unclearChargeDump() {
+    const runs = { count: 0 };
+    const charge = defineTool({
+      name: 'charge', description: 'moves money', input: z.object({}), output: z.object({ ok: z.boolean() }), idempotent: false,
+      async run() { runs.count++; return { ok: true }; },
+    });
+    const machine = singleToolMachine(charge);
+    const { store, dumps } = createRecordingStore();
+    const runtime = createRuntime({ machines: [machine], store });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'RUN', args: {} });
+    const dump = dumps.find((d) => [...(d.journal.get(session.id)?.values() ?? [])].some((e) => e.completed === undefined))!;
+    expect(dump).toBeDefined();
+    return { machine, dump, sessionId: session.id, runs };
+  }
+
+  it('cancel settles while a resumed session stops on a call with an unknown outcome', async () => {
+    const { machine, dump, sessionId, runs } = await unclearChargeDump();
+    const inner = createMemoryStore({ data: dump });
+    // Slow commits hold the resumed run open (stopped in needs_attention, its commit in flight) while cancel arrives.
+    const store: SessionStore = { ...inner, async commit(request) { await new Promise((resolve) => setTimeout(resolve, 50)); return inner.commit(request); } };
+    const runtime = createRuntime({ machines: [machine], store });
+    const resuming = runtime.resume(sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settlesWithin(runtime.session(sessionId).cancel('a person gave up'));
+    await settlesWithin(resuming);
+    expect(runs.count).toBe(1);
+    expect((await runtime.session(sessionId).snapshot()).status).toBe('cancelled');
+  });
+});
+
+describe('a subscription whose stored events cannot be read', () => {
+  it('is closed and told with SUBSCRIPTION_FAILED instead of waiting for ever', async () => {
+    const machine = throwingImplMachine({});
+    const inner = createMemoryStore();
+    let readsFail = false;
+    const store: SessionStore = {
+      ...inner,
+      async readEvents(sessionId, afterSeq) {
+        if (readsFail) throw Object.assign(new Error('disk unplugged'), { code: 'STORE_UNAVAILABLE' });
+        return inner.readEvents(sessionId, afterSeq);
+      },
+    };
+    const runtime = createRuntime({ machines: [machine], store });
+    const session = await runtime.createSession(machine);
+    readsFail = true;
+    const seen: number[] = [];
+    const failed = new Promise<{ code: string; message: string }>((resolve) => { session.subscribe(0, (e) => seen.push(e.seq), resolve); });
+    const error = await settlesWithin(failed);
+    expect(error).toMatchObject({ code: 'SUBSCRIPTION_FAILED', message: expect.stringContaining('STORE_UNAVAILABLE: disk unplugged') });
+    // Closed: later events are not delivered to it.
+    readsFail = false;
+    await session.send({ type: 'PING' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual([]);
   });
 });
