@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RuntimeEvent } from '../events.ts';
 import { encodeSealed, unsealEvent, unsealJournal, unsealRecord } from './codec.ts';
-import { checkCommit } from './commit-check.ts';
+import { checkCommitShape } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { encodeCursor, planList } from './query.ts';
 import { StreamFeed } from './redis/feed.ts';
@@ -86,7 +86,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     async commit(request) {
       const { expectedVersion, record, events, journal } = request;
       const id = record.sessionId;
-      checkCommit(request, record.seq - events.length);
+      checkCommitShape(request);
       const args: Array<string | number> = [
         expectedVersion, record.version, encodeSealed(record), record.status, record.machineId, record.createdAt,
         record.approval && !record.approval.decision ? 1 : 0, record.seq, ttl, FINISHED.has(record.status) ? 1 : 0, id, record.updatedAt,
