@@ -1,0 +1,67 @@
+import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Runtime } from '../runtime.ts';
+import { bodySizeGuard } from './body.ts';
+import type { ServerScope } from './context.ts';
+import { DisconnectWatch } from './disconnect.ts';
+import { ServerError, statusOf } from './errors.ts';
+import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
+import { healthRoutes } from './routes/health.ts';
+import { machineRoutes } from './routes/machines.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { streamRoutes } from './routes/stream.ts';
+
+/** The Hono app `createServer` returns, with what a host process needs to shut it down. */
+export interface FlowingServerApp extends Hono {
+  /** The options in force (defaults filled in). */
+  readonly settings: ResolvedServerOptions;
+  /** Clears pending disconnect cancellations; call when the HTTP server closes. */
+  dispose(): void;
+}
+
+/**
+ * The runtime's HTTP + SSE API as a Hono app, to serve with `startServer` or mount in your own service.
+ * @example
+ * const app = createServer(runtime, { token: process.env.FLOWING_TOKEN });
+ * serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 8787 });
+ */
+export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}): FlowingServerApp {
+  const options = resolveServerOptions(serverOptions);
+  const scope: ServerScope = {
+    runtime,
+    options,
+    checkSessionRate: sessionRateCheck(options),
+    disconnects: new DisconnectWatch(options.disconnectGraceMs, options.log),
+  };
+  const app = new Hono();
+  app.onError((error, c) => answerError(error, c, options));
+  app.notFound((c) => c.json(new ServerError('SERVER_NOT_FOUND', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`).toJSON(), 404));
+  app.use('*', hostGuard(options), ...originGuard(options), authGuard(options), clientRateGuard(options), bodySizeGuard(options));
+  healthRoutes(app, scope, () => true);
+  machineRoutes(app, scope);
+  sessionRoutes(app, scope);
+  streamRoutes(app, scope);
+  return Object.assign(app, {
+    settings: options,
+    dispose: () => scope.disconnects.close(),
+  });
+}
+
+/** One place decides what a client sees of a failure: a code, a message, never a stack. */
+function answerError(error: Error, c: Context, options: ResolvedServerOptions): Response {
+  if (error instanceof ServerError) {
+    if (error.status >= 500) options.log({ level: 'error', code: error.code, message: error.message });
+    for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+    return c.json(error.toJSON(), error.status as 400);
+  }
+  if (error instanceof HTTPException) return error.getResponse();
+  const coded = error as Error & { code?: unknown; details?: unknown };
+  if (typeof coded.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(coded.code)) {
+    const status = statusOf(coded.code);
+    if (status >= 500) options.log({ level: 'error', code: coded.code, message: coded.message, path: c.req.path });
+    return c.json({ code: coded.code, message: coded.message, ...(coded.details === undefined ? {} : { details: coded.details }) }, status as 400);
+  }
+  options.log({ level: 'error', code: 'SERVER_INTERNAL', message: `${c.req.method} ${c.req.path}: ${error.message}`, stack: error.stack });
+  return c.json(new ServerError('SERVER_INTERNAL', 'the server failed while answering this request; its log has the details').toJSON(), 500);
+}

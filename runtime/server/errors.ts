@@ -1,0 +1,81 @@
+/**
+ * Stable codes of the runtime server, each with the HTTP status it is answered with. The runtime's own codes (a send
+ * refused, a session not found) are mapped to a status here too: this is the one place codes meet HTTP.
+ */
+export const SERVER_ERROR_CODES = {
+  SERVER_UNAUTHORIZED: { status: 401, summary: 'The bearer token is missing or wrong (never accepted from the query string).' },
+  SERVER_FORBIDDEN_ORIGIN: { status: 403, summary: 'The request comes from a browser origin the server was not told to allow.' },
+  SERVER_FORBIDDEN_HOST: { status: 403, summary: 'Without a token only loopback Host names are served (DNS-rebinding guard).' },
+  SERVER_BAD_REQUEST: { status: 400, summary: 'The JSON body or a query parameter does not have the expected shape; the message names the field.' },
+  SERVER_BAD_JSON: { status: 400, summary: 'The body is not JSON, or is nested deeper than the limit.' },
+  SERVER_BAD_SESSION_ID: { status: 400, summary: 'A session id is not 1-128 characters of A-Z a-z 0-9 _ -.' },
+  SERVER_BAD_EVENT_ID: { status: 400, summary: 'Last-Event-ID or ?after= is not a non-negative integer.' },
+  SERVER_NOT_FOUND: { status: 404, summary: 'No such route.' },
+  SERVER_STALE_EVENT_ID: { status: 409, summary: 'Last-Event-ID or ?after= is beyond the last event of the session.' },
+  SESSION_EXISTS: { status: 409, summary: 'A session with the requested id already exists.' },
+  NO_PENDING_APPROVAL: { status: 409, summary: 'The session waits for no approval (or a different one than the request names).' },
+  SERVER_INVALID_INPUT: { status: 422, summary: 'The input of a new session does not match the machine\'s context fields.' },
+  SERVER_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit.' },
+  SERVER_RATE_LIMITED: { status: 429, summary: 'Too many requests from this client or for this session; Retry-After says when to retry.' },
+  SERVER_INTERNAL: { status: 500, summary: 'The server failed unexpectedly; the log has the details, the response has none.' },
+  SERVER_NOT_READY: { status: 503, summary: 'The store does not answer (readyz).' },
+  SERVER_TOKEN_REQUIRED: { status: 500, summary: 'Start refused: a non-loopback host needs a bearer token (FLOWING_TOKEN).' },
+  SERVER_LISTEN_FAILED: { status: 500, summary: 'Start failed: the port could not be bound.' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type ServerErrorCode = keyof typeof SERVER_ERROR_CODES;
+
+/**
+ * HTTP status of each runtime code a request can end with (a `SendResult` refusal or a thrown FlowingError).
+ * 404: the thing named does not exist; 422: the event or input is not acceptable to this machine;
+ * 409: the session is not in a condition to take it (now or ever). Codes not listed answer 409.
+ */
+export const RUNTIME_CODE_STATUS: Readonly<Record<string, number>> = {
+  SESSION_NOT_FOUND: 404,
+  UNKNOWN_MACHINE: 404,
+  UNKNOWN_EVENT: 422,
+  INVALID_PAYLOAD: 422,
+  CONTEXT_INVALID: 422,
+  NO_TRANSITION: 409,
+  GUARD_REJECTED: 409,
+  SESSION_FINISHED: 409,
+  SESSION_CANCELLED: 409,
+  SESSION_NEEDS_ATTENTION: 409,
+  BUSY: 409,
+  STEP_LIMIT: 409,
+  BUDGET_EXCEEDED: 409,
+  SPEC_CHANGED: 409,
+  STORE_CONFLICT: 409,
+  STORE_BAD_CURSOR: 400,
+  STORE_BAD_QUERY: 400,
+  STORE_UNAVAILABLE: 503,
+  FLOW_STORE_CORRUPT: 500,
+};
+
+/** The HTTP status for a code of the server or of the runtime. */
+export function statusOf(code: string): number {
+  if (Object.hasOwn(SERVER_ERROR_CODES, code)) return SERVER_ERROR_CODES[code as ServerErrorCode].status;
+  return Object.hasOwn(RUNTIME_CODE_STATUS, code) ? RUNTIME_CODE_STATUS[code]! : 409;
+}
+
+/** A request failure with a stable code; the server's error handler answers `{ code, message, details? }` with its status. */
+export class ServerError extends Error {
+  readonly code: ServerErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+  /** Response headers that belong to the refusal (Retry-After, WWW-Authenticate). */
+  readonly headers?: Record<string, string>;
+  constructor(code: ServerErrorCode, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'ServerError';
+    this.code = code;
+    this.status = SERVER_ERROR_CODES[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  /** The JSON body sent to the client. */
+  toJSON(): { code: string; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
+  }
+}

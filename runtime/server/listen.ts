@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Runtime } from '../runtime.ts';
+import { DEFAULT_HOST, DEFAULT_PORT } from './constants.ts';
+import { createServer } from './create-server.ts';
+import { ServerError } from './errors.ts';
+import type { ServerOptions } from './options.ts';
+
+export interface StartServerOptions extends ServerOptions {
+  /** Default 127.0.0.1. Any other address needs `token`, or the start is refused. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+}
+
+/** A running runtime server. */
+export interface RunningServer {
+  /** `http://host:port` it listens on. */
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/**
+ * Serves `createServer(runtime, options)` over HTTP with @hono/node-server. Refuses (SERVER_TOKEN_REQUIRED) to listen
+ * on a non-loopback address without a token.
+ * @example const server = await startServer(runtime, { port: 0 }); console.log(server.url);
+ */
+export async function startServer(runtime: Runtime, options: StartServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  if (!isLoopbackHost(host) && !options.token) {
+    throw new ServerError('SERVER_TOKEN_REQUIRED', `listening on ${host} needs a bearer token: set FLOWING_TOKEN (16+ characters), or listen on 127.0.0.1`);
+  }
+  const app = createServer(runtime, options);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const created = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT }, () => resolve(created));
+    created.once('error', (error: NodeJS.ErrnoException) => {
+      reject(new ServerError('SERVER_LISTEN_FAILED', `cannot listen on ${host}:${options.port ?? DEFAULT_PORT}: ${error.code ?? error.message}`));
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  app.settings.log({ level: 'info', code: 'SERVER_STARTED', message: `serving ${runtime.machines.size} machine(s) on http://${urlHost}:${address.port} with the ${runtime.store.name} store`, auth: options.token ? 'bearer token' : 'none (loopback only)' });
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    close: () => new Promise<void>((resolve) => {
+      app.dispose();
+      // Open streams would keep close() waiting forever.
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,88 @@
+import type { Context } from 'hono';
+import {
+  DEFAULT_CLIENT_RATE, DEFAULT_DISCONNECT_GRACE_MS, DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_RETRY_MS, DEFAULT_SESSION_RATE, LOOPBACK_HOSTNAMES,
+} from './constants.ts';
+import { redactingLogger, stderrLogger, type ServerLogger } from './log.ts';
+import type { RateSpec } from './rate-limit.ts';
+
+/** How the runtime server behaves; every field has a safe default. */
+export interface ServerOptions {
+  /**
+   * Bearer token every request must carry (`Authorization: Bearer <token>`), compared in constant time. Without one,
+   * only loopback Host names are served; `startServer` refuses a non-loopback host without one.
+   */
+  token?: string;
+  /** Browser origins allowed to call the API (exact `scheme://host[:port]`); all others get 403. Default: none. */
+  corsOrigins?: readonly string[];
+  /** Host names (no port) served when there is no token. Default: localhost, 127.0.0.1, [::1]. */
+  allowedHosts?: readonly string[];
+  maxBodyBytes?: number;
+  maxJsonDepth?: number;
+  heartbeatMs?: number;
+  /** The `retry:` hint of every stream. */
+  retryMs?: number;
+  /** A streaming POST whose client is gone this long has its session's generation cancelled (0: at once). */
+  disconnectGraceMs?: number;
+  /** Per-client (all requests) and per-session (writes) limits; `false` turns one off. */
+  rateLimit?: { client?: RateSpec | false; session?: RateSpec | false };
+  /** The key a client is limited by. Default: the peer address of the connection (Node), else `unknown`. */
+  clientKey?: (c: Context) => string;
+  /** Where log lines go (default: JSON lines on stderr); the token and API keys are redacted before it sees them. */
+  log?: ServerLogger;
+  /** Milliseconds now; injected by tests of the rate limit. */
+  now?: () => number;
+  /** Whether /healthz and /readyz answer without a token (load balancers rarely carry one). Default true. */
+  publicHealth?: boolean;
+  /** The flow specs of the served machines by machine id, answered by `GET /machines` (generated code carries none). */
+  specs?: Readonly<Record<string, unknown>>;
+}
+
+/** ServerOptions with every default filled in. */
+export interface ResolvedServerOptions {
+  token?: string;
+  corsOrigins: ReadonlySet<string>;
+  allowedHosts: ReadonlySet<string>;
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+  heartbeatMs: number;
+  retryMs: number;
+  disconnectGraceMs: number;
+  clientRate: RateSpec | false;
+  sessionRate: RateSpec | false;
+  clientKey: (c: Context) => string;
+  log: ServerLogger;
+  now: () => number;
+  publicHealth: boolean;
+  specs: ReadonlyMap<string, unknown>;
+}
+
+export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
+  const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  if (token !== undefined && !/^[A-Za-z0-9._~+/-]{16,}=*$/.test(token)) {
+    throw new RangeError('the server token must be at least 16 characters of A-Z a-z 0-9 . _ ~ + / - (a bearer token)');
+  }
+  return {
+    token,
+    corsOrigins: new Set(options.corsOrigins ?? []),
+    allowedHosts: new Set((options.allowedHosts ?? LOOPBACK_HOSTNAMES).map((h) => h.toLowerCase())),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
+    disconnectGraceMs: options.disconnectGraceMs ?? DEFAULT_DISCONNECT_GRACE_MS,
+    clientRate: options.rateLimit?.client ?? DEFAULT_CLIENT_RATE,
+    sessionRate: options.rateLimit?.session ?? DEFAULT_SESSION_RATE,
+    clientKey: options.clientKey ?? peerAddress,
+    log: redactingLogger(options.log ?? stderrLogger, [token]),
+    now: options.now ?? Date.now,
+    publicHealth: options.publicHealth ?? true,
+    specs: new Map(Object.entries(options.specs ?? {})),
+  };
+}
+
+/** The connection's peer address when served by @hono/node-server (its `incoming` binding). */
+function peerAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'unknown';
+}

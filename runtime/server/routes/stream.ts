@@ -1,0 +1,79 @@
+import type { Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { Session } from '../../runtime.ts';
+import { readJsonObject } from '../body.ts';
+import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
+import { ServerError } from '../errors.ts';
+import { EventPipe, FINISHED_STATUSES } from '../sse.ts';
+
+/** Where a stream starts: Last-Event-ID (a reconnect) wins over `?after=`; both must be a seq the session has reached. */
+function resumePoint(c: Context, lastSeq: number): number {
+  const header = c.req.header('last-event-id');
+  const after = header !== undefined && header !== ''
+    ? (/^\d{1,15}$/.test(header) ? Number(header) : Number.NaN)
+    : intQuery(c, 'after', 0, 'SERVER_BAD_EVENT_ID');
+  if (Number.isNaN(after)) throw new ServerError('SERVER_BAD_EVENT_ID', `Last-Event-ID must be an event seq (a non-negative integer), not ${JSON.stringify(header!.slice(0, 40))}`);
+  if (after > lastSeq) {
+    throw new ServerError('SERVER_STALE_EVENT_ID', `event ${after} is beyond the last event of this session (${lastSeq}); reconnect without Last-Event-ID to read from the start`, { details: { lastSeq } });
+  }
+  return after;
+}
+
+/** Proxies must not buffer or compress the stream. */
+function streamHeaders(c: Context) {
+  c.header('X-Accel-Buffering', 'no');
+}
+
+/** `GET /sessions/:id/stream` (SSE with resume) and `POST /sessions/:id/events/stream` (send and stream what follows). */
+export function streamRoutes(app: Hono, scope: ServerScope) {
+  const { runtime, options } = scope;
+  const pipeOptions = (endWhenFinished: boolean) => ({ heartbeatMs: options.heartbeatMs, retryMs: options.retryMs, log: options.log, endWhenFinished });
+
+  app.get('/sessions/:id/stream', async (c) => {
+    const session = runtime.session(sessionIdParam(c));
+    const snapshot = await session.snapshot();
+    const after = resumePoint(c, snapshot.seq);
+    // 204 tells an EventSource to stop reconnecting: there is nothing left to send, ever.
+    if (FINISHED_STATUSES.has(snapshot.status) && after >= snapshot.seq) return c.body(null, 204);
+    scope.disconnects.clear(session.id);
+    streamHeaders(c);
+    return streamSSE(c, async (stream) => {
+      const pipe = new EventPipe(stream, session, after, pipeOptions(true));
+      await pipe.done;
+    });
+  });
+
+  app.post('/sessions/:id/events/stream', async (c) => {
+    const id = sessionIdParam(c);
+    scope.checkSessionRate(id);
+    const event = await readJsonObject(c, options);
+    const session = runtime.session(id);
+    const before = await session.snapshot();
+    scope.disconnects.clear(id);
+    streamHeaders(c);
+    return streamSSE(c, async (stream) => {
+      const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false));
+      let settled = false;
+      const sending = session.send(event as { type: string }).finally(() => {
+        settled = true;
+        scope.disconnects.clear(id);
+      });
+      stream.onAbort(() => {
+        if (!settled) scope.disconnects.clientGone(id, () => cancelGeneration(session));
+      });
+      const result = await sending;
+      if (!stream.aborted) {
+        const after = await session.snapshot();
+        await pipe.waitFor(after.seq);
+        const { events: _events, ...summary } = result.applied ? result : { ...result, events: undefined };
+        // The outcome has no id: it is not a log event, so a reconnect's Last-Event-ID never points at it.
+        await stream.writeSSE({ event: 'result', data: JSON.stringify(summary) });
+      }
+      pipe.stop();
+    });
+  });
+}
+
+function cancelGeneration(session: Session): Promise<void> {
+  return session.cancel('the client of a streaming request went away and did not come back within the grace period');
+}

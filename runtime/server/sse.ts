@@ -1,0 +1,102 @@
+import type { SSEStreamingApi } from 'hono/streaming';
+import type { RuntimeEvent } from '../events.ts';
+import type { Session } from '../runtime.ts';
+import { TERMINAL_EVENT_TYPES } from './constants.ts';
+import type { ServerLogger } from './log.ts';
+
+/** Statuses after which a session takes no more events, so its stream ends. */
+export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'error', 'cancelled']);
+
+export interface EventPipeOptions {
+  heartbeatMs: number;
+  retryMs: number;
+  log: ServerLogger;
+  /** End the stream once the session has finished and every event up to then was written. */
+  endWhenFinished: boolean;
+}
+
+/**
+ * Writes a session's events with `seq > afterSeq` to an SSE stream, once and in order (`id:` = seq, `event:` = type,
+ * `data:` = the JSON envelope), with a `retry:` hint first and a `:` comment every `heartbeatMs`. The subscription
+ * reads stored events first and then live ones, so a reconnect with Last-Event-ID continues exactly after it.
+ */
+export class EventPipe {
+  private queue: RuntimeEvent[] = [];
+  private wake?: () => void;
+  private written: number;
+  private readonly seqWaiters: Array<{ seq: number; resolve: () => void }> = [];
+  private stopped = false;
+  private unsubscribe?: () => void;
+  private heartbeat?: ReturnType<typeof setInterval>;
+  /** Resolves when the pipe stops: the session finished, the client went away, or `stop` was called. */
+  readonly done: Promise<void>;
+
+  constructor(private readonly stream: SSEStreamingApi, private readonly session: Session, afterSeq: number, private readonly options: EventPipeOptions) {
+    this.written = afterSeq;
+    stream.onAbort(() => this.stop());
+    this.done = this.run(afterSeq);
+  }
+
+  /** Seq of the last event written. */
+  get lastSeq(): number {
+    return this.written;
+  }
+
+  get aborted(): boolean {
+    return this.stream.aborted;
+  }
+
+  /** Resolves once every event up to `seq` was written (or the pipe stopped). */
+  waitFor(seq: number): Promise<void> {
+    if (this.written >= seq || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.seqWaiters.push({ seq, resolve }));
+  }
+
+  stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.wake?.();
+    for (const waiter of this.seqWaiters.splice(0)) waiter.resolve();
+  }
+
+  private async run(afterSeq: number): Promise<void> {
+    // A bare `retry:` field (no data line) sets the client's reconnection time without dispatching a message.
+    await this.stream.write(`retry: ${this.options.retryMs}\n\n`);
+    this.heartbeat = setInterval(() => void this.stream.write(': keep-alive\n\n'), this.options.heartbeatMs);
+    this.heartbeat.unref?.();
+    this.unsubscribe = this.session.subscribe(afterSeq, (event) => {
+      this.queue.push(event);
+      this.wake?.();
+    });
+    while (!this.stopped) {
+      const event = this.queue.shift();
+      if (!event) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      await this.stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+      this.written = event.seq;
+      for (let i = this.seqWaiters.length - 1; i >= 0; i--) {
+        if (this.seqWaiters[i]!.seq <= event.seq) this.seqWaiters.splice(i, 1)[0]!.resolve();
+      }
+      if (this.options.endWhenFinished && this.queue.length === 0 && (TERMINAL_EVENT_TYPES.has(event.type) || event.type === 'error')) {
+        if (await this.finishedAt(event.seq)) break;
+      }
+    }
+    this.stop();
+  }
+
+  /** Whether the session has finished and `seq` is its last event. */
+  private async finishedAt(seq: number): Promise<boolean> {
+    try {
+      const snapshot = await this.session.snapshot();
+      return FINISHED_STATUSES.has(snapshot.status) && snapshot.seq <= seq;
+    } catch (error) {
+      this.options.log({ level: 'warn', code: 'SERVER_STREAM_STATUS', message: `could not read the status of session ${this.session.id}: ${(error as Error).message}` });
+      return false;
+    }
+  }
+}
