@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { parseSpecText } from '@flowing/spec';
+import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { loadToolCatalog } from './tool-catalog.ts';
@@ -38,14 +38,16 @@ async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: 
   return { files: files.map((f) => relative(rootDir, resolve(rootDir, f)).split('\\').join('/')) };
 }
 
+/**
+ * Problems one a line (`file#pointer CODE message`), or as JSON: names from a spec are escaped either way, so a
+ * hostile state name can neither split a line nor send an escape sequence to the terminal.
+ */
 function print(findings: Finding[], json: boolean | undefined, extra: Record<string, unknown> = {}): void {
   if (json) {
-    process.stdout.write(JSON.stringify({ ...extra, problems: findings }, null, 2) + '\n');
+    process.stdout.write(stringifyJsonSafely({ ...extra, problems: findings.map(problemForJson) }, 2) + '\n');
     return;
   }
-  for (const f of findings) {
-    process.stdout.write(`${f.file}#${f.path} ${f.code} ${f.severity === 'warning' ? '(warning) ' : ''}${f.message}\n`);
-  }
+  for (const f of findings) process.stdout.write(formatProblemLine(f.file, f) + '\n');
 }
 
 /** A spec lives at `<dir>/<id>/<id>.flow.json`: its generated files and the studio find it by its id. */
@@ -62,7 +64,7 @@ function fileNameProblems(file: string, id: string): Finding[] {
 export async function validateCommand(files: string[], options: { json?: boolean }, rootDir = process.cwd()): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
   if ('error' in resolved) {
-    process.stderr.write(`flowing validate: ${resolved.error}\n`);
+    process.stderr.write(`flowing validate: ${escapeControlCharacters(resolved.error)}\n`);
     return EXIT_USAGE;
   }
   const tools = await loadToolCatalog(rootDir);
@@ -85,7 +87,7 @@ export async function validateCommand(files: string[], options: { json?: boolean
 export async function codegenCommand(files: string[], options: { check?: boolean; json?: boolean }, rootDir = process.cwd()): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
   if ('error' in resolved) {
-    process.stderr.write(`flowing codegen: ${resolved.error}\n`);
+    process.stderr.write(`flowing codegen: ${escapeControlCharacters(resolved.error)}\n`);
     return EXIT_USAGE;
   }
   const codegen = createCodegen({ rootDir });
@@ -126,7 +128,8 @@ export async function codegenCommand(files: string[], options: { check?: boolean
     if (!options.json && result.ok && !options.check) {
       const written = result.files.filter((f) => f.changed).map((f) => f.path);
       const scaffolded = result.scaffolded.length ? `; scaffolded ${result.scaffolded.join(', ')}` : '';
-      process.stdout.write(`${file}: ${written.length ? `wrote ${written.join(', ')}` : 'up to date'}${scaffolded} (${result.timings.total} ms)\n`);
+      const line = `${file}: ${written.length ? `wrote ${written.join(', ')}` : 'up to date'}${scaffolded} (${result.timings.total} ms)`;
+      process.stdout.write(escapeControlCharacters(line) + '\n');
     }
   }
   if (options.check && drifted.includes(SCHEMA_FILE)) {

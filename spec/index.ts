@@ -6,10 +6,11 @@ export {
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
-  validateSpec, RESERVED_NAMES, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
+  validateSpec, RESERVED_NAMES, MAX_STATE_DEPTH, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
   type ToolInfo, type ValidateOptions, type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
+export { RESERVED_WORDS, isReservedWord, generatedIdentifier } from './identifiers.ts';
 export {
   parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
   type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,
@@ -17,4 +18,7 @@ export {
 export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite } from './walk.ts';
 export { fieldTypeToZod, fieldMapToZod, eventPayloadSchemas, contextSchema, defaultContext } from './fields.ts';
 export { formatSpec } from './format.ts';
+export {
+  escapeControlCharacters, pointerForDisplay, formatProblemLine, problemForJson, stringifyJsonSafely, type PrintableProblem,
+} from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';

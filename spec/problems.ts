@@ -9,7 +9,8 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_VERSION_UNSUPPORTED: { severity: 'error', summary: 'specVersion is not one this version of Flowing reads.' },
   SPEC_INVALID_ID: { severity: 'error', summary: 'The machine id is not kebab-case (a-z, 0-9, single dashes).' },
   SPEC_INVALID_IDENTIFIER: { severity: 'error', summary: 'A state, event, field, tool, guard, action, tag or label name is not a valid identifier.' },
-  SPEC_RESERVED_NAME: { severity: 'error', summary: 'A name is reserved (__proto__, constructor, prototype, xstate-internal or a JavaScript keyword).' },
+  SPEC_RESERVED_NAME: { severity: 'error', summary: 'A name is reserved: an Object.prototype member (__proto__, constructor, toString ...), or a tool name whose module export would be a JavaScript reserved word (class, default, import ...).' },
+  SPEC_NESTING_TOO_DEEP: { severity: 'error', summary: 'States nest deeper than MAX_STATE_DEPTH (16) levels; generated code that deep does not type-check.' },
   SPEC_DUPLICATE_STATE: { severity: 'error', summary: 'Two states share a name; state names are unique across the whole machine.' },
   SPEC_DUPLICATE_NAME: { severity: 'error', summary: 'A list that must hold distinct names (labels, tags, agent tools, actions) repeats one.' },
   SPEC_MISSING_INITIAL: { severity: 'error', summary: 'A machine or compound state with child states has no `initial`.' },
@@ -37,6 +38,7 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_EXPRESSION_UNKNOWN_ROOT: { severity: 'error', summary: 'An expression reads a name other than the roots available at that place (context, event, output, error).' },
   SPEC_TEMPLATE_SYNTAX: { severity: 'error', summary: 'A prompt template has an unclosed or empty {{ }} hole.' },
   SPEC_UNREACHABLE_STATE: { severity: 'warning', summary: 'No path of transitions leads to this state.' },
+  SPEC_NO_FALLBACK_BRANCH: { severity: 'warning', summary: 'Every branch of an onDone/onError list has a guard: when all are false the done or error event is refused and the session cannot continue.' },
   SPEC_DEAD_END: { severity: 'warning', summary: 'A non-final state has no way out (no transition, no invoke, no final child).' },
   SPEC_LAYOUT_UNKNOWN_STATE: { severity: 'warning', summary: 'A layout entry names a state that does not exist.' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;

@@ -2,6 +2,8 @@ import { parseExpression, parseTemplate, type ExpressionRoot } from './expressio
 import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
+import { checkFallbackBranches, checkGraph } from './graph-checks.ts';
+import { generatedIdentifier, isReservedWord } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
 /** What the validator needs to know about a tool from tools/. */
@@ -38,6 +40,12 @@ const MAX_NAME_LENGTH = 64;
 /** Names that would collide with Object.prototype members wherever a spec name becomes a property key. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
 const MAX_DELAY_MS = 2 ** 31 - 1;
+/**
+ * How deep states may nest (a top-level state is at depth 1). XState's types recurse once per level: TypeScript gives
+ * up with TS2589 at about 40 levels and crashes ("Debug Failure") at 50, so generated code stops type-checking long
+ * before; 16 leaves a wide margin and is far deeper than a readable machine needs.
+ */
+export const MAX_STATE_DEPTH = 16;
 
 /**
  * Validates an unknown value as a FlowSpec: the schema first, then the static checks.
@@ -79,6 +87,14 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       return false;
     }
     return true;
+  };
+  /** A tool name also names the tool's module export (`query_order` -> `queryOrder`), so it must not be a reserved word. */
+  const checkToolName = (name: string, segments: Array<string | number>) => {
+    if (!checkName(name, segments, 'tool', TOOL_NAME_PATTERN)) return false;
+    const exportName = generatedIdentifier(name);
+    if (!isReservedWord(exportName)) return true;
+    report('SPEC_RESERVED_NAME', segments, `tool name '${name}' would make its module export \`${exportName}\`, a reserved word in JavaScript; choose another name, e.g. '${name}_tool'`);
+    return false;
   };
   const checkExpression = (source: string, roots: ExpressionRoot[], segments: Array<string | number>) => {
     const result = parseExpression(source, roots);
@@ -141,6 +157,9 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   const states = listStates(spec);
   const byName = new Map<string, StateEntry>();
   for (const entry of states) {
+    if (entry.path.length === MAX_STATE_DEPTH + 1) {
+      report('SPEC_NESTING_TOO_DEEP', entry.pointer, `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${truncate(entry.parent!.path[0]!)}'`);
+    }
     if (!checkName(entry.name, entry.pointer, 'state')) continue;
     if (byName.has(entry.name)) {
       report('SPEC_DUPLICATE_STATE', entry.pointer, `state name '${entry.name}' is already used at ${pointer(...byName.get(entry.name)!.pointer)}; state names are unique across the machine`);
@@ -237,7 +256,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   }
 
   function checkToolInvoke(invoke: ToolInvokeSpec, at: Array<string | number>) {
-    if (!checkName(invoke.tool, [...at, 'tool'], 'tool', TOOL_NAME_PATTERN)) return;
+    if (!checkToolName(invoke.tool, [...at, 'tool'])) return;
     for (const [field, source] of Object.entries(invoke.input ?? {})) {
       checkName(field, [...at, 'input', field], 'tool input field');
       checkExpression(source, ['context'], [...at, 'input', field]);
@@ -291,7 +310,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
     checkDistinct(invoke.tools ?? [], [...at, 'tools'], 'tool');
     invoke.tools?.forEach((name, i) => {
-      if (!checkName(name, [...at, 'tools', i], 'tool', TOOL_NAME_PATTERN)) return;
+      if (!checkToolName(name, [...at, 'tools', i])) return;
       if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
       else if (toolInfo(options, name)?.risk === 'high') report('SPEC_RISKY_TOOL_NOT_APPROVED', [...at, 'tools', i], `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`);
     });
@@ -310,80 +329,13 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
   }
 
-  checkGraph(spec, states, byName, options, report);
+  checkGraph(spec, states, byName, options.tools, report);
+  checkFallbackBranches(states, report);
 
   for (const key of Object.keys(spec.layout ?? {})) {
     if (!states.some((s) => s.path.join('.') === key)) report('SPEC_LAYOUT_UNKNOWN_STATE', ['layout', key], `layout names '${key}', which is not a state path`);
   }
   return problems;
-}
-
-/** Reachability, dead ends and approval gating: the checks that need the whole graph. */
-function checkGraph(
-  spec: FlowSpec,
-  states: StateEntry[],
-  byName: Map<string, StateEntry>,
-  options: ValidateOptions,
-  report: (code: Parameters<typeof problem>[0], segments: Array<string | number>, message: string) => void,
-) {
-  const reachable = new Set<StateEntry>();
-  const queue: StateEntry[] = [];
-  const enter = (entry: StateEntry | undefined) => {
-    for (let cursor = entry; cursor; cursor = cursor.parent) {
-      if (reachable.has(cursor)) break;
-      reachable.add(cursor);
-      queue.push(cursor);
-    }
-  };
-  const childrenOf = (entry: StateEntry) => states.filter((s) => s.parent === entry);
-  if (spec.initial) enter(states.find((s) => !s.parent && s.name === spec.initial));
-  while (queue.length > 0) {
-    const entry = queue.shift()!;
-    if (entry.type === 'compound' && entry.spec.initial) enter(childrenOf(entry).find((c) => c.name === entry.spec.initial));
-    if (entry.type === 'parallel') childrenOf(entry).forEach(enter);
-    for (const site of transitionSites(entry.spec)) {
-      for (const { transition } of site.transitions) if (transition.target) enter(byName.get(transition.target));
-    }
-  }
-  const initialResolves = reachable.size > 0;
-  for (const entry of states) {
-    if (initialResolves && byName.get(entry.name) === entry && !reachable.has(entry)) {
-      report('SPEC_UNREACHABLE_STATE', entry.pointer, `state '${entry.name}' cannot be reached from the initial state`);
-    }
-  }
-
-  const hasWayOut = (entry: StateEntry): boolean => {
-    for (let cursor: StateEntry | undefined = entry; cursor; cursor = cursor.parent) {
-      const s = cursor.spec;
-      if (s.invoke || Object.keys(s.on ?? {}).length > 0 || Object.keys(s.after ?? {}).length > 0 || s.always !== undefined) return true;
-    }
-    return false;
-  };
-  for (const entry of states) {
-    if (entry.type === 'atomic' && !hasWayOut(entry)) {
-      report('SPEC_DEAD_END', entry.pointer, `state '${entry.name}' is not final and has no way out; add a transition or make it final`);
-    }
-  }
-
-  // A high-risk tool runs only in a state that every incoming transition enters on APPROVE.
-  if (!options.tools) return;
-  for (const entry of states) {
-    const invoke = entry.spec.invoke;
-    if (!invoke || !('tool' in invoke) || toolInfo(options, invoke.tool)?.risk !== 'high') continue;
-    const isInitial = entry.parent ? entry.parent.spec.initial === entry.name : spec.initial === entry.name;
-    if (isInitial) {
-      report('SPEC_RISKY_TOOL_NOT_APPROVED', [...entry.pointer, 'invoke', 'tool'], `state '${entry.name}' runs high-risk tool '${invoke.tool}' but is an initial state; enter it only through an APPROVE transition`);
-    }
-    for (const source of states) {
-      for (const site of transitionSites(source.spec)) {
-        for (const { transition, pointer: tp } of site.transitions) {
-          if (transition.target !== entry.name) continue;
-          if (site.kind === 'on' && site.key === 'APPROVE') continue;
-          report('SPEC_RISKY_TOOL_NOT_APPROVED', [...source.pointer, ...tp], `this transition enters '${entry.name}', which runs high-risk tool '${invoke.tool}', without an APPROVE event; route it through a state that waits for APPROVE`);
-        }
-      }
-    }
-  }
 }
 
 /** The catalog entry of a tool; own entries only, so names like `constructor` never find Object's members. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SPEC_PROBLEM_CODES, parseSpecText, validateSpec, type SpecProblemCode, type ToolInfo } from '../../spec/index.ts';
+import { MAX_STATE_DEPTH, SPEC_PROBLEM_CODES, parseSpecText, validateSpec, type SpecProblemCode, type ToolInfo } from '../../spec/index.ts';
 
 const tools: Record<string, ToolInfo> = {
   lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
@@ -34,6 +34,18 @@ function baseSpec(): any {
       done: { type: 'final' },
     },
   };
+}
+
+/** State `l<from>` with children nested down to a final `l<to>`: `to - from + 1` levels. */
+function nestedStates(from: number, to: number): any {
+  return from === to ? { type: 'final' } : { initial: `l${from + 1}`, states: { [`l${from + 1}`]: nestedStates(from + 1, to) } };
+}
+
+/** The pointer segments `/states/l<from>/states/...` down to `l<to>`. */
+function nestedPointerTail(from: number, to: number): string {
+  let out = '';
+  for (let i = from; i <= to; i++) out += `/states/l${i}`;
+  return out;
 }
 
 function codesOf(spec: unknown, withTools = true): SpecProblemCode[] {
@@ -82,6 +94,10 @@ const cases: Case[] = [
   { code: 'SPEC_TEMPLATE_SYNTAX', path: '/states/decide/invoke/prompt', mutate: (s) => { s.states.decide.invoke.prompt = 'Pick one for {{ context.id'; } },
   { code: 'SPEC_UNREACHABLE_STATE', path: '/states/orphan', mutate: (s) => { s.states.orphan = { type: 'final' }; } },
   { code: 'SPEC_DEAD_END', path: '/states/stuck', mutate: (s) => { s.states.stuck = {}; s.states.wait.on.REJECT = 'stuck'; } },
+  { code: 'SPEC_NESTING_TOO_DEEP', path: nestedPointerTail(1, MAX_STATE_DEPTH + 1), mutate: (s) => {
+    s.states.l1 = nestedStates(1, MAX_STATE_DEPTH + 1); s.states.wait.on.REJECT = 'l1';
+  } },
+  { code: 'SPEC_NO_FALLBACK_BRANCH', path: '/states/fetch/invoke/onDone', mutate: (s) => { s.states.fetch.invoke.onDone.pop(); } },
   { code: 'SPEC_LAYOUT_UNKNOWN_STATE', path: '/layout/ghost', mutate: (s) => { s.layout = { ghost: { x: 0, y: 0 } }; } },
 ];
 
@@ -162,5 +178,79 @@ describe('validateSpec with names that objects inherit', () => {
     const spec = baseSpec();
     spec.context.meta = { type: 'object', fields: { k: { type: 'number' } }, default: { k: 1, extra: 'x' } };
     expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_INVALID_DEFAULT', '/context/meta/default']]);
+  });
+});
+
+describe('validateSpec refuses what generated code cannot hold', () => {
+  const reservedTools = ['class', 'default', 'import', 'export', 'await', 'yield', 'enum', 'let', 'static', 'implements', 'arguments', 'undefined'];
+  for (const name of reservedTools) {
+    it(`refuses the tool name '${name}' (its module export would be a reserved word) with SPEC_RESERVED_NAME`, () => {
+      const spec = baseSpec();
+      spec.states.fetch.invoke.tool = name;
+      const { problems } = validateSpec(spec, { tools });
+      expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/fetch/invoke/tool']]);
+      expect(problems[0]!.message).toContain(`'${name}_tool'`);
+    });
+  }
+
+  it('refuses a reserved word handed to an agent as a tool', () => {
+    const spec = baseSpec();
+    spec.states.decide.invoke = { llm: 'agent', prompt: 'Help', tools: ['lookup', 'delete'], onDone: 'wait', onError: 'done' };
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/decide/invoke/tools/1']]);
+  });
+
+  it('accepts tool names that only contain a reserved word (class_name, default_order, new_)', () => {
+    for (const name of ['class_name', 'default_order', 'new_', 'classes']) {
+      const spec = baseSpec();
+      spec.states.fetch.invoke.tool = name;
+      expect(validateSpec(spec).problems, name).toEqual([]);
+    }
+  });
+
+  it(`accepts states nested exactly ${MAX_STATE_DEPTH} levels deep`, () => {
+    const spec = baseSpec();
+    spec.states.l1 = nestedStates(1, MAX_STATE_DEPTH);
+    spec.states.wait.on.REJECT = 'l1';
+    expect(validateSpec(spec, { tools }).problems).toEqual([]);
+  });
+
+  it('reports SPEC_NESTING_TOO_DEEP once per branch, at its shallowest state past the limit', () => {
+    const spec = baseSpec();
+    spec.states.l1 = nestedStates(1, 50);
+    spec.states.wait.on.REJECT = 'l1';
+    const { problems } = validateSpec(spec, { tools });
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_NESTING_TOO_DEEP', nestedPointerTail(1, MAX_STATE_DEPTH + 1)]]);
+  });
+});
+
+describe('validateSpec warns about done and error lists that can all fail (SPEC_NO_FALLBACK_BRANCH)', () => {
+  const guarded = (target: string) => ({ guard: 'context.total > 0', target });
+  const sites: Array<[string, string, (s: any) => void]> = [
+    ['an invoke onError list', '/states/fetch/invoke/onError', (s) => { s.states.fetch.invoke.onError = [guarded('done')]; }],
+    ['a single guarded onDone object', '/states/decide/invoke/onDone', (s) => { s.states.decide.invoke.onDone = guarded('wait'); }],
+    ['the onDone of a compound state', '/states/outer/onDone', (s) => {
+      s.states.outer = { initial: 'inner', states: { inner: { type: 'final' } }, onDone: [guarded('done'), guarded('wait')] };
+      s.states.wait.on.REJECT = 'outer';
+    }],
+    ['the onDone of a parallel state', '/states/both/onDone', (s) => {
+      s.states.both = { type: 'parallel', states: { left: { type: 'final' }, right: { type: 'final' } }, onDone: [guarded('done')] };
+      s.states.wait.on.REJECT = 'both';
+    }],
+  ];
+  for (const [what, path, mutate] of sites) {
+    it(`warns about ${what} whose every branch has a guard`, () => {
+      const spec = baseSpec();
+      mutate(spec);
+      const { problems, ok } = validateSpec(spec, { tools });
+      expect(problems.map((p) => [p.code, p.severity, p.path])).toEqual([['SPEC_NO_FALLBACK_BRANCH', 'warning', path]]);
+      expect(ok).toBe(true);
+    });
+  }
+
+  it('does not warn about guarded on and always lists, which wait for the next event or for their guard', () => {
+    const spec = baseSpec();
+    spec.states.wait.on.APPROVE = [guarded('pay')];
+    spec.states.wait.always = [guarded('done')];
+    expect(validateSpec(spec, { tools }).problems).toEqual([]);
   });
 });
