@@ -143,7 +143,8 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
     const result = await session.send({ type: 'ASK', text: 'loop' });
     expect(result).toMatchObject({ applied: true, state: 'idle' });
     expect((await session.snapshot()).context).toMatchObject({ error: 'STEP_LIMIT' });
-    expect(ran.length).toBeLessThanOrEqual(12);
+    // The cap is 4 tool calls per allowed iteration: exactly 3 × 4 ran, the 13th stopped the loop.
+    expect(ran).toHaveLength(3 * 4);
   });
 
   it('stops an agent that goes past its iterations', async () => {

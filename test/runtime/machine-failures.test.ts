@@ -152,6 +152,18 @@ describe('paths that used to never settle', () => {
     return { machine, dump, sessionId: session.id, runs };
   }
 
+  it('refuses events with SESSION_NEEDS_ATTENTION once a resumed call has an unknown outcome, and never runs it again', async () => {
+    const { machine, dump, sessionId, runs } = await unclearChargeDump();
+    const runtime = createRuntime({ machines: [machine], store: createMemoryStore({ data: dump }) });
+    await settlesWithin(runtime.resume(sessionId));
+    const session = runtime.session(sessionId);
+    expect(await session.snapshot()).toMatchObject({ status: 'needs_attention', error: { code: 'TOOL_UNKNOWN_OUTCOME' } });
+    const refused = await settlesWithin(session.send({ type: 'RUN', args: {} }));
+    expect(refused).toMatchObject({ applied: false, code: 'SESSION_NEEDS_ATTENTION', message: expect.stringContaining('TOOL_UNKNOWN_OUTCOME') });
+    expect(runs.count).toBe(1);
+    expect((await session.events()).at(-1)).toMatchObject({ type: 'transition.rejected', data: { event: 'RUN', code: 'SESSION_NEEDS_ATTENTION' } });
+  });
+
   it('cancel settles while a resumed session stops on a call with an unknown outcome', async () => {
     const { machine, dump, sessionId, runs } = await unclearChargeDump();
     const inner = createMemoryStore({ data: dump });
