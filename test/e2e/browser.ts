@@ -40,3 +40,46 @@ export async function drag(page: Page, from: string, to: string): Promise<void> 
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
   await page.mouse.up();
 }
+
+/** What a geometry check reads from the canvas: every edge label and state box on screen, and the zoom. */
+export interface CanvasGeometry {
+  zoom: number;
+  labels: Array<{ id: string; text: string; x: number; y: number; width: number; height: number; fontPx: number; clipped: boolean }>;
+  /** Leaf states whole; compound and parallel states only their title strip (their children's labels sit inside). */
+  nodes: Array<{ id: string; x: number; y: number; width: number; height: number }>;
+}
+
+/** Reads label boxes, rendered label font sizes and state boxes from the studio canvas, in screen pixels. */
+export function readCanvasGeometry(page: Page, groupHeaderPx = 40): Promise<CanvasGeometry> {
+  return page.evaluate((header) => {
+    const viewport = document.querySelector<HTMLElement>('.react-flow__viewport');
+    const zoom = viewport ? new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a : 1;
+    const labels = [...document.querySelectorAll<HTMLElement>('.edge-label')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return {
+        id: el.dataset.testid ?? '', text: el.textContent ?? '', x: r.x, y: r.y, width: r.width, height: r.height,
+        fontPx: parseFloat(getComputedStyle(el).fontSize) * zoom,
+        clipped: el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5,
+      };
+    });
+    const nodes = [...document.querySelectorAll<HTMLElement>('.react-flow__node')].map((el) => {
+      const r = el.getBoundingClientRect();
+      const group = !!el.querySelector('.state-node--compound, .state-node--parallel');
+      return { id: el.dataset.id ?? '', x: r.x, y: r.y, width: r.width, height: group ? Math.min(r.height, header * zoom) : r.height };
+    });
+    return { zoom, labels, nodes };
+  }, groupHeaderPx);
+}
+
+/** Pairs of overlapping boxes (by more than `slack` screen pixels each way): labels on states, labels on labels. */
+export function findOverlaps(geometry: CanvasGeometry, slack = 0.5): { labelOnNode: string[]; labelOnLabel: string[] } {
+  type R = { id: string; x: number; y: number; width: number; height: number };
+  const hit = (a: R, b: R) => a.x + slack < b.x + b.width && b.x + slack < a.x + a.width && a.y + slack < b.y + b.height && b.y + slack < a.y + a.height;
+  const labelOnNode: string[] = [];
+  const labelOnLabel: string[] = [];
+  geometry.labels.forEach((label, i) => {
+    for (const node of geometry.nodes) if (hit(label, node)) labelOnNode.push(`${label.id} (${label.text}) on ${node.id}`);
+    for (const other of geometry.labels.slice(i + 1)) if (hit(label, other)) labelOnLabel.push(`${label.id} on ${other.id}`);
+  });
+  return { labelOnNode, labelOnLabel };
+}

@@ -52,12 +52,12 @@ describe('studio graph editor in Chromium', () => {
       await fitView(page);
       await page.waitForTimeout(300);
       await drag(page, '[data-testid=state-idle] .react-flow__handle.source', '[data-testid=state-check_status] .react-flow__handle.target');
-      await page.locator('[data-testid=prompt-dialog]').waitFor();
-      await page.fill('[data-testid=prompt-input]', 'CHECK');
-      await page.press('[data-testid=prompt-input]', 'Enter');
+      await page.locator('[data-testid=connect-dialog]').waitFor();
+      await page.fill('[data-testid=connect-value]', 'CHECK');
+      await page.press('[data-testid=connect-value]', 'Enter');
       await page.locator('[data-testid=transition-panel]').waitFor();
       await page.fill('[data-testid=transition-guard]', 'context.orderId != undefined');
-      await expect.poll(() => page.locator('[data-testid=edge-idle-on-CHECK-0]').textContent()).toContain('CHECK [context.orderId != undefined]');
+      await expect.poll(() => page.locator('[data-testid=edge-idle-on-CHECK-0]').getAttribute('data-full-label')).toBe('CHECK [context.orderId != undefined]');
       await screenshot(page, 'e2e-1-edited');
 
       // Save, then generate.

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import ElkModule from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, it } from 'vitest';
 import type { FlowSpec } from '../../spec/index.ts';
-import { computeLayout, specToGraph, type ElkLayouter } from '../../studio/src/graph/index.ts';
+import {
+  absoluteBoxes, computeGeometry, computeLayout, specToGraph, toElkGraph, type Box, type ElkGraphNode, type ElkLayouter,
+} from '../../studio/src/graph/index.ts';
 
 const ELK = ElkModule as unknown as new () => ElkLayouter;
 const example = (id: string) => JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
@@ -46,11 +48,60 @@ describe('auto-layout with elkjs', () => {
     });
   }
 
-  it('lays out left to right: the initial state is left of the states it leads to', async () => {
+  it('lays out top to bottom: the initial state is above the states it leads to, parallel regions side by side', async () => {
     const spec = example('incident-triage');
     const layout = await computeLayout(spec, new ELK());
-    expect(layout.waiting!.x).toBeLessThan(layout.gathering!.x);
-    expect(layout.gathering!.x).toBeLessThan(layout.summarize!.x);
+    expect(layout.waiting!.y).toBeLessThan(layout.gathering!.y);
+    expect(layout.gathering!.y).toBeLessThan(layout.summarize!.y);
     expect(layout.gathering!.width).toBeGreaterThan(0);
+    expect(layout['gathering.logs']!.y).toBe(layout['gathering.metrics']!.y);
+    expect(layout['gathering.logs']!.x + layout['gathering.logs']!.width!).toBeLessThan(layout['gathering.metrics']!.x);
+  });
+});
+
+describe('routes and label boxes from elkjs', () => {
+  const inside = (p: { x: number; y: number }, b: Box) => p.x > b.x + 0.5 && p.x < b.x + b.width - 0.5 && p.y > b.y + 0.5 && p.y < b.y + b.height - 0.5;
+  const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+  for (const id of ['order-support', 'incident-triage']) {
+    it(`${id}: every transition has a route and a label box, no label box on a leaf state or on another label`, async () => {
+      const spec = example(id);
+      const geometry = await computeGeometry(spec, new ELK());
+      const graph = specToGraph({ ...spec, layout: geometry.layout });
+      const boxes = absoluteBoxes(graph.nodes);
+      const leaves = graph.nodes.filter((n) => !graph.nodes.some((c) => c.parentId === n.id));
+      const labels = graph.edges.map((e) => geometry.edges[e.id]?.label);
+      expect(labels.every((l) => l !== undefined)).toBe(true);
+      for (const [i, label] of labels.entries()) {
+        for (const leaf of leaves) expect(overlap(label!, boxes.get(leaf.id)!), `${graph.edges[i]!.id} on ${leaf.id}`).toBe(false);
+        for (const other of labels.slice(i + 1)) expect(overlap(label!, other!)).toBe(false);
+      }
+      // Routes go around states: no bend point of a route lies inside a leaf state.
+      for (const edge of graph.edges) {
+        for (const point of geometry.edges[edge.id]!.points.slice(1, -1)) {
+          for (const leaf of leaves) expect(inside(point, boxes.get(leaf.id)!), `${edge.id} bends inside ${leaf.id}`).toBe(false);
+        }
+      }
+      // The stored node boxes are the ones the spec's new layout gives: the routes stay current until a state moves.
+      for (const [nodeId, box] of boxes) expect(geometry.nodes[nodeId]).toEqual(box);
+    });
+  }
+
+  it('lets the branches of an invoke leave from its done and error ports, each transition from its own port otherwise', async () => {
+    const spec = example('order-support');
+    const { root } = toElkGraph(spec);
+    const all: ElkGraphNode[] = [];
+    const walk = (n: ElkGraphNode) => { all.push(n); n.children?.forEach(walk); };
+    walk(root);
+    const fetchOrder = all.find((n) => n.id === '/states/active/states/fetch_order')!;
+    const edges = root.edges!.filter((e) => e.id.startsWith('/states/active/states/fetch_order/invoke/'));
+    expect(edges.filter((e) => e.sources[0] === '/states/active/states/fetch_order#done')).toHaveLength(3);
+    expect(edges.filter((e) => e.sources[0] === '/states/active/states/fetch_order#error')).toHaveLength(2);
+    expect(fetchOrder.ports!.map((p) => p.id)).toEqual(expect.arrayContaining(['/states/active/states/fetch_order#done', '/states/active/states/fetch_order#error']));
+    const idleIn = all.find((n) => n.id === '/states/active/states/idle')!.ports!.filter((p) => p.layoutOptions?.['elk.port.side'] === 'NORTH');
+    expect(idleIn.length).toBeGreaterThan(3);
+    const geometry = await computeGeometry(spec, new ELK());
+    const ports = geometry.ports['/states/active/states/fetch_order']!;
+    expect(ports.done!.x).not.toBe(ports.error!.x);
   });
 });

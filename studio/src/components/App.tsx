@@ -1,17 +1,22 @@
 import { ReactFlowProvider } from '@xyflow/react';
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
+import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
+import { useFitView } from '../hooks/useFitView.ts';
 import { useKeyboardShortcuts } from '../hooks/useKeyboardShortcuts.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { Canvas } from './Canvas.tsx';
 import { GenerateView } from './GenerateView.tsx';
 import { NoticeBar } from './NoticeBar.tsx';
 import { ProblemsPanel } from './ProblemsPanel.tsx';
+import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SidePanel } from './SidePanel.tsx';
 import { Toolbar } from './Toolbar.tsx';
 
-/** The studio: toolbar, canvas, side panel, problems and the generated-code view. */
-export function App() {
-  useKeyboardShortcuts();
+/** The studio inside the React Flow provider (the shortcuts fit the view, so they need it). */
+function Studio() {
+  const fitView = useFitView();
+  const addState = useAddStateAtFreeSpot();
+  useKeyboardShortcuts(useMemo(() => ({ fitView, addState }), [fitView, addState]));
   useEffect(() => {
     const { init, openMachine } = useEditor.getState();
     void init().then(() => {
@@ -25,17 +30,25 @@ export function App() {
     return () => window.removeEventListener('beforeunload', warn);
   }, []);
   return (
+    <div className="app">
+      <Toolbar />
+      <NoticeBar />
+      <main className="workspace">
+        <Canvas />
+        <SidePanel />
+      </main>
+      <ProblemsPanel />
+      <GenerateView />
+      <ShortcutsDialog />
+    </div>
+  );
+}
+
+/** The studio: toolbar, canvas, side panel, problems, the generated-code view and the shortcut list. */
+export function App() {
+  return (
     <ReactFlowProvider>
-      <div className="app">
-        <Toolbar />
-        <NoticeBar />
-        <main className="workspace">
-          <Canvas />
-          <SidePanel />
-        </main>
-        <ProblemsPanel />
-        <GenerateView />
-      </div>
+      <Studio />
     </ReactFlowProvider>
   );
 }

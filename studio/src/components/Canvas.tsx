@@ -1,17 +1,20 @@
 import {
-  Background, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useNodesInitialized, useReactFlow,
+  Background, ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useNodesInitialized, useReactFlow,
   type Connection, type NodeChange, type NodeMouseHandler, type EdgeMouseHandler, type OnNodeDrag,
 } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
-  addTransition, moveState, problemsByElement, setStateLayout, specToGraph, type GraphNode,
+  absoluteBoxes, addTransition, moveState, problemsByElement, routeIfCurrent, setStateLayout, specToGraph, type GraphNode, type TransitionPlace,
 } from '../graph/index.ts';
 import type { SpecProblem } from '@flowing/spec';
 import { useAddState } from '../hooks/useAddState.ts';
+import { useFitView } from '../hooks/useFitView.ts';
 import { useEditor } from '../store/editor-store.ts';
-import { PromptDialog } from './PromptDialog.tsx';
+import { ConnectDialog } from './ConnectDialog.tsx';
+import { EmptyHint } from './EmptyHint.tsx';
 import { StateNode, type StateNodeView } from './StateNode.tsx';
 import { TransitionEdge, type TransitionEdgeView } from './TransitionEdge.tsx';
+import { growParents, markAfterPaint } from './canvas-helpers.ts';
 
 const nodeTypes = { state: StateNode };
 const edgeTypes = { transition: TransitionEdge };
@@ -24,9 +27,11 @@ export function Canvas() {
   const selection = useEditor((s) => s.selection);
   const centerRequest = useEditor((s) => s.centerRequest);
   const fitRequest = useEditor((s) => s.fitRequest);
+  const geometry = useEditor((s) => s.geometry);
   const apply = useEditor((s) => s.apply);
   const select = useEditor((s) => s.select);
   const flow = useReactFlow();
+  const fitView = useFitView();
   const initialized = useNodesInitialized();
   const [pendingConnection, setPendingConnection] = useState<Connection | undefined>();
   const openMarkPending = useRef(false);
@@ -36,36 +41,46 @@ export function Canvas() {
     () => (graph ? problemsByElement(graph, [...problems, ...codegenProblems]) : new Map<string, SpecProblem[]>()),
     [graph, problems, codegenProblems],
   );
+  const specBoxes = useMemo(() => absoluteBoxes(graph?.nodes ?? []), [graph]);
 
   const viewNodes = useMemo<StateNodeView[]>(() => (graph?.nodes ?? []).map((node) => {
     const list = byElement.get(node.id) ?? [];
     const errors = list.filter((p) => p.severity === 'error');
+    const box = specBoxes.get(node.id);
+    const laid = geometry?.nodes[node.id];
+    const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
     return {
       id: node.id, type: 'state', position: node.position, parentId: node.parentId,
       width: node.width, height: node.height, zIndex: node.data.depth,
       selected: selection?.kind === 'state' && selection.id === node.id,
-      data: { ...node.data, errors: errors.length, warnings: list.length - errors.length, firstProblem: list[0]?.message },
+      data: { ...node.data, errors: errors.length, warnings: list.length - errors.length, firstProblem: list[0]?.message, ports: current ? geometry?.ports[node.id] : undefined },
     };
-  }), [graph, byElement, selection]);
+  }), [graph, byElement, selection, geometry, specBoxes]);
 
   const [nodes, setNodes] = useState<StateNodeView[]>([]);
   useEffect(() => { setNodes(viewNodes); }, [viewNodes]);
+  // While a state is dragged, its edges leave the laid-out routes; the set changes only when a drag starts or ends.
+  const [dragging, setDragging] = useState<string | undefined>();
 
   const edges = useMemo<TransitionEdgeView[]>(() => (graph?.edges ?? []).filter((e) => !e.data.dangling).map((edge) => {
     const list = byElement.get(edge.id) ?? [];
     const errors = list.filter((p) => p.severity === 'error');
+    const moving = dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
+    const route = moving ? undefined : routeIfCurrent(geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, specBoxes);
     return {
-      ...edge, selected: selection?.kind === 'transition' && selection.id === edge.id,
+      id: edge.id, type: 'transition', source: edge.source, target: edge.target,
+      sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in',
+      selected: selection?.kind === 'transition' && selection.id === edge.id,
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-      data: { ...edge.data, errors: errors.length, firstProblem: list[0]?.message },
+      data: { ...edge.data, errors: errors.length, firstProblem: list[0]?.message, route },
     };
-  }), [graph, byElement, selection]);
+  }), [graph, byElement, selection, geometry, specBoxes, dragging]);
 
   useEffect(() => { openMarkPending.current = true; }, [fitRequest]);
   useEffect(() => {
     if (!initialized || nodes.length === 0) return;
     const id = window.setTimeout(() => {
-      void flow.fitView({ padding: 0.1, duration: 0 });
+      fitView();
       if (openMarkPending.current && performance.getEntriesByName('flowing:open:start').length > 0) {
         openMarkPending.current = false;
         requestAnimationFrame(() => {
@@ -80,6 +95,9 @@ export function Canvas() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [fitRequest, initialized]);
 
+  // An edit (a guard typed in the panel, a drop) is measured from the store's change to the next painted frame.
+  useEffect(() => { markAfterPaint('flowing:edit'); }, [graph]);
+
   useEffect(() => {
     if (!selection || selection.kind === 'machine' || centerRequest === 0) return;
     const center = (() => {
@@ -89,6 +107,8 @@ export function Canvas() {
         const p = internal.internals.positionAbsolute;
         return { x: p.x + (internal.measured.width ?? 0) / 2, y: p.y + (internal.measured.height ?? 0) / 2 };
       }
+      const label = edges.find((e) => e.id === selection.id)?.data?.route?.label;
+      if (label) return { x: label.x + label.width / 2, y: label.y + label.height / 2 };
       const edge = edges.find((e) => e.id === selection.id);
       const a = edge && flow.getInternalNode(edge.source);
       const b = edge && flow.getInternalNode(edge.target);
@@ -103,12 +123,18 @@ export function Canvas() {
   }, [centerRequest]);
 
   const onNodesChange = useCallback((changes: NodeChange<StateNodeView>[]) => {
-    setNodes((current) => applyNodeChanges(changes.filter((c) => c.type === 'position' || c.type === 'dimensions'), current));
+    const kept = changes.filter((c) => c.type === 'position' || c.type === 'dimensions');
+    if (kept.some((c) => c.type === 'position' && c.dragging)) {
+      performance.mark('flowing:drag-frame:start');
+      markAfterPaint('flowing:drag-frame');
+    }
+    setNodes((current) => applyNodeChanges(kept, current));
   }, []);
 
   const absolute = (id: string) => flow.getInternalNode(id)?.internals.positionAbsolute ?? { x: 0, y: 0 };
 
   const onNodeDragStop: OnNodeDrag<StateNodeView> = (_event, node) => {
+    setDragging(undefined);
     if (!graph) return;
     const abs = absolute(node.id);
     const w = node.width ?? 0;
@@ -126,6 +152,7 @@ export function Canvas() {
       }
     }
     const data = node.data;
+    performance.mark('flowing:edit:start');
     if ((parent?.id ?? undefined) !== node.parentId) {
       const origin = parent ? absolute(parent.id) : { x: 0, y: 0 };
       apply((s) => moveState(s, data.pointer, parent?.id, { x: abs.x - origin.x, y: abs.y - origin.y }), { select: { kind: 'state', id: parent ? `${parent.id}/states/${data.name}` : `/states/${data.name}` } });
@@ -154,7 +181,27 @@ export function Canvas() {
     addStateAt(flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }), parent);
   };
 
+  const createTransition = (source: string, target: string, place: TransitionPlace) => {
+    const targetName = graph?.nodes.find((n) => n.id === target)?.data.name;
+    let created: string | undefined;
+    apply((s) => {
+      const result = addTransition(s, source, place, { target: targetName });
+      if (result.ok) created = result.pointer;
+      return result;
+    });
+    if (created) select({ kind: 'transition', id: created });
+  };
+
+  const onConnect = (connection: Connection) => {
+    // A drag from an invoke's done or error port adds a branch at once; a drag from the state asks which kind.
+    if (connection.sourceHandle === 'done' || connection.sourceHandle === 'error') {
+      createTransition(connection.source, connection.target, { kind: connection.sourceHandle === 'done' ? 'onDone' : 'onError' });
+    } else setPendingConnection(connection);
+  };
+
   if (!spec) return <div className="canvas canvas--empty">Open a machine from the list to start.</div>;
+  const pendingSource = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.source);
+  const pendingTarget = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.target);
   return (
     <div className="canvas" onDoubleClick={onDoubleClick} data-testid="canvas">
       <ReactFlow<StateNodeView, TransitionEdgeView>
@@ -163,58 +210,46 @@ export function Canvas() {
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
+        onNodeDragStart={(_e, node) => setDragging(node.id)}
         onNodeDragStop={onNodeDragStop}
         onNodeClick={onNodeClick}
         onEdgeClick={onEdgeClick}
         onNodeDoubleClick={onNodeDoubleClick}
         onPaneClick={() => select(null)}
-        onConnect={(connection) => setPendingConnection(connection)}
+        onConnect={onConnect}
         deleteKeyCode={null}
         zoomOnDoubleClick={false}
         minZoom={0.1}
         maxZoom={2}
         elevateNodesOnSelect={false}
+        onlyRenderVisibleElements={(graph?.nodes.length ?? 0) > 120}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={20} />
-        <Controls />
-        <MiniMap pannable zoomable ariaLabel="minimap" />
+        <Controls showFitView={false} aria-label="zoom controls">
+          <ControlButton onClick={fitView} className="react-flow__controls-fitview" title="Fit view (F): the whole machine, text kept legible" aria-label="fit view" data-testid="fit-view">⤢</ControlButton>
+        </Controls>
+        <MiniMap pannable zoomable ariaLabel="minimap" style={{ width: 168, height: 112 }} nodeColor={(n) => ((n.data as StateNodeView['data']).type === 'compound' || (n.data as StateNodeView['data']).type === 'parallel' ? 'rgb(47 111 221 / 12%)' : '#8a96a8')}
+          nodeStrokeColor="#5f6b7a" nodeStrokeWidth={2} maskColor="rgb(240 242 246 / 65%)" />
       </ReactFlow>
-      {pendingConnection && (
-        <PromptDialog
-          title="New transition"
-          label="Event name (e.g. USER_MESSAGE)"
-          initial=""
-          validate={(v) => (/^[A-Z][A-Z0-9_]*$/.test(v) ? undefined : 'Use capitals, digits and _, starting with a letter')}
+      <EmptyHint />
+      {pendingConnection && pendingSource && pendingTarget && (
+        <ConnectDialog
+          sourceName={pendingSource.data.name}
+          targetName={pendingTarget.data.name}
+          kinds={[
+            'on', 'after', 'always',
+            ...(pendingSource.data.type === 'compound' || pendingSource.data.type === 'parallel' ? ['done' as const] : []),
+            ...(pendingSource.data.skeleton.invoke ? ['onDone' as const, 'onError' as const] : []),
+          ]}
           onCancel={() => setPendingConnection(undefined)}
-          onSubmit={(event) => {
+          onSubmit={(place) => {
             const { source, target } = pendingConnection;
             setPendingConnection(undefined);
-            const targetName = graph?.nodes.find((n) => n.id === target)?.data.name;
-            let created: string | undefined;
-            apply((s) => {
-              const result = addTransition(s, source, { kind: 'on', event }, { target: targetName });
-              if (result.ok) created = result.pointer;
-              return result;
-            });
-            if (created) select({ kind: 'transition', id: created });
+            createTransition(source, target, place);
           }}
         />
       )}
     </div>
   );
-}
-
-/** Grows the saved size of the parents of a moved child so that they still hold it. */
-function growParents<T extends { layout?: Record<string, { x: number; y: number; width?: number; height?: number }> }>(
-  spec: T, nodes: GraphNode[], id: string, position: { x: number; y: number }, width: number, height: number,
-): T {
-  const node = nodes.find((n) => n.id === id);
-  const parent = node?.parentId ? nodes.find((n) => n.id === node.parentId) : undefined;
-  if (!parent) return spec;
-  const saved = spec.layout?.[parent.data.layoutKey];
-  const needW = Math.max(parent.width, position.x + width + 24);
-  const needH = Math.max(parent.height, position.y + height + 24);
-  if (saved && needW <= (saved.width ?? parent.width) && needH <= (saved.height ?? parent.height)) return spec;
-  return { ...spec, layout: { ...(spec.layout ?? {}), [parent.data.layoutKey]: { x: saved?.x ?? parent.position.x, y: saved?.y ?? parent.position.y, width: needW, height: needH } } };
 }

@@ -1,31 +1,25 @@
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
-import type { StateNodeData } from '../graph/index.ts';
+import type { Point, StateNodeData } from '../graph/index.ts';
+import { InvokeBlock } from './InvokeBlock.tsx';
 
-/** Display data of a state node: the graph data plus its problems. */
-export type StateNodeView = Node<StateNodeData & { errors: number; warnings: number; firstProblem?: string }, 'state'>;
+/** Display data of a state node: the graph data, its problems, and the laid-out places of its done/error ports. */
+export type StateNodeView = Node<StateNodeData & { errors: number; warnings: number; firstProblem?: string; ports?: { done?: Point; error?: Point } }, 'state'>;
 
-function invokeLabel(skeleton: Record<string, unknown>): { kind: string; name: string } | undefined {
-  const invoke = skeleton.invoke as { tool?: string; llm?: string } | undefined;
-  if (!invoke) return undefined;
-  if (invoke.tool !== undefined) return { kind: 'tool', name: invoke.tool };
-  return { kind: 'model', name: invoke.llm ?? '?' };
-}
-
-/** A state on the canvas: initial marker, type, tags, the invoked tool or model call, and a red badge for errors. */
-export function StateNode({ data, selected }: NodeProps<StateNodeView>) {
+/** A state on the canvas: initial marker, type, tags, the invoked tool or model call as a block, and error badges. */
+export function StateNode({ data, selected, width }: NodeProps<StateNodeView>) {
   const isGroup = data.type === 'compound' || data.type === 'parallel';
   const tags = (data.skeleton.tags as string[] | undefined) ?? [];
-  const invoke = invokeLabel(data.skeleton);
+  const invoke = data.skeleton.invoke as Parameters<typeof InvokeBlock>[0]['invoke'] | undefined;
   const classes = [
     'state-node', `state-node--${data.type}`, data.isRegion ? 'state-node--region' : '', data.isInitial ? 'state-node--initial' : '',
     selected ? 'state-node--selected' : '', data.errors > 0 ? 'state-node--error' : '',
   ].filter(Boolean).join(' ');
   return (
     <div className={classes} data-testid={`state-${data.name}`} title={data.firstProblem}>
-      <Handle type="target" position={Position.Left} className="state-handle" />
+      <Handle id="in" type="target" position={Position.Top} className="state-handle state-handle--in" title="incoming transitions end here" />
       <div className={isGroup ? 'state-node__header state-node__header--group' : 'state-node__header'}>
         {data.isInitial && <span className="state-node__initial" title="initial state" aria-label="initial state">▶</span>}
-        <span className="state-node__name">{data.name}</span>
+        <span className="state-node__name" title={data.name}>{data.name}</span>
         {data.type !== 'atomic' && <span className={`state-node__type state-node__type--${data.type}`}>{data.isRegion ? `region · ${data.type}` : data.type}</span>}
         {data.errors > 0 && (
           <span className="badge badge--error" data-testid={`badge-state-${data.name}`} title={data.firstProblem}>{data.errors}</span>
@@ -35,12 +29,11 @@ export function StateNode({ data, selected }: NodeProps<StateNodeView>) {
       {tags.length > 0 && (
         <div className="state-node__tags">{tags.map((t) => <span key={t} className="tag">{t}</span>)}</div>
       )}
-      {invoke && (
-        <div className={`state-node__invoke state-node__invoke--${invoke.kind}`} data-testid={`invoke-${data.name}`}>
-          <span className="state-node__invoke-kind">{invoke.kind === 'tool' ? '⚙ tool' : '✦ model'}</span> {invoke.name}
-        </div>
+      {invoke && <InvokeBlock invoke={invoke} stateName={data.name} width={width ?? 220} ports={data.ports} />}
+      {data.type !== 'final' && (
+        <Handle id="out" type="source" position={Position.Right} className="state-handle state-handle--out"
+          title="drag to a state (or back onto this one) to add a transition: event, delay or always" data-testid={`handle-${data.name}-out`} />
       )}
-      <Handle type="source" position={Position.Right} className="state-handle" />
     </div>
   );
 }

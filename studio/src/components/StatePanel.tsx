@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
 import { stateType, type StateSpec, type StateType } from '@flowing/spec';
 import {
-  addTransition, checkStateName, deleteState, getAt, moveState, renameState, setAt, type GraphEdge, type SpecGraph,
+  checkStateName, deleteState, getAt, moveState, renameState, setAt, type GraphEdge, type SpecGraph,
 } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { AssignEditor } from './AssignEditor.tsx';
 import { SelectField, TextField, splitList } from './ExpressionInput.tsx';
 import { InvokeEditor } from './InvokeEditor.tsx';
+import { TransitionsEditor } from './TransitionsEditor.tsx';
 
 /** The side panel for a state: name, parent, type, initial child, description, tags, entry/exit updates, transitions, invoke. */
 export function StatePanel({ pointer, graph }: { pointer: string; graph: SpecGraph }) {
@@ -16,8 +17,6 @@ export function StatePanel({ pointer, graph }: { pointer: string; graph: SpecGra
   const node = graph.nodes.find((n) => n.id === pointer);
   const state = getAt(spec, pointer) as StateSpec | undefined;
   const [name, setName] = useState(node?.data.name ?? '');
-  const [newEvent, setNewEvent] = useState('');
-  const [newTarget, setNewTarget] = useState('');
   useEffect(() => { setName(node?.data.name ?? ''); }, [node?.data.name]);
   if (!node || !state) return <p className="muted">This state no longer exists.</p>;
 
@@ -69,30 +68,7 @@ export function StatePanel({ pointer, graph }: { pointer: string; graph: SpecGra
       <AssignEditor title="On exit" value={state.exit?.assign} contextFields={contextFields} roots={['context']} testId="exit-assign"
         onChange={(v) => set('exit', v || state.exit?.actions ? { ...state.exit, assign: v } : undefined)} />
       {type !== 'final' && (
-        <fieldset className="group">
-          <legend>Transitions</legend>
-          <ul className="link-list">
-            {outgoing.map((edge) => (
-              <li key={edge.id}><button type="button" className="link" onClick={() => select({ kind: 'transition', id: edge.id }, true)}>{edge.data.label} → {edge.data.transition.target ?? '(stay)'}</button></li>
-            ))}
-          </ul>
-          <div className="row">
-            <input aria-label="event or delay in ms" placeholder="EVENT or 5000 (ms)" className="mono" value={newEvent} data-testid="new-transition-event" onChange={(e) => setNewEvent(e.target.value.trim())} />
-            <select aria-label="target" value={newTarget} data-testid="new-transition-target" onChange={(e) => setNewTarget(e.target.value)}>
-              <option value="">target…</option>
-              {stateNames.map((n) => <option key={n} value={n}>{n}</option>)}
-            </select>
-            <button
-              type="button" disabled={newEvent === '' || newTarget === ''} data-testid="new-transition-add"
-              onClick={() => {
-                let created: string | undefined;
-                const place = /^[0-9]+$/.test(newEvent) ? { kind: 'after' as const, delay: newEvent } : { kind: 'on' as const, event: newEvent };
-                apply((s) => { const r = addTransition(s, pointer, place, { target: newTarget }); if (r.ok) created = r.pointer; return r; });
-                if (created) { select({ kind: 'transition', id: created }, true); setNewEvent(''); setNewTarget(''); }
-              }}
-            >Add</button>
-          </div>
-        </fieldset>
+        <TransitionsEditor pointer={pointer} outgoing={outgoing} stateNames={stateNames} isGroup={type === 'compound' || type === 'parallel'} hasInvoke={!!state.invoke} />
       )}
       {type !== 'final' && (
         <InvokeEditor pointer={pointer} state={state} stateNames={stateNames} outcomeEdges={outgoing.filter((e) => e.data.kind === 'onDone' || e.data.kind === 'onError')} />

@@ -1,6 +1,5 @@
 import { useState } from 'react';
-import { specToGraph } from '../graph/index.ts';
-import { useAddState } from '../hooks/useAddState.ts';
+import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { PromptDialog } from './PromptDialog.tsx';
 
@@ -13,24 +12,16 @@ export function Toolbar() {
   const canUndo = useEditor((s) => s.past.length > 0);
   const canRedo = useEditor((s) => s.future.length > 0);
   const hasErrors = useEditor((s) => s.problems.some((p) => p.severity === 'error'));
-  const { openMachine, undo, redo, save, generate, autoLayout, select, createTool } = useEditor.getState();
-  const addState = useAddState();
+  const { openMachine, undo, redo, save, generate, autoLayout, select, createTool, toggleShortcuts } = useEditor.getState();
+  const addAtFreeSpot = useAddStateAtFreeSpot();
   const [askTool, setAskTool] = useState(false);
-
-  const addAtFreeSpot = () => {
-    const spec = useEditor.getState().spec;
-    if (!spec) return;
-    const roots = specToGraph(spec).nodes.filter((n) => n.parentId === undefined);
-    const right = Math.max(0, ...roots.map((n) => n.position.x + n.width));
-    addState({ x: right + 80, y: Math.min(0, ...roots.map((n) => n.position.y)) });
-  };
 
   return (
     <header className="toolbar" role="toolbar" aria-label="studio">
       <strong className="brand">Flowing studio</strong>
       <label className="toolbar__machine">
         <span className="sr-only">Machine</span>
-        <select value={machineId ?? ''} data-testid="machine-select" onChange={(e) => {
+        <select value={machineId ?? ''} data-testid="machine-select" title="Open a machine (machines marked (errors) fail validation as saved)" onChange={(e) => {
           if (dirty && !window.confirm('Discard unsaved changes?')) return;
           void openMachine(e.target.value);
         }}>
@@ -40,12 +31,13 @@ export function Toolbar() {
       </label>
       <span className={dirty ? 'dirty dirty--yes' : 'dirty'} data-testid="dirty-flag">{machineId ? (dirty ? '● unsaved' : 'saved') : ''}</span>
       <div className="toolbar__group">
-        <button type="button" disabled={!machineId} onClick={addAtFreeSpot} data-testid="add-state" title="Add a state (or double-click the canvas)">+ State</button>
-        <button type="button" disabled={!machineId || busy === 'layout'} onClick={() => void autoLayout()} data-testid="auto-layout">Auto-layout</button>
+        <button type="button" disabled={!machineId} onClick={addAtFreeSpot} data-testid="add-state" title="Add a state (N, or double-click the canvas)">+ State</button>
+        <button type="button" disabled={!machineId || busy === 'layout'} onClick={() => void autoLayout()} data-testid="auto-layout" title="Lay the machine out top to bottom (L): states, routes and labels without overlaps">{busy === 'layout' ? 'Laying out…' : 'Auto-layout'}</button>
         <button type="button" disabled={!canUndo} onClick={undo} data-testid="undo" title="Undo (Ctrl/Cmd+Z)">Undo</button>
         <button type="button" disabled={!canRedo} onClick={redo} data-testid="redo" title="Redo (Ctrl/Cmd+Shift+Z)">Redo</button>
-        <button type="button" disabled={!machineId} onClick={() => select({ kind: 'machine' })} data-testid="machine-settings">Context & events</button>
-        <button type="button" onClick={() => setAskTool(true)} data-testid="new-tool">New tool</button>
+        <button type="button" disabled={!machineId} onClick={() => select({ kind: 'machine' })} data-testid="machine-settings" title="Edit the machine: context fields, events, named guards and actions">Context & events</button>
+        <button type="button" onClick={() => setAskTool(true)} data-testid="new-tool" title="Create tools/<name>.ts as a typed stub">New tool</button>
+        <button type="button" onClick={() => toggleShortcuts()} data-testid="shortcuts" title="Keyboard shortcuts and gestures (?)" aria-label="keyboard shortcuts">?</button>
       </div>
       <div className="toolbar__group toolbar__group--end">
         <button type="button" disabled={!machineId || busy !== undefined} onClick={() => void save()} data-testid="save" title="Save (Ctrl/Cmd+S)">{busy === 'saving' ? 'Saving…' : 'Save'}</button>

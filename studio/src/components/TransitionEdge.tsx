@@ -1,39 +1,62 @@
-import { BaseEdge, EdgeLabelRenderer, type Edge, type EdgeProps } from '@xyflow/react';
-import type { TransitionEdgeData } from '../graph/index.ts';
+import { BaseEdge, EdgeLabelRenderer, getSmoothStepPath, type Edge, type EdgeProps } from '@xyflow/react';
+import type { EdgeGeometry, Point, TransitionEdgeData } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 
-/** Display data of a transition edge: the graph data plus its problems. */
-export type TransitionEdgeView = Edge<TransitionEdgeData & { errors: number; firstProblem?: string }, 'transition'>;
+/** Display data of a transition edge: the graph data, its problems, and its laid-out route while that still fits. */
+export type TransitionEdgeView = Edge<TransitionEdgeData & { errors: number; firstProblem?: string; route?: EdgeGeometry }, 'transition'>;
 
 /** The data-testid of a transition's label: `edge-<source>-<kind>[-<key>]-<index>`. */
 export function edgeTestId(data: Pick<TransitionEdgeData, 'sourceName' | 'kind' | 'key' | 'index'>): string {
   return `edge-${data.sourceName}-${data.kind}${data.key !== undefined ? `-${data.key}` : ''}-${data.index}`;
 }
 
-/** A transition: a curve (a loop for self-transitions), styled by kind, labelled `EVENT [guard]`. */
-export function TransitionEdge({ id, source, target, sourceX, sourceY, targetX, targetY, data, selected, markerEnd }: EdgeProps<TransitionEdgeView>) {
+/** An orthogonal polyline with rounded corners through the layout's bend points. */
+function roundedPath(points: readonly Point[], radius = 8): string {
+  if (points.length === 0) return '';
+  let d = `M ${points[0]!.x} ${points[0]!.y}`;
+  for (let i = 1; i < points.length - 1; i++) {
+    const [a, b, c] = [points[i - 1]!, points[i]!, points[i + 1]!];
+    const r = Math.min(radius, Math.hypot(b.x - a.x, b.y - a.y) / 2, Math.hypot(c.x - b.x, c.y - b.y) / 2);
+    const toward = (from: Point, to: Point, length: number) => {
+      const l = Math.hypot(to.x - from.x, to.y - from.y) || 1;
+      return { x: from.x + ((to.x - from.x) / l) * length, y: from.y + ((to.y - from.y) / l) * length };
+    };
+    const p1 = toward(b, a, r);
+    const p2 = toward(b, c, r);
+    d += ` L ${p1.x} ${p1.y} Q ${b.x} ${b.y} ${p2.x} ${p2.y}`;
+  }
+  const last = points[points.length - 1]!;
+  return `${d} L ${last.x} ${last.y}`;
+}
+
+/** A path and label centre for an edge without a current route: a step path, or a loop beside the state. */
+function plainPath(props: EdgeProps<TransitionEdgeView>, lane: number): { path: string; x: number; y: number } {
+  const { source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
+  if (source === target) {
+    const out = 40 + lane * 18;
+    const right = Math.max(sourceX, targetX) + 130 + lane * 18;
+    const path = `M ${sourceX} ${sourceY} L ${sourceX} ${sourceY + out / 2} L ${right} ${sourceY + out / 2} L ${right} ${targetY - out / 2} L ${targetX} ${targetY - out / 2} L ${targetX} ${targetY}`;
+    return { path, x: right, y: (sourceY + targetY) / 2 };
+  }
+  const [path, x, y] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 8, offset: 20 + lane * 10 });
+  return { path, x, y };
+}
+
+/**
+ * A transition: the orthogonal route and label box elkjs reserved for it (so the label never covers a state or another
+ * label); after a state was moved by hand, a plain step path until the next auto-layout. Styled by kind.
+ */
+export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
+  const { id, data, selected, markerEnd } = props;
   const select = useEditor((s) => s.select);
   if (!data) return null;
-  let path: string;
-  let labelX: number;
-  let labelY: number;
-  if (source === target) {
-    const lift = 70 + data.lane * 26;
-    path = `M ${sourceX} ${sourceY} C ${sourceX + 70} ${sourceY - lift}, ${targetX - 70} ${targetY - lift}, ${targetX} ${targetY}`;
-    labelX = (sourceX + targetX) / 2;
-    labelY = sourceY - lift * 0.75;
-  } else {
-    const dx = targetX - sourceX;
-    const dy = targetY - sourceY;
-    const length = Math.hypot(dx, dy) || 1;
-    const spread = (data.lane - (data.lanes - 1) / 2) * 46;
-    const bow = dx < 0 ? 60 : 0;
-    const cx = (sourceX + targetX) / 2 + (-dy / length) * (spread + bow);
-    const cy = (sourceY + targetY) / 2 + (dx / length) * (spread + bow);
-    path = `M ${sourceX} ${sourceY} Q ${cx} ${cy} ${targetX} ${targetY}`;
-    labelX = 0.25 * sourceX + 0.5 * cx + 0.25 * targetX;
-    labelY = 0.25 * sourceY + 0.5 * cy + 0.25 * targetY;
-  }
+  const route = data.route;
+  const plain = route ? undefined : plainPath(props, data.lane);
+  const path = route ? roundedPath(route.points) : plain!.path;
+  const box = route?.label;
+  const style: React.CSSProperties = box
+    ? { transform: `translate(${box.x}px, ${box.y}px)`, width: box.width, height: box.height }
+    : { transform: `translate(-50%, -50%) translate(${plain?.x ?? 0}px, ${plain?.y ?? 0}px)` };
   const testId = edgeTestId(data);
   return (
     <>
@@ -41,15 +64,15 @@ export function TransitionEdge({ id, source, target, sourceX, sourceY, targetX, 
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-label edge-label--${data.kind}${selected ? ' edge-label--selected' : ''}${data.errors > 0 ? ' edge-label--error' : ''} nodrag nopan`}
-          style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`, zIndex: 1001 }}
+          className={`edge-label edge-label--${data.kind}${selected ? ' edge-label--selected' : ''}${data.errors > 0 ? ' edge-label--error' : ''}${box ? ' edge-label--placed' : ''} nodrag nopan`}
+          style={{ ...style, zIndex: 1001 }}
           data-testid={testId}
-          title={data.firstProblem ?? data.label}
+          data-full-label={data.fullLabel}
+          title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}
           onClick={(event) => { event.stopPropagation(); select({ kind: 'transition', id }); }}
         >
-          {data.label || '(no event)'}
-          {data.internal && <span className="edge-label__note"> (stays)</span>}
-          {data.errors > 0 && <span className="badge badge--error" data-testid={`badge-${testId}`}>{data.errors}</span>}
+          {data.lines.map((line, i) => <span key={i} className={i === 0 ? 'edge-label__head' : 'edge-label__guard'}>{line}</span>)}
+          {data.errors > 0 && <span className="badge badge--error edge-label__badge" data-testid={`badge-${testId}`}>{data.errors}</span>}
         </button>
       </EdgeLabelRenderer>
     </>

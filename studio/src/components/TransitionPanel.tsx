@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ExpressionRoot, TransitionObject } from '@flowing/spec';
 import {
-  changeTransitionDelay, changeTransitionEvent, deleteTransition, readTransition, updateTransition, type SpecGraph,
+  changeTransitionDelay, changeTransitionEvent, deleteTransition, markFallback, moveBranch, readTransition, updateTransition, type SpecGraph,
 } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { AssignEditor } from './AssignEditor.tsx';
@@ -34,13 +34,31 @@ export function TransitionPanel({ pointer, graph }: { pointer: string; graph: Sp
     });
     if (next) select({ kind: 'transition', id: next });
   };
+  const moveTo = (to: number) => {
+    let next: string | undefined;
+    apply((s) => { const r = moveBranch(s, pointer, to); if (r.ok) next = r.pointer; return r; });
+    if (next) select({ kind: 'transition', id: next });
+  };
   const guard = transition.guard;
   const keyError = edge.data.kind === 'on' && key !== '' && !/^[A-Z][A-Z0-9_]*$/.test(key) ? 'Use capitals, digits and _ (e.g. USER_MESSAGE)' : undefined;
 
   return (
     <div className="panel" data-testid="transition-panel">
       <h2>Transition <span className="mono">{edge.data.sourceName} → {transition.target ?? '(stay)'}</span></h2>
-      <p className="muted">Kind: {edge.data.kind}{edge.data.form === 'array' ? ` (#${edge.data.index + 1} of a guarded list: the first whose guard holds is taken)` : ''}</p>
+      <p className="muted" data-testid="transition-kind">Kind: {edge.data.kind}{edge.data.form === 'array' ? ` (#${edge.data.index + 1} of ${edge.data.branch.of} in a guarded list: the first whose guard holds is taken)` : ''}{edge.data.branch.fallback ? ' · the fallback' : ''}</p>
+      {edge.data.form === 'array' && (
+        <div className="row">
+          <button type="button" disabled={edge.data.index === 0} data-testid="transition-up" title="Check this branch earlier" onClick={() => moveTo(edge.data.index - 1)}>↑ Earlier</button>
+          <button type="button" disabled={edge.data.index === edge.data.branch.of - 1} data-testid="transition-down" title="Check this branch later" onClick={() => moveTo(edge.data.index + 1)}>↓ Later</button>
+          {!edge.data.branch.fallback && (
+            <button type="button" data-testid="transition-fallback" title="No guard, checked last: taken when no other branch matches" onClick={() => {
+              let next: string | undefined;
+              apply((s) => { const r = markFallback(s, pointer); if (r.ok) next = r.pointer; return r; });
+              if (next) select({ kind: 'transition', id: next });
+            }}>Make fallback</button>
+          )}
+        </div>
+      )}
       {edge.data.kind === 'on' && <TextField label="Event" value={key} onChange={setKey} onCommit={commitKey} error={keyError} testId="transition-event" />}
       {edge.data.kind === 'after' && <TextField label="After (ms)" value={key} onChange={setKey} onCommit={commitKey} testId="transition-delay" />}
       <SelectField

@@ -38,6 +38,9 @@ export function addTransition(spec: FlowSpec, sourcePointer: string, place: Tran
   if (place.kind === 'on' && !EVENT_PATTERN.test(place.event)) {
     return refuse('GRAPH_INVALID_EVENT', `'${place.event}' is not a valid event name: use capitals, digits and _ (e.g. USER_MESSAGE)`);
   }
+  if (place.kind === 'after' && !/^[1-9][0-9]*$/.test(place.delay)) {
+    return refuse('GRAPH_INVALID_DELAY', `'${place.delay}' is not a delay: use a whole number of milliseconds (e.g. 5000)`);
+  }
   if (!locateState(spec, sourcePointer)) return refuse('GRAPH_UNKNOWN_ELEMENT', `no state at ${sourcePointer}`);
   const site = [...parsePointer(sourcePointer), ...sitePath(place)];
   const existing = getAt(spec, site) as TransitionSpec | undefined;

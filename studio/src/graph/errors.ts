@@ -5,6 +5,7 @@ export const GRAPH_ERROR_CODES = {
   GRAPH_UNKNOWN_ELEMENT: 'The state or transition is no longer in the spec.',
   GRAPH_BAD_MOVE: 'A state cannot move there.',
   GRAPH_INVALID_EVENT: 'The event name is not valid.',
+  GRAPH_INVALID_DELAY: 'The delay is not a whole number of milliseconds.',
 } as const;
 
 export type GraphErrorCode = keyof typeof GRAPH_ERROR_CODES;

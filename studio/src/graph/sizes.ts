@@ -1,15 +1,25 @@
 import type { StateSpec } from '@flowing/spec';
 
 /** Width of an atomic or final state node, in canvas pixels. */
-export const NODE_WIDTH = 210;
+export const NODE_WIDTH = 220;
 /** Space around the children inside a compound state, and above them for its header. */
 export const GROUP_PADDING = 24;
 export const GROUP_HEADER = 40;
 
-/** The drawn size of a state without children: taller when it shows tags or an invoke. */
+/** Heights of the parts of a state node (StateNode.tsx draws them with the same numbers, see styles.css). */
+export const NODE_PARTS = {
+  base: 44,
+  tags: 22,
+  /** The invoke block of a tool: title, two rows of contract badges, the done/error port row. */
+  toolBlock: 92,
+  /** The invoke block of a model call: title, one row of badges, the port row. */
+  modelBlock: 72,
+} as const;
+
+/** The drawn size of a state without children: taller when it shows tags or an invoke block. */
 export function leafSize(state: Pick<StateSpec, 'tags' | 'invoke'>): { width: number; height: number } {
-  let height = 56;
-  if (state.tags && state.tags.length > 0) height += 22;
-  if (state.invoke) height += 26;
+  let height: number = NODE_PARTS.base;
+  if (state.tags && state.tags.length > 0) height += NODE_PARTS.tags;
+  if (state.invoke) height += 'tool' in state.invoke ? NODE_PARTS.toolBlock : NODE_PARTS.modelBlock;
   return { width: NODE_WIDTH, height };
 }

@@ -1,6 +1,6 @@
 import type { FlowSpec, Position, StateSpec, TransitionObject, TransitionSpec } from '@flowing/spec';
 import { stateType } from '@flowing/spec';
-import { transitionLabel } from './labels.ts';
+import { branchOrder, labelLines, transitionLabel } from './labels.ts';
 import { toPointer } from './pointer.ts';
 import { GROUP_HEADER, GROUP_PADDING, leafSize } from './sizes.ts';
 import type { GraphEdge, GraphNode, SpecGraph, StateSkeleton, TransitionForm, TransitionKind, TransitionSlot } from './types.ts';
@@ -13,6 +13,7 @@ interface PendingEdge {
   index: number;
   site: string[];
   transition: TransitionObject;
+  list: TransitionObject[];
 }
 
 /**
@@ -58,7 +59,7 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
         const form: TransitionForm = typeof site.value === 'string' ? 'string' : Array.isArray(site.value) ? 'array' : 'object';
         const list: TransitionObject[] = typeof site.value === 'string' ? [{ target: site.value }] : Array.isArray(site.value) ? site.value : [site.value];
         list.forEach((transition, index) => {
-          pending.push({ source: node, kind: site.kind, key: site.key, form, index, site: [...segments, ...site.at], transition });
+          pending.push({ source: node, kind: site.kind, key: site.key, form, index, site: [...segments, ...site.at], transition, list });
         });
       }
       if (state.states && typeof state.states === 'object') visit(state.states, node, state);
@@ -73,7 +74,9 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
     const sitePointer = toPointer(p.site);
     const pointer = p.form === 'array' ? toPointer([...p.site, p.index]) : sitePointer;
     const targetNode = p.transition.target === undefined ? p.source : byName.get(p.transition.target);
-    return {
+    const branch = branchOrder(p.list, p.index);
+    const { lines, full } = labelLines(p.kind, p.key, p.transition, branch);
+    const edge: GraphEdge = {
       id: pointer,
       type: 'transition',
       source: p.source.id,
@@ -81,11 +84,14 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
       data: {
         kind: p.kind, key: p.key, form: p.form, index: p.index, sitePointer, pointer,
         transition: p.transition, sourceName: p.source.data.name,
-        label: transitionLabel(p.kind, p.key, p.transition),
+        label: transitionLabel(p.kind, p.key, p.transition), lines, fullLabel: full, branch,
         internal: p.transition.target === undefined, dangling: targetNode === undefined,
         lane: 0, lanes: 1,
       },
     };
+    if (p.kind === 'onDone') edge.sourceHandle = 'done';
+    if (p.kind === 'onError') edge.sourceHandle = 'error';
+    return edge;
   });
   assignLanes(edges);
 

@@ -1,4 +1,5 @@
 import type { FlowSpec, Position, StateType, TransitionObject } from '@flowing/spec';
+import type { BranchOrder } from './labels.ts';
 
 /** Where a transition lives in its state: an `on` event, an `after` delay, `always`, the state's `onDone`, or the invoke's `onDone`/`onError`. */
 export type TransitionKind = 'on' | 'after' | 'always' | 'done' | 'onDone' | 'onError';
@@ -51,8 +52,14 @@ export interface TransitionEdgeData {
   pointer: string;
   transition: TransitionObject;
   sourceName: string;
-  /** The label drawn on the edge: `EVENT [guard]`. */
+  /** The label on one line: `EVENT [guard]` (lists and tooltips). */
   label: string;
+  /** The label as drawn on the canvas: the kind with its branch order, then the (elided) guard. */
+  lines: string[];
+  /** The whole label text, guard unabridged (the canvas label's tooltip). */
+  fullLabel: string;
+  /** Order in its list (first match wins) and whether it is the fallback. */
+  branch: BranchOrder;
   /** True when the target is missing: drawn back to its source as an internal transition. */
   internal: boolean;
   /** True when the target names no state. */
@@ -79,6 +86,8 @@ export interface GraphEdge {
   type: 'transition';
   source: string;
   target: string;
+  /** The port an edge leaves from: `done` or `error` of the state's invoke block; the state itself otherwise. */
+  sourceHandle?: 'done' | 'error';
   data: TransitionEdgeData;
 }
 

@@ -8,8 +8,11 @@ function isTyping(target: EventTarget | null): boolean {
   return element.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName);
 }
 
-/** Global shortcuts: undo/redo, save, Delete for the selection, Escape to clear it. Typing in a field is left alone. */
-export function useKeyboardShortcuts(): void {
+/**
+ * Global shortcuts (listed in ShortcutsDialog): undo/redo, save, Delete for the selection, Escape to clear it, `?` for
+ * the list, F to fit, L to lay out, N to add a state. Typing in a field is left alone.
+ */
+export function useKeyboardShortcuts(commands: { fitView: () => void; addState: () => void }): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const store = useEditor.getState();
@@ -41,8 +44,21 @@ export function useKeyboardShortcuts(): void {
           store.apply((s) => deleteTransition(s, edge.data));
           store.select(null);
         }
+      } else if (event.key === '?' && !mod) {
+        event.preventDefault();
+        store.toggleShortcuts();
+      } else if (!mod && !event.altKey && key === 'f' && store.spec) {
+        event.preventDefault();
+        commands.fitView();
+      } else if (!mod && !event.altKey && key === 'l' && store.spec) {
+        event.preventDefault();
+        void store.autoLayout();
+      } else if (!mod && !event.altKey && key === 'n' && store.spec) {
+        event.preventDefault();
+        commands.addState();
       } else if (event.key === 'Escape') {
-        if (store.showGenerated) store.closeGenerated();
+        if (store.showShortcuts) store.toggleShortcuts(false);
+        else if (store.showGenerated) store.closeGenerated();
         else store.select(null);
       } else if (event.key === 'Enter' && store.selection && store.selection.kind !== 'machine') {
         const field = document.querySelector<HTMLElement>('.side-panel input, .side-panel select, .side-panel textarea');
@@ -54,5 +70,5 @@ export function useKeyboardShortcuts(): void {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [commands]);
 }

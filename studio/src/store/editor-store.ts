@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, StudioApiError, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
-import { computeLayout, fillMissingLayout, statesWithoutLayout, type EditResult, type ElkLayouter } from '../graph/index.ts';
+import { fillMissingLayout, statesWithoutLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
 
 /** What is selected: a state or transition (by its JSON pointer), the machine panel, or nothing. */
@@ -35,6 +36,10 @@ export interface EditorState {
   centerRequest: number;
   /** Bumped to ask the canvas to fit the whole machine. */
   fitRequest: number;
+  /** The last elkjs layout: edge routes, label boxes and ports, valid while the states stay where it put them. */
+  geometry: LayoutGeometry | undefined;
+  /** The keyboard shortcut list (`?`) is open. */
+  showShortcuts: boolean;
   lastCoalesce: { key: string; at: number } | undefined;
 }
 
@@ -54,28 +59,11 @@ export interface EditorActions {
   createTool(name: string): Promise<boolean>;
   setNotice(notice: Notice): void;
   closeGenerated(): void;
+  toggleShortcuts(show?: boolean): void;
 }
 
 const HISTORY_LIMIT = 200;
 const COALESCE_MS = 1200;
-
-let elkPromise: Promise<ElkLayouter> | undefined;
-/**
- * Loads elkjs (1.6 MB) only when a layout is needed. The dev server may answer the first dynamic import with
- * "outdated optimized dependency" while it bundles elkjs, so a failed load is retried a few times.
- */
-function loadElk(attempt = 0): Promise<ElkLayouter> {
-  elkPromise ??= import('elkjs/lib/elk.bundled.js').then((m) => {
-    const Elk = (m.default ?? m) as unknown as new () => ElkLayouter;
-    return new Elk();
-  });
-  return elkPromise.catch(async (err: unknown) => {
-    elkPromise = undefined;
-    if (attempt >= 3) throw err;
-    await new Promise((resolve) => setTimeout(resolve, 400 * (attempt + 1)));
-    return loadElk(attempt + 1);
-  });
-}
 
 function describe(err: unknown): string {
   if (err instanceof StudioApiError) return `${err.message} (${err.code})`;
@@ -89,7 +77,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
   return {
     machines: [], tools: [], toolInfos: {}, machineId: undefined, spec: undefined, baseVersion: null, dirty: false,
     past: [], future: [], selection: null, problems: [], codegenProblems: [], generated: undefined, showGenerated: false,
-    notice: null, busy: undefined, centerRequest: 0, fitRequest: 0, lastCoalesce: undefined,
+    notice: null, busy: undefined, centerRequest: 0, fitRequest: 0, geometry: undefined, showShortcuts: false, lastCoalesce: undefined,
 
     async init() {
       try {
@@ -123,15 +111,21 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           return;
         }
         let spec = doc.spec;
+        let geometry: LayoutGeometry | undefined;
+        try {
+          geometry = await layoutMachine(spec);
+        } catch (err) {
+          set({ notice: { kind: 'error', message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; states without a saved place are put in a row.` } });
+        }
         const missing = statesWithoutLayout(spec);
         if (missing.length > 0) {
           const total = Object.keys(spec.layout ?? {}).length;
-          spec = total === 0 ? { ...spec, layout: await computeLayout(spec, await loadElk()) } : fillMissingLayout(spec);
+          spec = total === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
         }
         set({
           machineId: id, spec, baseVersion: doc.version, dirty: false, past: [], future: [], selection: null,
           problems: validate(spec), codegenProblems: [], generated: undefined, showGenerated: false, busy: undefined,
-          fitRequest: get().fitRequest + 1,
+          fitRequest: get().fitRequest + 1, geometry,
         });
       } catch (err) {
         set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
@@ -153,6 +147,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         return false;
       }
       if (next.spec === spec) return true;
+      if (performance.getEntriesByName('flowing:edit:start', 'mark').length === 0) performance.mark('flowing:edit:start');
       const now = Date.now();
       const merge = options.coalesce !== undefined && lastCoalesce?.key === options.coalesce && now - lastCoalesce.at < COALESCE_MS;
       set({
@@ -198,9 +193,9 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       if (!spec) return;
       set({ busy: 'layout' });
       try {
-        const layout = await computeLayout(spec, await loadElk());
-        get().apply((s) => ({ ...s, layout }));
-        set({ fitRequest: get().fitRequest + 1 });
+        const geometry = await layoutMachine(spec);
+        get().apply((s) => ({ ...s, layout: geometry.layout }));
+        set({ fitRequest: get().fitRequest + 1, geometry });
       } catch (err) {
         set({ notice: { kind: 'error', message: `Auto-layout failed: ${describe(err)}` } });
       } finally {
@@ -216,6 +211,8 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         const result = await api.saveMachine(machineId, spec, baseVersion, draft);
         set({
           baseVersion: result.version, dirty: false, busy: undefined,
+          // The picker shows each machine's validity: the saved file's problems replace the listed ones at once.
+          machines: get().machines.map((m) => (m.id === machineId ? { ...m, version: result.version, problems: result.problems } : m)),
           notice: { kind: 'info', message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.' },
         });
         return true;
@@ -271,5 +268,6 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
 
     setNotice(notice) { set({ notice }); },
     closeGenerated() { set({ showGenerated: false }); },
+    toggleShortcuts(show) { set({ showShortcuts: show ?? !get().showShortcuts }); },
   };
 });
