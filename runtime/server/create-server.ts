@@ -37,7 +37,8 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   const app = new Hono();
   app.onError((error, c) => answerError(error, c, options));
   app.notFound((c) => c.json(new ServerError('SERVER_NOT_FOUND', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`).toJSON(), 404));
-  app.use('*', hostGuard(options), ...originGuard(options), authGuard(options), clientRateGuard(options), bodySizeGuard(options));
+  // The rate limit comes before the token check, so guessing tokens is limited too.
+  app.use('*', hostGuard(options), ...originGuard(options), clientRateGuard(options), authGuard(options), bodySizeGuard(options));
   healthRoutes(app, scope, () => true);
   machineRoutes(app, scope);
   sessionRoutes(app, scope);

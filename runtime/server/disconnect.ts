@@ -6,6 +6,8 @@ import type { ServerLogger } from './log.ts';
  */
 export class DisconnectWatch {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Open streams per session: a client reading any of them is a client that came back. */
+  private readonly streams = new Map<string, number>();
 
   constructor(private readonly graceMs: number, private readonly log: ServerLogger) {}
 
@@ -14,6 +16,7 @@ export class DisconnectWatch {
     this.clear(sessionId);
     const timer = setTimeout(() => {
       this.timers.delete(sessionId);
+      if ((this.streams.get(sessionId) ?? 0) > 0) return;
       this.log({ level: 'info', code: 'SERVER_CLIENT_GONE', message: `the client of session ${sessionId} left a streaming request ${this.graceMs} ms ago; cancelling its generation`, sessionId });
       cancel().catch((error: unknown) => {
         this.log({ level: 'error', code: 'SERVER_CANCEL_FAILED', message: `cancelling session ${sessionId} after its client left failed: ${(error as Error).message}`, sessionId });
@@ -21,6 +24,20 @@ export class DisconnectWatch {
     }, this.graceMs);
     timer.unref?.();
     this.timers.set(sessionId, timer);
+  }
+
+  /** A stream of the session opened; the returned function marks it closed. */
+  streamOpened(sessionId: string): () => void {
+    this.clear(sessionId);
+    this.streams.set(sessionId, (this.streams.get(sessionId) ?? 0) + 1);
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      const left = this.streams.get(sessionId)! - 1;
+      if (left === 0) this.streams.delete(sessionId);
+      else this.streams.set(sessionId, left);
+    };
   }
 
   /** A client is back, or the generation ended: nothing to cancel. */

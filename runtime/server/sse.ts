@@ -70,6 +70,7 @@ export class EventPipe {
       this.queue.push(event);
       this.wake?.();
     });
+    let endingSeen = false;
     while (!this.stopped) {
       const event = this.queue.shift();
       if (!event) {
@@ -82,9 +83,10 @@ export class EventPipe {
       for (let i = this.seqWaiters.length - 1; i >= 0; i--) {
         if (this.seqWaiters[i]!.seq <= event.seq) this.seqWaiters.splice(i, 1)[0]!.resolve();
       }
-      if (this.options.endWhenFinished && this.queue.length === 0 && (TERMINAL_EVENT_TYPES.has(event.type) || event.type === 'error')) {
-        if (await this.finishedAt(event.seq)) break;
-      }
+      // Events may follow the one that ended the session (a cancelled call reports its failure after), so once an
+      // ending event was seen, the store decides when the last one was written.
+      if (TERMINAL_EVENT_TYPES.has(event.type) || event.type === 'error') endingSeen = true;
+      if (this.options.endWhenFinished && endingSeen && this.queue.length === 0 && (await this.finishedAt(event.seq))) break;
     }
     this.stop();
   }

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type AnyMachineDefinition, type MemoryStore, type Runtime, type RuntimeOptions } from '@flowing/runtime';
 import { startServer, type RunningServer, type ServerLogEntry, type StartServerOptions } from '@flowing/runtime/server';
@@ -81,5 +82,22 @@ export function storeDump(store: MemoryStore): string {
     records: [...data.records.entries()],
     events: [...data.events.entries()],
     journal: [...data.journal.entries()].map(([id, entries]) => [id, [...entries.entries()]]),
+  });
+}
+
+/** A request through node:http, which lets a test set any Host header and send a chunked body. */
+export function rawRequest(url: string, options: { method?: string; path: string; headers?: Record<string, string>; chunks?: readonly string[] }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: !options.headers?.host }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    for (const chunk of options.chunks ?? []) req.write(chunk);
+    req.end();
   });
 }

@@ -35,11 +35,15 @@ export function streamRoutes(app: Hono, scope: ServerScope) {
     const after = resumePoint(c, snapshot.seq);
     // 204 tells an EventSource to stop reconnecting: there is nothing left to send, ever.
     if (FINISHED_STATUSES.has(snapshot.status) && after >= snapshot.seq) return c.body(null, 204);
-    scope.disconnects.clear(session.id);
     streamHeaders(c);
     return streamSSE(c, async (stream) => {
-      const pipe = new EventPipe(stream, session, after, pipeOptions(true));
-      await pipe.done;
+      const closed = scope.disconnects.streamOpened(session.id);
+      try {
+        const pipe = new EventPipe(stream, session, after, pipeOptions(true));
+        await pipe.done;
+      } finally {
+        closed();
+      }
     });
   });
 
