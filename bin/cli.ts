@@ -45,12 +45,14 @@ program
 
 program
   .command('run')
-  .description('Run one session headless and print its events')
+  .description('Run one session headless and print its events (exit 1 when any event was refused or the session failed)')
   .argument('<machine>', 'machine id (machines/<id>/) ')
   .option('--message <text>', 'send a USER_MESSAGE with this text')
   .option('--events <file>', 'send the events of a JSON-lines file, one per line')
   .option('--json', 'print events as JSON lines')
-  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean }) => {
+  .option('--store <store>', 'keep the session in sqlite:PATH or redis://HOST:PORT (default: memory, gone at exit)')
+  .option('--session <id>', 'continue this stored session (needs --store), e.g. to APPROVE later')
+  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean; store?: string; session?: string }) => {
     await ensureTypeScriptLoader();
     const { runCommand } = await import('./run/run.ts');
     process.exitCode = await runCommand(machine, options);

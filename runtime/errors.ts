@@ -40,6 +40,10 @@ export const RUNTIME_ERROR_CODES = {
   RUN_EVENTS_UNREADABLE: '`flowing run --events`: the events file cannot be read.',
   RUN_EVENTS_BAD_LINE: '`flowing run --events`: a line is not a JSON object with a string "type" (the message names the line).',
   RUN_FAILED: '`flowing run`: the session could not be started or driven.',
+  RUN_EVENTS_REFUSED: '`flowing run`: at least one event was refused (each refusal is logged as transition.rejected); exit status 1.',
+  RUN_BAD_STORE: '`flowing run --store`: not a store (sqlite:PATH, redis://HOST:PORT or memory), its driver is missing, or --session without a durable store.',
+  RUN_BAD_SESSION: '`flowing run --session`: the stored session runs another machine.',
+  RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;
 

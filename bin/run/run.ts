@@ -1,69 +1,174 @@
-import { FlowingError, createMemoryStore, createRuntime, createScriptedProvider, toFlowError, type LlmProvider, type RuntimeEvent } from '@flowing/runtime';
+import { randomUUID } from 'node:crypto';
+import { createRuntime, FlowingError, toFlowError, type AnyMachineDefinition, type LlmProvider, type RuntimeEvent, type Session, type SessionSnapshot } from '@flowing/runtime';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
 import { loadMachine } from './load.ts';
+import { streamLines } from './output.ts';
+import { chooseProvider } from './provider.ts';
+import { openStore, type OpenedStore } from './store-option.ts';
 
 export interface RunCommandOptions {
   message?: string;
   events?: string;
   json?: boolean;
-  /** Where lines go (default: process.stdout / process.stderr). */
+  /** `sqlite:PATH`, `redis://...` or `memory` (default). */
+  store?: string;
+  /** Continue this stored session instead of starting one (needs a durable `store`). */
+  session?: string;
+  /** Where lines go (default: process.stdout / process.stderr, a closed pipe ending output quietly). */
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
 
+/** How long printing may lag behind the store once the events are sent (a subscriber reads the store on its own). */
+const PRINT_WAIT_MS = 5_000;
+
 /**
- * `flowing run <machine>`: one headless session on the memory store, printing each event as it happens.
- * Exit code 0 when the session finished or waits for input, 1 on a session error, 2 on a usage error.
+ * `flowing run <machine>`: one headless session (new, or `--session` continued from a durable `--store`), printing each
+ * event as it happens. Exit status: 0 when the session finished or waits for input and every event was applied;
+ * 1 when any event was refused, or the session ended in error, needs attention or was cancelled; 2 on a usage error
+ * (unknown machine, unreadable events file, bad --store, unknown --session).
  */
 export async function runCommand(machineId: string, options: RunCommandOptions = {}): Promise<number> {
-  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const out = options.out ?? defaultOut();
   const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const usage = (error: unknown) => {
-    const flow = toFlowError(error, 'RUN_FAILED');
+  const report = (error: unknown, code: string) => {
+    const flow = toFlowError(error, code);
     err(`error ${flow.code}: ${flow.message}`);
-    return 2;
   };
-  let definition;
+  let definition: AnyMachineDefinition;
   let events: Array<{ type: string } & Record<string, unknown>> = [];
   let llm: LlmProvider;
+  let opened: OpenedStore;
   try {
     definition = await loadMachine(machineId);
     if (options.events !== undefined) events = await readEventsFile(options.events);
     llm = await chooseProvider();
+    opened = await openStore(options.store);
+    if (options.session !== undefined && !opened.durable) {
+      await opened.close();
+      throw new FlowingError('RUN_BAD_STORE', '--session continues a stored session: name its store with --store sqlite:PATH or --store redis://...');
+    }
   } catch (error) {
-    return usage(error);
+    report(error, 'RUN_FAILED');
+    return 2;
   }
   if (options.message !== undefined) events.unshift({ type: 'USER_MESSAGE', text: options.message });
 
-  const runtime = createRuntime({ machines: [definition], store: createMemoryStore(), llm });
-  let printed = 0;
-  const print = (event: RuntimeEvent) => {
-    printed = event.seq;
-    out(options.json ? JSON.stringify(event) : formatEvent(event));
-  };
-  const session = await runtime.createSession(definition, undefined);
-  const unsubscribe = session.subscribe(0, print);
-  for (const event of events) await session.send(event);
-  const snapshot = await session.snapshot();
-  // Subscribers catch up from the store asynchronously; wait until the last event is printed.
-  for (let i = 0; i < 1000 && printed < snapshot.seq; i++) await new Promise((resolve) => setImmediate(resolve));
-  unsubscribe();
-  if (!options.json) out(`session ${snapshot.sessionId} ${snapshot.status}`);
-  return snapshot.status === 'waiting' || snapshot.status === 'done' || snapshot.status === 'running' ? 0 : 1;
+  try {
+    const runtime = createRuntime({ machines: [definition], store: opened.store, llm });
+    const printer = createPrinter(options.json === true, out);
+    let session: Session;
+    if (options.session !== undefined) {
+      const continued = await continueSession(runtime, definition, options.session, printer, err);
+      if (typeof continued === 'number') return continued;
+      session = continued;
+    } else {
+      // Subscribed before it exists, so even a session that fails while starting shows its events.
+      const sessionId = randomUUID();
+      printer.follow(runtime.session(sessionId), 0);
+      try {
+        session = await runtime.createSession(definition, undefined, { sessionId });
+      } catch (error) {
+        await printer.drain(await storedSeq(runtime.session(sessionId)), err);
+        report(error, 'RUN_FAILED');
+        return 1;
+      }
+    }
+    let refused = 0;
+    let firstRefusal = '';
+    for (const [i, event] of events.entries()) {
+      const result = await session.send(event);
+      if (!result.applied) {
+        refused++;
+        firstRefusal ||= `event ${i + 1} (${event.type}): ${result.code} ${result.message}`;
+      }
+    }
+    const snapshot = await session.snapshot();
+    await printer.drain(snapshot.seq, err);
+    if (!options.json) out(`session ${snapshot.sessionId} ${snapshot.status}`);
+    if (refused > 0) err(`error RUN_EVENTS_REFUSED: ${refused} of ${events.length} events were refused; first: ${firstRefusal}`);
+    if (snapshot.error && (snapshot.status === 'error' || snapshot.status === 'needs_attention')) err(`error ${snapshot.error.code}: ${snapshot.error.message}`);
+    return refused === 0 && isFine(snapshot) ? 0 : 1;
+  } catch (error) {
+    report(error, 'RUN_FAILED');
+    return 1;
+  } finally {
+    await opened.close();
+  }
 }
 
-async function chooseProvider(): Promise<LlmProvider> {
-  if (!process.env.OPENAI_BASE_URL) return createScriptedProvider();
-  const path = '@flowing/runtime/openai';
-  let module: { createOpenAIProvider?: (options?: Record<string, unknown>) => LlmProvider };
+/** Resumes a stored session (calls in flight finish from the journal) and prints what happens from now on. */
+async function continueSession(runtime: ReturnType<typeof createRuntime>, definition: AnyMachineDefinition, sessionId: string, printer: Printer, err: (line: string) => void): Promise<Session | number> {
+  let before: SessionSnapshot;
   try {
-    module = (await import(path)) as typeof module;
+    before = await runtime.session(sessionId).snapshot();
   } catch (error) {
-    throw new FlowingError('LLM_NOT_CONFIGURED', `OPENAI_BASE_URL is set, but the OpenAI provider could not be loaded: ${(error as Error).message}`);
+    err(`error ${toFlowError(error, 'RUN_FAILED').code}: ${(error as Error).message}`);
+    return 2;
   }
-  if (typeof module.createOpenAIProvider !== 'function') {
-    throw new FlowingError('LLM_NOT_CONFIGURED', '@flowing/runtime/openai does not export createOpenAIProvider');
+  if (before.machineId !== definition.id) {
+    err(`error RUN_BAD_SESSION: session '${sessionId}' runs machine '${before.machineId}', not '${definition.id}'`);
+    return 2;
   }
-  return module.createOpenAIProvider({});
+  printer.follow(runtime.session(sessionId), before.seq);
+  return runtime.resume(sessionId);
+}
+
+function isFine(snapshot: SessionSnapshot): boolean {
+  return snapshot.status === 'waiting' || snapshot.status === 'done' || snapshot.status === 'running';
+}
+
+async function storedSeq(session: Session): Promise<number> {
+  try {
+    return (await session.snapshot()).seq;
+  } catch {
+    return 0; // nothing was stored
+  }
+}
+
+interface Printer {
+  follow(session: Session, fromSeq: number): void;
+  /** Waits until every event up to `seq` is printed (bounded), then stops following. */
+  drain(seq: number, err: (line: string) => void): Promise<void>;
+}
+
+function createPrinter(json: boolean, out: (line: string) => void): Printer {
+  let printed = 0;
+  let unsubscribe: (() => void) | undefined;
+  let failure: string | undefined;
+  let waiter: (() => void) | undefined;
+  let target = Number.POSITIVE_INFINITY;
+  return {
+    follow(session, fromSeq) {
+      printed = fromSeq;
+      unsubscribe = session.subscribe(fromSeq, (event: RuntimeEvent) => {
+        printed = event.seq;
+        out(json ? JSON.stringify(event) : formatEvent(event));
+        if (printed >= target) waiter?.();
+      }, (error) => {
+        failure = `${error.code}: ${error.message}`;
+        waiter?.();
+      });
+    },
+    async drain(seq, err) {
+      target = seq;
+      if (printed < seq && failure === undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          timer = setTimeout(resolve, PRINT_WAIT_MS);
+        });
+        clearTimeout(timer);
+      }
+      unsubscribe?.();
+      if (failure !== undefined) err(`error ${failure}`);
+      else if (printed < seq) err(`error RUN_FAILED: events after seq ${printed} of ${seq} were not delivered within ${PRINT_WAIT_MS} ms; read them from the store`);
+    },
+  };
+}
+
+function defaultOut(): (line: string) => void {
+  const writer = streamLines(process.stdout);
+  return (line) => writer.write(line);
 }

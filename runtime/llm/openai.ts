@@ -14,10 +14,16 @@ export interface OpenAIProviderOptions {
   baseURL?: string;
   /** Default `OPENAI_API_KEY`. A local server (`baseURL` set) may run without one. */
   apiKey?: string;
-  /** Model for calls whose spec and `models` name none. Default `FLOWING_MODEL`. */
+  /** Model for calls whose spec and `models` name none. */
   model?: string;
   /** Model per call kind, e.g. a cheap one for classify and a strong one for generate; `default` is like `model`. */
   models?: Partial<Record<LlmRequest['kind'] | 'default', string>>;
+  /**
+   * Model for every call, over the spec's per-step models. Default `FLOWING_MODEL`: the deployment knows which
+   * server `OPENAI_BASE_URL` points at and which models it serves; a spec's model names are written for one provider.
+   * Pass `null` to ignore the environment.
+   */
+  modelOverride?: string | null;
   /** Per model request: the wait for an answer and the longest silence inside a stream. Default 60 s. */
   timeoutMs?: number;
   /** A fetch to use instead of the global one (proxies, tests). */
@@ -28,8 +34,9 @@ export interface OpenAIProviderOptions {
  * A model provider for OpenAI and OpenAI-compatible servers (Ollama, vLLM, ...) through the `openai` SDK: classify and
  * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop.
  * Failures are FlowingErrors coded LLM_TIMEOUT, LLM_RATE_LIMITED, LLM_FAILED, LLM_BAD_OUTPUT or CANCELLED, with the
- * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is the
- * request's `model`, else `models[kind]`, else `model`.
+ * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is
+ * `modelOverride` (default `FLOWING_MODEL`) when set, else the request's `model` (the spec's, per step), else
+ * `models[kind]`, else `model`.
  * @example createRuntime({ machines, llm: createOpenAIProvider({ models: { classify: 'gpt-4o-mini', generate: 'gpt-4o' } }) })
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmProvider {
@@ -40,10 +47,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
   const client = new OpenAI({ apiKey, maxRetries: 0, timeout: Math.max(1, Math.ceil(timeoutMs)), ...(baseURL ? { baseURL } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
-  const fallbackModel = options.model ?? options.models?.default ?? nonEmpty(process.env.FLOWING_MODEL);
+  const fallbackModel = options.model ?? options.models?.default;
+  const override = options.modelOverride === null ? undefined : options.modelOverride ?? nonEmpty(process.env.FLOWING_MODEL);
 
   function begin(request: LlmRequest, call: LlmCallOptions): ChatCall {
-    const model = request.model ?? options.models?.[request.kind] ?? fallbackModel;
+    const model = override ?? request.model ?? options.models?.[request.kind] ?? fallbackModel;
     if (!model) {
       throw new FlowingError('LLM_NOT_CONFIGURED', `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`);
     }

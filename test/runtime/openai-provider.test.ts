@@ -229,6 +229,21 @@ describe('configuration', () => {
     }
   });
 
+  it('uses FLOWING_MODEL for every call, over the spec\'s per-step model, unless modelOverride is null', async () => {
+    vi.stubEnv('FLOWING_MODEL', 'deployment-model');
+    try {
+      fake.enqueue(reply('{"label":"refund"}'), reply('{"label":"refund"}'), reply('{"label":"refund"}'), reply('{"label":"refund"}'));
+      const p = provider({ models: { classify: 'cheap' } });
+      await p.classify({ ...classify, model: 'from-spec' }, live());
+      await p.classify(classify, live());
+      await provider({ modelOverride: 'explicit' }).classify({ ...classify, model: 'from-spec' }, live());
+      await provider({ modelOverride: null }).classify({ ...classify, model: 'from-spec' }, live());
+      expect(fake.requests.map((r) => r.body.model)).toEqual(['deployment-model', 'deployment-model', 'explicit', 'from-spec']);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('fails a call with LLM_NOT_CONFIGURED when no model is named anywhere', async () => {
     vi.stubEnv('FLOWING_MODEL', '');
     try {
