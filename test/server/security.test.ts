@@ -13,7 +13,7 @@ afterEach(async () => {
 
 async function withSession(options: Parameters<typeof startTestServer>[1] = {}) {
   server = await startTestServer([refusalMachine(gateTool().tool)], options);
-  const auth = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   const { body } = await server.call('POST', '/sessions', { body: { machine: 'refusals' }, headers: auth });
   return { server, id: body.sessionId as string, auth };
 }
