@@ -16,7 +16,10 @@ export interface RedisStoreOptions {
   url?: string;
   /** A client of your own; the store uses it and duplicates it for the live feed, and `close` leaves it open. */
   redis?: Redis;
-  /** Options for the client the store creates from `url`. */
+  /**
+   * Options for the client the store creates from `url`. By default a command fails after 3 reconnection attempts
+   * (STORE_UNAVAILABLE) instead of waiting for Redis indefinitely.
+   */
   redisOptions?: RedisOptions;
   /** Prefix of every key the store writes (default `flowing:`), so several apps can share one Redis. */
   prefix?: string;
@@ -54,7 +57,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_QUERY', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
   const budget = options.listScanBudget ?? 1_000;
   const owned = !options.redis;
-  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: false, ...options.redisOptions });
+  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
   // The hash tag keeps one session's keys in one slot, should the keys ever live on a cluster.
   const key = (sessionId: string, kind: 'r' | 'e' | 'j') => `${prefix}{${sessionId}}:${kind}`;

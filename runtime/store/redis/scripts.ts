@@ -14,7 +14,7 @@ function script(lua: string): LuaScript {
 /**
  * One commit, atomically: compare the stored version, check the events continue the log, append them to the
  * session's stream (entry id = seq), upsert journal entries, write the record, index a new session, and set or clear
- * the TTL of a finished one. Replies `{1}` on success, `{0, version}` on a version conflict, `{2, seq}` when the
+ * the TTL of a finished one. Replies `{1}` on success (also when this very commit was already applied), `{0, version}` on a version conflict, `{2, seq}` when the
  * events do not follow the stored log. No WATCH: ioredis drops it silently on reconnect, a script cannot be split.
  *
  * KEYS: record hash, event stream, journal hash, index of all sessions, index of the machine's sessions.
@@ -25,7 +25,11 @@ function script(lua: string): LuaScript {
 export const COMMIT = script(`
 local expected = tonumber(ARGV[1])
 local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if current ~= expected then return {0, current} end
+if current ~= expected then
+  -- The same commit again (a client resends it after a reconnect lost the first reply): it is already applied.
+  if current == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'r') == ARGV[3] then return {1} end
+  return {0, current}
+end
 local stored = tonumber(redis.call('HGET', KEYS[1], 'q') or '0')
 local count = tonumber(ARGV[13])
 local seq = tonumber(ARGV[8])
