@@ -245,8 +245,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
       },
       async cancel(reason = 'cancelled by the caller') {
-        const current = live.get(sessionId);
-        if (current) return (await current).cancel(reason);
+        for (;;) {
+          const current = live.get(sessionId);
+          if (current) return (await current).cancel(reason);
+          if (!pending.has(sessionId)) break;
+          // An operation (createSession, send) was queued a moment ago and opens its run within a tick; queueing
+          // behind it instead would wait until that run is quiet, which a call that never returns makes never.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         return serialize(sessionId, () => withRun(sessionId, false, (run) => run.cancel(reason)));
       },
     };

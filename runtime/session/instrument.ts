@@ -97,14 +97,16 @@ function guardWrapper(guard: Fn, where: string, named: boolean): Fn {
  */
 let lastThrow: FlowingError | undefined;
 
+/** XState calls guards, actions, assigners, input mappings and context factories with (args, params) only. */
 function thrower(fn: Fn, code: ThrownCode, where: (args: unknown) => string): Fn {
-  return function instrumented(this: unknown, ...args: unknown[]) {
+  return function instrumented(args: unknown, params: unknown) {
     try {
-      return fn.apply(this, args);
+      return fn(args, params);
     } catch (error) {
       if (error instanceof FlowingError && isThrownCode(error.code)) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      lastThrow = new FlowingError(code, `${where(args[0])} threw: ${message}`, { cause: error, details: { where: where(args[0]), thrown: message } });
+      const place = where(args);
+      lastThrow = new FlowingError(code, `${place} threw: ${message}`, { cause: error, details: { where: place, thrown: message } });
       throw lastThrow;
     }
   };

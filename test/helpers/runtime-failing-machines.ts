@@ -119,3 +119,27 @@ export function throwingImplMachine(throws: { guard?: boolean; action?: boolean;
   });
   return defineMachine<typeof machine, { type: 'GO' } | { type: 'PING' }>({ ...defineTestMachine(spec, machine, []), machine });
 }
+
+/** A machine whose initial state invokes `tool` (so `createSession` waits for the call): calling --done--> idle. */
+export function startsWithCallMachine(tool: AnyTool) {
+  const spec: FlowSpecInput = {
+    specVersion: 1, id: 'starts-with-call',
+    events: { PING: {} },
+    initial: 'calling',
+    states: {
+      calling: { invoke: { tool: tool.name, onDone: 'idle', onError: 'idle' } },
+      idle: { on: { PING: 'idle' } },
+    },
+  };
+  const machine = setup({
+    types: {} as { events: { type: 'PING' } },
+    actors: { [`tool.${tool.name}`]: fromTool(tool) },
+  }).createMachine({
+    id: 'starts-with-call', initial: 'calling',
+    states: {
+      calling: { invoke: { id: 'calling', src: `tool.${tool.name}`, input: () => ({ args: {} }), onDone: { target: '#starts-with-call.idle' }, onError: { target: '#starts-with-call.idle' } } },
+      idle: { on: { PING: { target: '#starts-with-call.idle' } } },
+    },
+  });
+  return defineMachine<typeof machine, { type: 'PING' }>({ ...defineTestMachine(spec, machine, [tool]), machine });
+}

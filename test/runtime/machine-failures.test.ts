@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
-import { guardedDoneMachine, quoteTool, throwingImplMachine } from '../helpers/runtime-failing-machines.ts';
-import { singleToolMachine } from '../helpers/runtime-machines.ts';
+import { settle } from '../helpers/runtime-clock.ts';
+import { guardedDoneMachine, quoteTool, startsWithCallMachine, throwingImplMachine } from '../helpers/runtime-failing-machines.ts';
+import { gateTool, singleToolMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 
 /** Fails the test with a clear message instead of letting it run into vitest's timeout when a promise never settles. */
@@ -177,6 +178,23 @@ describe('paths that used to never settle', () => {
     expect(runs.count).toBe(1);
     expect((await runtime.session(sessionId).snapshot()).status).toBe('cancelled');
   });
+});
+
+describe('cancel during start', () => {
+  for (const when of ['at once', 'once the first call runs'] as const) {
+    it(`settles createSession and cancel when the session is cancelled ${when}, aborting the call`, async () => {
+      const gate = gateTool();
+      const machine = startsWithCallMachine(gate.tool);
+      const runtime = createRuntime({ machines: [machine] });
+      const creating = runtime.createSession(machine, undefined, { sessionId: 'starting' });
+      if (when !== 'at once') await settle();
+      await settlesWithin(runtime.session('starting').cancel('changed my mind'));
+      const session = await settlesWithin(creating);
+      expect(await session.snapshot()).toMatchObject({ status: 'cancelled' });
+      if (when !== 'at once') expect(gate.state.signal?.aborted).toBe(true);
+      expect((await session.events()).map((e) => e.type)).toContain('session.cancelled');
+    });
+  }
 });
 
 describe('a subscription whose stored events cannot be read', () => {
