@@ -15,7 +15,7 @@ export {
   parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
   type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,
 } from './expression.ts';
-export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite } from './walk.ts';
+export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite, type NormalizedTransition } from './walk.ts';
 export { fieldTypeToZod, fieldMapToZod, eventPayloadSchemas, contextSchema, defaultContext } from './fields.ts';
 export { formatSpec } from './format.ts';
 export {

@@ -156,11 +156,16 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   // States: names, uniqueness, shape.
   const states = listStates(spec);
   const byName = new Map<string, StateEntry>();
+  // States whose name is already refused: a transition to one is not also reported as an unknown target.
+  const misnamed = new Set<string>();
   for (const entry of states) {
     if (entry.path.length === MAX_STATE_DEPTH + 1) {
       report('SPEC_NESTING_TOO_DEEP', entry.pointer, `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${truncate(entry.parent!.path[0]!)}'`);
     }
-    if (!checkName(entry.name, entry.pointer, 'state')) continue;
+    if (!checkName(entry.name, entry.pointer, 'state')) {
+      misnamed.add(entry.name);
+      continue;
+    }
     if (byName.has(entry.name)) {
       report('SPEC_DUPLICATE_STATE', entry.pointer, `state name '${entry.name}' is already used at ${pointer(...byName.get(entry.name)!.pointer)}; state names are unique across the machine`);
     } else byName.set(entry.name, entry);
@@ -219,10 +224,10 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       const roots: ExpressionRoot[] = site.kind === 'on' ? ['context', 'event']
         : site.kind === 'onDone' ? ['context', 'output']
         : site.kind === 'onError' ? ['context', 'error'] : ['context'];
-      for (const { transition, pointer: tp } of site.transitions) {
+      for (const { transition, pointer: tp, targetPointer } of site.transitions) {
         const here = [...at, ...tp];
-        if (transition.target !== undefined && !byName.has(transition.target)) {
-          report('SPEC_UNKNOWN_TARGET', [...here, 'target'], `target '${transition.target}' is not a state of this machine`);
+        if (transition.target !== undefined && !byName.has(transition.target) && !misnamed.has(transition.target)) {
+          report('SPEC_UNKNOWN_TARGET', [...at, ...targetPointer], `target '${transition.target}' is not a state of this machine`);
         }
         if (typeof transition.guard === 'string') checkExpression(transition.guard, roots, [...here, 'guard']);
         else if (transition.guard && !Object.hasOwn(spec.guards ?? {}, transition.guard.ref)) {

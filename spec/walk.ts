@@ -45,14 +45,22 @@ export interface TransitionSite {
   key?: string;
   /** JSON pointer segments from the state to the transition value. */
   pointer: string[];
-  transitions: Array<{ transition: TransitionObject; pointer: string[] }>;
+  transitions: NormalizedTransition[];
+}
+
+/** One transition as an object, with the pointer segments of the transition and of its target value. */
+export interface NormalizedTransition {
+  transition: TransitionObject;
+  pointer: string[];
+  /** Where the target is written: the transition itself for the `"state"` shorthand, else its `target` field. */
+  targetPointer: string[];
 }
 
 /** Normalises a transition value to a list of transition objects with their pointer segments. */
-export function normalizeTransition(value: TransitionSpec, base: string[]): Array<{ transition: TransitionObject; pointer: string[] }> {
-  if (typeof value === 'string') return [{ transition: { target: value }, pointer: base }];
-  if (Array.isArray(value)) return value.map((t, i) => ({ transition: t, pointer: [...base, String(i)] }));
-  return [{ transition: value, pointer: base }];
+export function normalizeTransition(value: TransitionSpec, base: string[]): NormalizedTransition[] {
+  if (typeof value === 'string') return [{ transition: { target: value }, pointer: base, targetPointer: base }];
+  if (Array.isArray(value)) return value.map((t, i) => ({ transition: t, pointer: [...base, String(i)], targetPointer: [...base, String(i), 'target'] }));
+  return [{ transition: value, pointer: base, targetPointer: [...base, 'target'] }];
 }
 
 /** Every transition site of one state. */

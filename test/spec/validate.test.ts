@@ -254,3 +254,18 @@ describe('validateSpec warns about done and error lists that can all fail (SPEC_
     expect(validateSpec(spec, { tools }).problems).toEqual([]);
   });
 });
+
+describe('validateSpec pointers', () => {
+  it('points SPEC_UNKNOWN_TARGET at the shorthand string itself, a place that exists in the document', () => {
+    const spec = baseSpec();
+    spec.states.wait.on.REJECT = 'dome';
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_UNKNOWN_TARGET', '/states/wait/on/REJECT']]);
+  });
+
+  it('reports a state with a refused name once, not again as an unknown target of the transitions into it', () => {
+    const spec = baseSpec();
+    spec.states['line1\nline2'] = { type: 'final' };
+    spec.states.wait.on.REJECT = 'line1\nline2';
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_INVALID_IDENTIFIER', '/states/line1\nline2']]);
+  });
+});
