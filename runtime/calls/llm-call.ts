@@ -46,7 +46,7 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
   try {
     release = await host.calls.acquire(callSignal.signal);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
-    run.append('llm.started', { callId: key, kind, model: request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel });
+    run.append('llm.started', { callId: key, kind, model: host.llm.modelFor?.(request) ?? request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     run.scheduleCommit();

@@ -50,8 +50,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   const fallbackModel = options.model ?? options.models?.default;
   const override = options.modelOverride === null ? undefined : options.modelOverride ?? nonEmpty(process.env.FLOWING_MODEL);
 
+  function modelFor(request: LlmRequest): string | undefined {
+    return override ?? request.model ?? options.models?.[request.kind] ?? fallbackModel;
+  }
+
   function begin(request: LlmRequest, call: LlmCallOptions): ChatCall {
-    const model = override ?? request.model ?? options.models?.[request.kind] ?? fallbackModel;
+    const model = modelFor(request);
     if (!model) {
       throw new FlowingError('LLM_NOT_CONFIGURED', `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`);
     }
@@ -74,6 +78,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   return {
     name: 'openai',
     isModel: true,
+    modelFor,
     async classify(request, callOptions) {
       const call = begin(request, callOptions);
       return finish(call, classifyWithRepair(call, request).then((label) => ({ label })));

@@ -55,6 +55,8 @@ export interface LlmProvider {
   readonly name: string;
   /** True for real models; false for deterministic stand-ins (the scripted provider). */
   readonly isModel: boolean;
+  /** The model this provider will use for the request (for the `llm.started` log), when it decides itself. */
+  modelFor?(request: LlmRequest): string | undefined;
   classify(request: ClassifyRequest, options: LlmCallOptions): Promise<LlmResult<ClassifyOutput>>;
   extract(request: ExtractRequest, options: LlmCallOptions): Promise<LlmResult<ExtractOutput>>;
   generate(request: GenerateRequest, options: LlmCallOptions): Promise<LlmResult<GenerateOutput>>;

@@ -82,6 +82,7 @@ describe('flowing run with OPENAI_BASE_URL', () => {
       expect(fake.requests).toHaveLength(3);
       // FLOWING_MODEL overrides the spec's per-step model (gpt-4o-mini): the deployment picks the model.
       expect(fake.requests.map((r) => r.body.model)).toEqual(['fake-model', 'fake-model', 'fake-model']);
+      expect(events.filter((e) => e.type === 'llm.started').map((e) => e.data.model)).toEqual(['fake-model', 'fake-model', 'fake-model']);
     } finally {
       if (saved.base === undefined) delete process.env.OPENAI_BASE_URL; else process.env.OPENAI_BASE_URL = saved.base;
       if (saved.model === undefined) delete process.env.FLOWING_MODEL; else process.env.FLOWING_MODEL = saved.model;
