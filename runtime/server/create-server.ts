@@ -18,6 +18,8 @@ export interface FlowingServerApp extends Hono {
   readonly settings: ResolvedServerOptions;
   /** Clears pending disconnect cancellations; call when the HTTP server closes. */
   dispose(): void;
+  /** Sets what `/readyz` answers (503 while false); `startServer` holds it false while it recovers sessions. */
+  setReady(ready: boolean): void;
 }
 
 /**
@@ -39,13 +41,17 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   app.notFound((c) => c.json(new ServerError('SERVER_NOT_FOUND', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`).toJSON(), 404));
   // The rate limit comes before the token check, so guessing tokens is limited too.
   app.use('*', hostGuard(options), ...originGuard(options), clientRateGuard(options), authGuard(options), bodySizeGuard(options));
-  healthRoutes(app, scope, () => true);
+  let ready = true;
+  healthRoutes(app, scope, () => ready);
   machineRoutes(app, scope);
   sessionRoutes(app, scope);
   streamRoutes(app, scope);
   return Object.assign(app, {
     settings: options,
     dispose: () => scope.disconnects.close(),
+    setReady: (value: boolean) => {
+      ready = value;
+    },
   });
 }
 

@@ -20,6 +20,7 @@ export const SERVER_ERROR_CODES = {
   SERVER_INTERNAL: { status: 500, summary: 'The server failed unexpectedly; the log has the details, the response has none.' },
   SERVER_NOT_READY: { status: 503, summary: 'The store does not answer (readyz).' },
   SERVER_TOKEN_REQUIRED: { status: 500, summary: 'Start refused: a non-loopback host needs a bearer token (FLOWING_TOKEN).' },
+  SERVER_RECOVERY_FAILED: { status: 500, summary: 'A session left mid-step by a previous process could not be resumed (logged at start; the session is left as stored).' },
   SERVER_LISTEN_FAILED: { status: 500, summary: 'Start failed: the port could not be bound.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

@@ -6,3 +6,4 @@ export type { RateSpec } from './rate-limit.ts';
 export type { SessionView } from './session-view.ts';
 export { ServerError, SERVER_ERROR_CODES, RUNTIME_CODE_STATUS, statusOf, type ServerErrorCode } from './errors.ts';
 export { DEFAULT_HOST, DEFAULT_PORT } from './constants.ts';
+export { recoverSessions, type RecoveryReport } from './recover.ts';

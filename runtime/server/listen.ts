@@ -5,18 +5,26 @@ import { DEFAULT_HOST, DEFAULT_PORT } from './constants.ts';
 import { createServer } from './create-server.ts';
 import { ServerError } from './errors.ts';
 import type { ServerOptions } from './options.ts';
+import { recoverSessions, type RecoveryReport } from './recover.ts';
 
 export interface StartServerOptions extends ServerOptions {
   /** Default 127.0.0.1. Any other address needs `token`, or the start is refused. */
   host?: string;
   /** Default 8787; 0 picks a free port. */
   port?: number;
+  /**
+   * Resume the sessions a previous process left mid-step before `/readyz` answers 200 (default true). Requests are
+   * served meanwhile; a session being resumed takes its events after the resume.
+   */
+  recover?: boolean;
 }
 
 /** A running runtime server. */
 export interface RunningServer {
   /** `http://host:port` it listens on. */
   url: string;
+  /** Resolves when start-up recovery is over (at once without it). */
+  recovered: Promise<RecoveryReport>;
   host: string;
   port: number;
   close(): Promise<void>;
@@ -48,8 +56,17 @@ export async function startServer(runtime: Runtime, options: StartServerOptions 
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   app.settings.log({ level: 'info', code: 'SERVER_STARTED', message: `serving ${runtime.machines.size} machine(s) on http://${urlHost}:${address.port} with the ${runtime.store.name} store`, auth: options.token ? 'bearer token' : 'none (loopback only)' });
+  let recovered: Promise<RecoveryReport> = Promise.resolve({ resumed: [], failed: [] });
+  if (options.recover ?? true) {
+    app.setReady(false);
+    recovered = recoverSessions(runtime, app.settings.log).catch((error: unknown) => {
+      app.settings.log({ level: 'error', code: 'SERVER_RECOVERY_FAILED', message: `listing the sessions left mid-step failed: ${(error as Error).message}` });
+      return { resumed: [], failed: [] };
+    }).finally(() => app.setReady(true));
+  }
   return {
     url: `http://${urlHost}:${address.port}`,
+    recovered,
     host: address.address,
     port: address.port,
     close: () => new Promise<void>((resolve) => {
