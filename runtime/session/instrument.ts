@@ -135,7 +135,8 @@ export function thrownError(thrown: unknown): { code: string; message: string; d
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   if (last && message.endsWith(last.message)) {
     const state = /in state node '([^']*)'/.exec(message)?.[1];
-    return { code: last.code, message: state === undefined ? last.message : `${last.message} (in state '${state}')`, details: last.details };
+    const named = state === undefined || last.message.includes(`'${state}'`);
+    return { code: last.code, message: named ? last.message : `${last.message} (in state '${state}')`, details: last.details };
   }
   return { code: 'MACHINE_THREW', message: `the machine threw: ${message}` };
 }

@@ -75,9 +75,9 @@ export function guardedDoneMachine(quote: AnyTool, options: { assignThrows?: boo
 
 /**
  * idle --GO--> (named guard `isAllowed`) busy, with the named action `notify` on the way; PING stays in idle with
- * the named action `record`. Each implementation throws when told to, the way a scaffolded stub does.
+ * the named action `record` (behind an inline guard). Each throws when told to, the way a scaffolded stub does.
  */
-export function throwingImplMachine(throws: { guard?: boolean; action?: boolean; initialGuard?: boolean }) {
+export function throwingImplMachine(throws: { guard?: boolean; action?: boolean; initialGuard?: boolean; inlineGuard?: boolean }) {
   const spec: FlowSpecInput = {
     specVersion: 1, id: 'throwing-impl',
     context: { pings: { type: 'number', default: 0 } },
@@ -113,7 +113,19 @@ export function throwingImplMachine(throws: { guard?: boolean; action?: boolean;
     id: 'throwing-impl', context: { pings: 0 }, initial: 'start',
     states: {
       start: { always: [{ guard: 'isReady', target: '#throwing-impl.idle' }] },
-      idle: { on: { GO: { guard: 'isAllowed', target: '#throwing-impl.busy', actions: ['notify'] }, PING: { actions: ['record'] } } },
+      idle: {
+        on: {
+          GO: { guard: 'isAllowed', target: '#throwing-impl.busy', actions: ['notify'] },
+          // An inline guard, as generated code writes expressions; with `inlineGuard` it fails like a bad member access.
+          PING: {
+            guard: () => {
+              if (throws.inlineGuard) throw new TypeError("Cannot read properties of undefined (reading 'deep')");
+              return true;
+            },
+            actions: ['record'],
+          },
+        },
+      },
       busy: {},
     },
   });

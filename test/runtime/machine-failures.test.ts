@@ -98,6 +98,16 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(await settlesWithin(session.send({ type: 'PING' }))).toMatchObject({ applied: true, state: 'idle' });
   });
 
+  it('refuses the event with GUARD_THREW naming the transition when an inline (generated) guard throws', async () => {
+    const machine = throwingImplMachine({ inlineGuard: true });
+    const runtime = createRuntime({ machines: [machine] });
+    const session = await runtime.createSession(machine);
+    const result = await settlesWithin(session.send({ type: 'PING' }));
+    expect(result).toMatchObject({ applied: false, code: 'GUARD_THREW' });
+    expect((result as { message: string }).message).toBe("the guard of PING in state 'throwing-impl.idle' threw: Cannot read properties of undefined (reading 'deep')");
+    expect(await session.snapshot()).toMatchObject({ status: 'waiting', state: 'idle', context: { pings: 0 } });
+  });
+
   it('refuses the event with ACTION_THREW when a named action throws, and keeps the state', async () => {
     const machine = throwingImplMachine({ action: true });
     const runtime = createRuntime({ machines: [machine] });
