@@ -1,8 +1,9 @@
 import { defineConfig } from 'vite';
-import { DEFAULT_STUDIO_PORT, studioViteConfig } from './studio/server/config.ts';
+import { DEFAULT_STUDIO_PORT } from './studio/server/constants.ts';
+import { studioViteConfig } from './studio/server/vite-config.ts';
 
-// The studio app (root studio/) with its API plugin (studio/server). `flowing studio` builds the same configuration
-// in code; this file serves `npx vite` and tools that read a Vite config.
+// The studio app (root studio/): `vite build` writes the prebuilt app to studio/dist/app, which `flowing studio`
+// serves; `npm run dev:studio` (`vite`) serves the sources with HMR and mounts the same API through the plugin.
 const { configFile: _inline, ...config } = studioViteConfig({
   rootDir: process.cwd(),
   host: process.env.HOST || undefined,

@@ -25,6 +25,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it).
+    globalSetup: ['test/setup/studio-app.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,2 +1,6 @@
-export { startStudio, studioCommand, type StudioServer } from './cli.ts';
-export { DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT, studioViteConfig, type StudioConfigOptions } from './config.ts';
+export { startStudio, hostForUrl, type StudioOptions, type StudioServer } from './server.ts';
+export { studioCommand } from './cli.ts';
+export { createStudioApp, type StudioAppOptions } from './app.ts';
+export { createStudioContext, type StudioContext } from './context.ts';
+export { BUILT_APP_DIR, DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
+export { STUDIO_ERROR_CODES, StudioError, type StudioErrorCode } from './errors.ts';

@@ -1,12 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '@flowing/spec';
-import { MAX_JSON_DEPTH, readJson } from './body.ts';
+import { MAX_JSON_DEPTH } from './body.ts';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
-import { ensureDir, machineFile, machineIdFrom } from './paths.ts';
-import type { Route } from './router.ts';
+import { ensureDir, machineFile } from './paths.ts';
 
 /** One machine as the list shows it. */
 export interface MachineSummary {
@@ -16,11 +15,13 @@ export interface MachineSummary {
   problems: SpecProblem[];
 }
 
-function projectPath(context: StudioContext, file: string): string {
+/** A path relative to the project root, with forward slashes. */
+export function projectPath(context: StudioContext, file: string): string {
   return relative(context.roots.rootDir, file).split('\\').join('/');
 }
 
-function parseLoose(text: string): unknown {
+/** Parses a spec file's text for the editor: the JSON value, or null when it is not JSON (or too deep). */
+export function parseLoose(text: string): unknown {
   if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return null;
   try {
     return JSON.parse(text);
@@ -29,7 +30,8 @@ function parseLoose(text: string): unknown {
   }
 }
 
-async function loadMachine(context: StudioContext, id: string) {
+/** Loads `machines/<id>/<id>.flow.json` with its version and problems (404 STUDIO_NOT_FOUND when there is none). */
+export async function loadMachine(context: StudioContext, id: string) {
   const { file, exists } = await machineFile(context.roots, id);
   const bytes = exists ? await readIfExists(file) : undefined;
   if (bytes === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no machine ${id} (machines/${id}/${id}.flow.json)`, { id });
@@ -38,7 +40,8 @@ async function loadMachine(context: StudioContext, id: string) {
   return { id, file: projectPath(context, file), path: file, text, version: versionOf(bytes), problems };
 }
 
-async function listMachines(context: StudioContext): Promise<MachineSummary[]> {
+/** Every machine of machines/ (folders holding `<id>.flow.json` inside machines/), sorted by id. */
+export async function listMachines(context: StudioContext): Promise<MachineSummary[]> {
   let names: string[];
   try {
     names = await readdir(context.roots.machinesDir);
@@ -59,13 +62,14 @@ async function listMachines(context: StudioContext): Promise<MachineSummary[]> {
   return machines;
 }
 
-interface SaveBody {
+export interface SaveBody {
   spec: Record<string, unknown>;
   baseVersion: string | null;
   draft: boolean;
 }
 
-function saveBody(body: unknown): SaveBody {
+/** Checks the body of a save: `{ spec, baseVersion, draft? }` (400 STUDIO_BAD_REQUEST). */
+export function saveBody(body: unknown): SaveBody {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { spec, baseVersion, draft? }');
   const { spec, baseVersion, draft } = body as Record<string, unknown>;
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw new StudioError('STUDIO_BAD_REQUEST', '`spec` must be a JSON object');
@@ -76,7 +80,11 @@ function saveBody(body: unknown): SaveBody {
   return { spec: spec as Record<string, unknown>, baseVersion, draft: draft === true };
 }
 
-async function saveMachine(context: StudioContext, id: string, body: SaveBody): Promise<{ version: string; problems: SpecProblem[] }> {
+/**
+ * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
+ * `baseVersion` (null: it must not exist yet). Written atomically.
+ */
+export async function saveMachine(context: StudioContext, id: string, body: SaveBody): Promise<{ version: string; problems: SpecProblem[] }> {
   if (body.spec.id !== id) {
     throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, { id });
   }
@@ -111,37 +119,17 @@ async function saveMachine(context: StudioContext, id: string, body: SaveBody): 
   });
 }
 
-async function generateMachine(context: StudioContext, id: string) {
-  const machine = await loadMachine(context, id);
-  if (hasErrors(machine.problems)) {
-    throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, { problems: machine.problems });
-  }
-  const tools = await context.tools();
-  const codegen = await context.codegen();
-  const result = await context.serial('codegen', () => codegen.generate(machine.path, { write: true, tools }));
-  return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
-}
-
-/** The machine routes of the studio API. */
-export function machineRoutes(context: StudioContext): Route[] {
-  return [
-    { method: 'GET', path: 'machines', handler: async () => ({ body: { machines: await listMachines(context) } }) },
-    {
-      method: 'GET',
-      path: 'machines/:id',
-      handler: async ({ params }) => {
-        const { id, file, text, version, problems } = await loadMachine(context, machineIdFrom(params.id!));
-        return { body: { id, file, text, spec: parseLoose(text), version, problems } };
-      },
-    },
-    {
-      method: 'PUT',
-      path: 'machines/:id',
-      handler: async ({ req, params }) => {
-        const id = machineIdFrom(params.id!);
-        return { body: await saveMachine(context, id, saveBody(await readJson(req))) };
-      },
-    },
-    { method: 'POST', path: 'machines/:id/generate', handler: async ({ params }) => ({ body: await generateMachine(context, machineIdFrom(params.id!)) }) },
-  ];
+/** Runs codegen on a saved, valid spec and writes the generated files (422 STUDIO_SPEC_INVALID on errors). */
+export async function generateMachine(context: StudioContext, id: string) {
+  // Under the codegen queue from the first read, so a delete of the machine never interleaves with its generation.
+  return context.serial('codegen', async () => {
+    const machine = await loadMachine(context, id);
+    if (hasErrors(machine.problems)) {
+      throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, { problems: machine.problems });
+    }
+    const tools = await context.tools();
+    const codegen = await context.codegen();
+    const result = await codegen.generate(machine.path, { write: true, tools });
+    return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
+  });
 }

@@ -1,10 +1,9 @@
-import { readJson } from './body.ts';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { toolFile, toolNameFrom } from './paths.ts';
-import type { Route } from './router.ts';
 
-async function listTools(context: StudioContext) {
+/** The tools of tools/ with their contracts (JSON Schema), sorted by name: the studio's palette. */
+export async function listTools(context: StudioContext) {
   const catalog = await context.tools();
   return Object.values(catalog)
     .sort((a, b) => a.name.localeCompare(b.name))
@@ -13,7 +12,8 @@ async function listTools(context: StudioContext) {
     }));
 }
 
-async function createTool(context: StudioContext, body: unknown): Promise<{ path: string }> {
+/** "New tool": scaffolds `tools/<name>.ts` as a typed stub; an existing entry (even a dangling symlink) is 409 STUDIO_EXISTS. */
+export async function createTool(context: StudioContext, body: unknown): Promise<{ path: string }> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { name }');
   const name = toolNameFrom((body as Record<string, unknown>).name);
   return context.serial(`tool:${name}`, async () => {
@@ -24,12 +24,4 @@ async function createTool(context: StudioContext, body: unknown): Promise<{ path
     if (!made.created) throw new StudioError('STUDIO_EXISTS', `${made.path} already exists; it is never overwritten`, { path: made.path });
     return { path: made.path };
   });
-}
-
-/** The tool routes of the studio API: the palette, and "New tool". */
-export function toolRoutes(context: StudioContext): Route[] {
-  return [
-    { method: 'GET', path: 'tools', handler: async () => ({ body: { tools: await listTools(context) } }) },
-    { method: 'POST', path: 'tools', handler: async ({ req }) => ({ status: 201, body: await createTool(context, await readJson(req)) }) },
-  ];
 }

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 import { launchChromium, openPage } from './browser.ts';
 
-/** RELIABILITY X3, in a real browser: a page on another loopback origin can neither read nor change the studio. */
+/**
+ * RELIABILITY X3, in a real browser, against the server `flowing studio` runs: a page on another loopback origin can
+ * neither read nor change the studio. The reads and the JSON PUT are also stopped by the browser itself (no CORS
+ * headers, failed preflight); the simple requests below are not (a browser sends them without asking), so only the
+ * studio's own Origin/Sec-Fetch-Site check keeps them from writing files.
+ */
 let browser: Browser;
 let studio: StudioTestServer;
 let other: Server;
@@ -31,6 +36,7 @@ afterAll(async () => {
 });
 
 const sha = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const exists = (path: string) => access(path).then(() => true, () => false);
 
 describe('the studio API seen from a page on another origin', () => {
   it('cannot be read, written or made to create files by a foreign page', async () => {
@@ -54,13 +60,27 @@ describe('the studio API seen from a page on another origin', () => {
       } catch (error) {
         out.putError = String(error);
       }
-      try {
-        // A "simple" request the browser sends without a preflight; the page cannot read the answer.
-        await fetch(`${base}api/tools`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'planted_tool' }) });
-        out.simple = 'sent';
-      } catch (error) {
-        out.simpleError = String(error);
-      }
+      // "Simple" requests: sent without a preflight, so they reach the server; the page just cannot read the answers.
+      const simple = (path: string, body: unknown) =>
+        fetch(`${base}${path}`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(body) });
+      await simple('api/tools', { name: 'planted_tool' });
+      await simple('api/machines', { id: 'planted-machine' });
+      out.simple = 'sent';
+      // A form posting text/plain whose body happens to be JSON, into a frame (a cross-site navigation).
+      await new Promise<void>((resolve) => {
+        const frame = document.createElement('iframe');
+        frame.name = 'sink';
+        frame.addEventListener('load', () => resolve(), { once: true });
+        document.body.append(frame);
+        const form = document.createElement('form');
+        Object.assign(form, { method: 'POST', action: `${base}api/machines`, enctype: 'text/plain', target: 'sink' });
+        const field = document.createElement('input');
+        Object.assign(field, { name: '{"id":"form-planted","x":"', value: '"}' });
+        form.append(field);
+        document.body.append(form);
+        form.submit();
+      });
+      out.form = 'sent';
       return out;
     }, studio.url);
 
@@ -68,7 +88,11 @@ describe('the studio API seen from a page on another origin', () => {
     expect(String(outcome.readError)).toMatch(/Failed to fetch/);
     expect(outcome.put).toBeUndefined();
     expect(String(outcome.putError)).toMatch(/Failed to fetch/);
-    expect(await access(join(studio.rootDir, 'tools/planted_tool.ts')).then(() => true, () => false)).toBe(false);
+    expect(outcome.simple).toBe('sent');
+    expect(outcome.form).toBe('sent');
+    expect(await exists(join(studio.rootDir, 'tools/planted_tool.ts'))).toBe(false);
+    expect(await exists(join(studio.rootDir, 'machines/planted-machine'))).toBe(false);
+    expect(await exists(join(studio.rootDir, 'machines/form-planted'))).toBe(false);
     expect(await sha(specFile)).toBe(before);
   }, 60_000);
 });

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { inject } from 'vitest';
+import { startStudioDevServer } from '@flowing/studio/dev';
 import { startStudio } from '@flowing/studio/server';
 import { copyProject, REPO_DIR } from './project.ts';
 
@@ -15,22 +17,36 @@ export interface StudioTestServer {
   close(): Promise<void>;
 }
 
+export interface StudioTestServerOptions {
+  /** The project to edit (default: a temporary copy of the repository's machines/ and tools/). */
+  rootDir?: string;
+  /**
+   * The app folder served: for the built server the folder of built files (default: the app built from the current
+   * sources for this test run, see test/setup/studio-app.ts); with `dev`, the Vite root (default studio/).
+   */
+  appDir?: string;
+  /** Start the Vite dev server (`npm run dev:studio`) instead of the built server (`flowing studio`). */
+  dev?: boolean;
+}
+
 /**
- * Starts the real studio dev server on 127.0.0.1 and a free port, against `rootDir` or a temporary copy of the project.
- * `appDir` replaces the studio app folder Vite serves (only the security tests need that).
+ * Starts the real studio server on 127.0.0.1 and a free port, against `rootDir` or a temporary copy of the project:
+ * the server `flowing studio` runs, serving the app built from the current sources, or with `dev` the Vite dev server.
  * @example const studio = await startStudioServer(); await fetch(`${studio.url}api/machines`); await studio.close();
  */
-export async function startStudioServer(options: { rootDir?: string; appDir?: string } = {}): Promise<StudioTestServer> {
+export async function startStudioServer(options: StudioTestServerOptions = {}): Promise<StudioTestServer> {
   const copy = options.rootDir ? undefined : await copyProject('flowing-studio-');
   const rootDir = options.rootDir ?? copy!.dir;
-  const studio = await startStudio({
-    rootDir,
-    appDir: options.appDir,
-    port: 0,
-    host: '127.0.0.1',
-    logLevel: 'warn',
-    cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
-  });
+  const studio = options.dev
+    ? await startStudioDevServer({
+      rootDir,
+      appDir: options.appDir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'warn',
+      cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
+    })
+    : await startStudio({ rootDir, appDir: options.appDir ?? inject('studioAppDir'), port: 0, host: '127.0.0.1' });
   return {
     url: studio.url,
     port: studio.port,

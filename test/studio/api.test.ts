@@ -61,14 +61,15 @@ describe('GET /api/machines', () => {
 
   it('answers an unknown route with 404 STUDIO_NOT_FOUND and a wrong method with 405', async () => {
     expect((await api('GET', 'nothing-here')).json.code).toBe('STUDIO_NOT_FOUND');
-    const wrong = await api('DELETE', 'machines/order-support');
+    const wrong = await api('PATCH', 'machines/order-support');
     expect(wrong.status).toBe(405);
     expect(wrong.json.code).toBe('STUDIO_METHOD_NOT_ALLOWED');
   });
 });
 
 describe('POST /api/machines/:id/generate', () => {
-  it('generates and writes the machine and registry, then reports them unchanged on a second run', async () => {
+  // The first generation loads ts-morph and type-checks cold: slow on a busy machine.
+  it('generates and writes the machine and registry, then reports them unchanged on a second run', { timeout: 120_000 }, async () => {
     const first = await api('POST', 'machines/order-support/generate');
     expect(first.status).toBe(200);
     expect(first.json.ok).toBe(true);
@@ -87,7 +88,7 @@ describe('POST /api/machines/:id/generate', () => {
     }
   });
 
-  it('maps a type error in a guard to the JSON pointer of that guard (CODEGEN_TYPE_ERROR)', async () => {
+  it('maps a type error in a guard to the JSON pointer of that guard (CODEGEN_TYPE_ERROR)', { timeout: 120_000 }, async () => {
     const machine = await load('order-support');
     const spec = structuredClone(machine.spec);
     spec.states.active.states.fetch_order.invoke.onDone[1].guard = "output.stauts == 'shipped'";

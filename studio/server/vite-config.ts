@@ -1,17 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
+import { DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
 import { allowedHostnames } from './guard.ts';
-import { studioApiPlugin } from './plugin.ts';
+import { studioApiPlugin } from './vite-plugin.ts';
 
-/** The package's own folder (the studio app, spec/ and node_modules live here; the edited project may be elsewhere). */
-export const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
-const at = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
-
-/** The default port of the studio (`PORT` overrides it). */
-export const DEFAULT_STUDIO_PORT = 5173;
-/** The default host: loopback only (`HOST` overrides it). */
-export const DEFAULT_STUDIO_HOST = '127.0.0.1';
+// Development only: the app's sources (index.html, src/) and spec/ exist in the repository, not in the package.
+const STUDIO_DIR = fileURLToPath(new URL('../', import.meta.url));
+const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface StudioConfigOptions {
   /** The project whose machines/ and tools/ the studio edits. */
@@ -19,20 +15,23 @@ export interface StudioConfigOptions {
   port?: number;
   host?: string;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
-  /** The studio app folder Vite serves (default: this package's studio/); tests point it at a scratch copy. */
+  /** The studio app folder Vite serves (default: studio/); tests point it at a scratch copy. */
   appDir?: string;
   /** Vite's dependency cache (default node_modules/.vite); test servers use their own so they never race a running studio. */
   cacheDir?: string;
+  /** Where `vite build` writes the app (default studio/dist/app, which the package ships). */
+  outDir?: string;
 }
 
 /**
- * The Vite configuration of the studio: the React app in studio/, the API plugin, and a dev server that serves only
- * the studio, spec/ and node_modules, never secrets, and answers only to its own Host and Origin.
+ * The Vite configuration of the studio app, for `vite build` (studio/dist/app) and for `npm run dev:studio` (HMR,
+ * with the API plugin): a dev server that serves only the studio, spec/ and node_modules, never secrets, and answers
+ * only to its own Host and Origin.
  * @example await createServer(studioViteConfig({ rootDir: process.cwd(), port: 0 }))
  */
 export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
   const host = options.host ?? DEFAULT_STUDIO_HOST;
-  const appDir = options.appDir ?? at('studio');
+  const appDir = options.appDir ?? STUDIO_DIR;
   return {
     configFile: false,
     root: appDir,
@@ -41,9 +40,10 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
     clearScreen: false,
     plugins: [react(), studioApiPlugin({ rootDir: options.rootDir })],
     resolve: {
-      alias: [{ find: /^@flowing\/spec$/, replacement: at('spec/index.ts') }],
+      alias: [{ find: /^@flowing\/spec$/, replacement: `${REPO_DIR}spec/index.ts` }],
     },
-    build: { outDir: 'dist/app', emptyOutDir: true },
+    // elkjs (1.6 MB) is its own chunk, loaded only when a machine needs a layout: no warning for it.
+    build: { outDir: options.outDir ?? `${STUDIO_DIR}dist/app`, emptyOutDir: true, chunkSizeWarningLimit: 2048 },
     // Pre-bundle what the app imports lazily too, so a stale cache never answers "Outdated Optimize Dep" mid-session.
     optimizeDeps: { include: ['elkjs/lib/elk.bundled.js', 'diff', '@xyflow/react', 'zustand', 'react', 'react-dom/client'] },
     server: {
@@ -55,7 +55,7 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
       allowedHosts: allowedHostnames(host).map((name) => name.replace(/^\[|\]$/g, '')),
       fs: {
         strict: true,
-        allow: [appDir, at('spec'), at('node_modules')],
+        allow: [appDir, `${REPO_DIR}spec`, `${REPO_DIR}node_modules`],
         deny: ['.env', '.env.*', '*.{crt,pem,key,p12,pfx}', '**/.git/**', '**/.flowing/**', '**/.npmrc'],
       },
     },

@@ -1,12 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Plugin, ViteDevServer } from 'vite';
+import { isApiUrl } from './api.ts';
+import { createStudioApp } from './app.ts';
 import { createStudioContext } from './context.ts';
-import { StudioError } from './errors.ts';
 import { allowedHostnames, checkRequest, refuseUpgrade, type GuardOptions } from './guard.ts';
-import { machineRoutes } from './machines.ts';
-import { createRouter, isApiUrl, sendError } from './router.ts';
-import { toolRoutes } from './tools.ts';
+import { createStudioListener, refusal, sendNodeError } from './listener.ts';
 
 export interface StudioApiOptions {
   /** The project whose machines/ and tools/ the studio edits. */
@@ -44,8 +43,9 @@ function guardUpgrades(httpServer: Server, options: GuardOptions): void {
 }
 
 /**
- * The studio's Vite plugin: serves `/api/*` (machines, tools, generate) and guards every route of the dev server,
- * Vite's own included, against foreign Host and Origin headers.
+ * The studio's Vite plugin for `npm run dev:studio`: mounts the same Hono app as `flowing studio` (API only; Vite
+ * serves the app with HMR) and guards every route of the dev server, Vite's own included, against foreign Host and
+ * Origin headers.
  * @example plugins: [react(), studioApiPlugin({ rootDir: process.cwd() })]
  */
 export function studioApiPlugin(options: StudioApiOptions): Plugin {
@@ -55,22 +55,20 @@ export function studioApiPlugin(options: StudioApiOptions): Plugin {
     async configureServer(server: ViteDevServer) {
       const context = await createStudioContext(options.rootDir);
       const host = server.config.server.host;
-      const guardOptions: GuardOptions = { hostnames: options.hostnames ?? allowedHostnames(typeof host === 'string' ? host : undefined) };
-      const api = createRouter([...machineRoutes(context), ...toolRoutes(context)]);
+      const guard: GuardOptions = { hostnames: options.hostnames ?? allowedHostnames(typeof host === 'string' ? host : undefined) };
+      const api = createStudioListener(createStudioApp({ context }), guard, { overrideGlobalObjects: false });
       const handle = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
         const isApi = isApiUrl(req.url);
-        const refused = checkRequest(req, req.socket.localPort ?? 0, guardOptions, isApi);
-        if (refused) sendError(res, refused);
-        // Only origin-form targets (`/path`): an absolute-form target would be routed by a path nobody checked.
-        else if (!req.url?.startsWith('/')) sendError(res, new StudioError('STUDIO_BAD_PATH', 'the request target must be a path starting with /'));
-        else if (isApi) void api(req, res);
+        const refused = refusal(req, guard, isApi);
+        if (refused) sendNodeError(res, refused);
+        else if (isApi) api(req, res);
         else next();
       };
       // Vite's own middlewares (host check, transforms, /@fs/) are already on the stack: the guard goes first so
       // it decides for every route and answers refusals with our codes.
       server.middlewares.stack.unshift({ route: '', handle });
       if (server.httpServer) {
-        guardUpgrades(server.httpServer as Server, guardOptions);
+        guardUpgrades(server.httpServer as Server, guard);
         server.httpServer.once('close', () => context.dispose());
       }
     },

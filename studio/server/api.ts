@@ -1,0 +1,92 @@
+import type { HttpBindings } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import { limitBody, readJson } from './body.ts';
+import type { StudioContext } from './context.ts';
+import { StudioError } from './errors.ts';
+import { createMachine, deleteMachine } from './machine-lifecycle.ts';
+import { generateMachine, listMachines, loadMachine, parseLoose, saveBody, saveMachine } from './machines.ts';
+import { machineIdFrom } from './paths.ts';
+import { createTool, listTools } from './tools.ts';
+
+/** What every studio handler sees: the Node request and response behind the Fetch API ones. */
+export type StudioEnv = { Bindings: HttpBindings };
+type Handler = (c: Context<StudioEnv>) => Promise<Response>;
+
+/** The prefix every API route lives under. */
+export const API_PREFIX = '/api';
+/** Characters a raw path segment may hold before any route looks at it; everything else is a bad path. */
+const SAFE_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** True when the raw request target is under the API prefix. */
+export function isApiUrl(url: string | undefined): boolean {
+  if (!url) return false;
+  const path = url.split('?')[0]!;
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
+/**
+ * Refuses traversal, encoded bytes, backslashes and empty segments in the RAW request target of an API route, before
+ * the URL parser normalises `a/../b` away and before any route sees a parameter.
+ */
+export function rawApiPathRefusal(rawUrl: string): StudioError | undefined {
+  const path = rawUrl.split('?')[0]!;
+  for (const segment of path.slice(API_PREFIX.length + 1).split('/')) {
+    if (!SAFE_SEGMENT.test(segment)) {
+      return new StudioError('STUDIO_BAD_PATH', `path segment ${JSON.stringify(segment.slice(0, 80))} is not a plain name`, { segment: segment.slice(0, 80) });
+    }
+  }
+  return undefined;
+}
+
+const idParam = (c: Context<StudioEnv>) => machineIdFrom(c.req.param('id') ?? '');
+
+/** Method, path (under /api) and handler of every API route; other methods on these paths are 405. */
+function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DELETE', string, Handler]> {
+  return [
+    ['GET', '/machines', async (c) => c.json({ machines: await listMachines(context) })],
+    ['POST', '/machines', async (c) => c.json(await createMachine(context, await readJson(c)), 201)],
+    ['GET', '/machines/:id', async (c) => {
+      const { id, file, text, version, problems } = await loadMachine(context, idParam(c));
+      return c.json({ id, file, text, spec: parseLoose(text), version, problems });
+    }],
+    ['PUT', '/machines/:id', async (c) => {
+      const id = idParam(c);
+      return c.json(await saveMachine(context, id, saveBody(await readJson(c))));
+    }],
+    ['DELETE', '/machines/:id', async (c) => {
+      const id = idParam(c);
+      return c.json(await deleteMachine(context, id, await readJson(c)));
+    }],
+    ['POST', '/machines/:id/generate', async (c) => c.json(await generateMachine(context, idParam(c)))],
+    ['GET', '/tools', async (c) => c.json({ tools: await listTools(context) })],
+    ['POST', '/tools', async (c) => c.json(await createTool(context, await readJson(c)), 201)],
+  ];
+}
+
+/**
+ * The studio API (`/api/*`): machines (list, load, create, save, delete, generate) and tools (palette, new stub).
+ * Answers are JSON; failures are `{ code, message, ...details }` with the code's status (see errors.ts).
+ * @example app.route(API_PREFIX, createApiApp(context))
+ */
+export function createApiApp(context: StudioContext): Hono<StudioEnv> {
+  const api = new Hono<StudioEnv>();
+  api.use('*', async (c, next) => {
+    const refused = rawApiPathRefusal(c.env.incoming.url ?? '');
+    if (refused) throw refused;
+    await next();
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Content-Type-Options', 'nosniff');
+  });
+  api.use('*', limitBody);
+  const routes = apiRoutes(context);
+  for (const [method, path, handler] of routes) api.on(method, path, handler);
+  for (const path of new Set(routes.map(([, path]) => path))) {
+    api.all(path, (c) => {
+      throw new StudioError('STUDIO_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${API_PREFIX}${path}`);
+    });
+  }
+  api.all('*', (c) => {
+    throw new StudioError('STUDIO_NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
+  });
+  return api;
+}
