@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '@flowing/spec';
 import { listStates } from '@flowing/spec';
@@ -6,8 +6,11 @@ import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
 import { machineNames } from './names.ts';
 import type { Problem } from './problems.ts';
-import { implText, scaffoldTool } from './scaffold.ts';
+import { implText, toolStub, type ToolStub } from './scaffold.ts';
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.ts';
+import { writeAll } from './write.ts';
+
+export { writeFileAtomic } from './write.ts';
 
 export interface CodegenFile {
   path: string;
@@ -45,14 +48,6 @@ async function readIfExists(path: string): Promise<string | undefined> {
   return readFile(path, 'utf8').catch(() => undefined);
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves a half-written file. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, text);
-  await rename(temp, path);
-}
-
 /** The JSON Schema file every spec points at with `$schema`. */
 export function flowSchemaText(): string {
   return JSON.stringify(flowSpecJsonSchema(), null, 2) + '\n';
@@ -87,19 +82,21 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     let tools = opts.tools ?? await loadToolCatalog(rootDir, { onError });
     t = lap('loadTools', t);
     let validation = parseSpecText(text, { tools });
-    const scaffolded: string[] = [];
+    // Tools the spec names but tools/ lacks get stubs, in memory until the whole run has succeeded.
+    const stubs: ToolStub[] = [];
     const onlyUnknownTools = !validation.ok && validation.problems.filter((p) => p.severity === 'error').every((p) => p.code === 'SPEC_UNKNOWN_TOOL');
     if (onlyUnknownTools && write && validation.spec) {
       for (const [name, fields] of missingTools(validation.spec, tools)) {
-        const made = await scaffoldTool(rootDir, name, fields);
-        if (made.created) scaffolded.push(made.path);
+        const stub = toolStub(name, fields);
+        // A file that exists but did not load (reported above) is the author's: never replaced by a stub.
+        if (await readIfExists(join(rootDir, stub.path)) === undefined) stubs.push(stub);
       }
-      tools = await loadToolCatalog(rootDir, { onError });
+      tools = { ...tools, ...Object.fromEntries(stubs.map((stub) => [stub.entry.name, stub.entry])) };
       validation = parseSpecText(text, { tools });
     }
     t = lap('validate', t);
     const spec = validation.spec;
-    if (!validation.ok || !spec) return { ...fail([...toolProblems, ...validation.problems], spec?.id), scaffolded };
+    if (!validation.ok || !spec) return fail([...toolProblems, ...validation.problems], spec?.id);
     const warnings: Problem[] = [...toolProblems, ...validation.problems];
 
     const specDir = dirname(specPath);
@@ -119,6 +116,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     if (opts.typeCheck ?? true) {
       checker ??= new GeneratedCodeChecker(rootDir);
       const checked = [
+        ...stubs.map((stub) => ({ path: join(rootDir, stub.path), text: stub.text, displayPath: stub.path })),
         ...generated.map((f) => ({ path: f.absolute, text: f.text, regions: f.regions, displayPath: rel(f.absolute) })),
         ...(newImpl !== undefined || existingImpl !== undefined ? [{ path: implPath, text: newImpl ?? existingImpl!, displayPath: rel(implPath) }] : []),
       ];
@@ -126,15 +124,16 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       t = lap('typeCheck', t);
     }
     const ok = !problems.some((p) => p.severity === 'error');
+    const scaffolded: string[] = [];
     if (write && ok) {
-      for (const file of generated) {
-        const entry = files.find((f) => f.path === rel(file.absolute))!;
-        if (entry.changed) await writeFileAtomic(file.absolute, file.text);
-      }
-      if (newImpl !== undefined) {
-        await writeFileAtomic(implPath, newImpl);
-        scaffolded.push(rel(implPath));
-      }
+      // All or nothing: a refused run leaves no stub, impl or generated file behind.
+      const writes = [
+        ...stubs.map((stub) => ({ path: join(rootDir, stub.path), text: stub.text })),
+        ...(newImpl !== undefined ? [{ path: implPath, text: newImpl }] : []),
+        ...generated.filter((file) => files.find((f) => f.path === rel(file.absolute))!.changed).map((file) => ({ path: file.absolute, text: file.text })),
+      ];
+      await writeAll(writes);
+      scaffolded.push(...stubs.map((stub) => stub.path), ...(newImpl !== undefined ? [rel(implPath)] : []));
       lap('write', t);
     }
     timings.total = Math.round(performance.now() - started);

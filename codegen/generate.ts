@@ -4,7 +4,7 @@ import { formatSpec, type FlowSpec } from '@flowing/spec';
 import { emitMachineModule } from './emit/machine.ts';
 import { emitRegistryModule, toolsUsedBy, type ToolModuleRef } from './emit/registry.ts';
 import type { SourceRegion } from './emit/writer.ts';
-import { machineNames, toolExportName } from './names.ts';
+import { importSpecifier, machineNames, toolExportName } from './names.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { GENERATOR_VERSION } from './version.ts';
 
@@ -36,7 +36,7 @@ export function generate(spec: FlowSpec, options: { tools?: ToolCatalog; machine
   for (const tool of toolsUsedBy(spec)) {
     const entry = options.tools?.[tool];
     const file = entry?.file ?? `tools/${tool}.ts`;
-    const specifier = posix.relative(dir, file);
+    const specifier = importSpecifier(posix.relative(dir, file));
     modules[tool] = { specifier: specifier.startsWith('.') ? specifier : `./${specifier}`, exportName: entry?.exportName ?? toolExportName(tool) };
   }
   const machine = emitMachineModule(spec, common);

@@ -5,3 +5,4 @@ export { scaffoldTool, implText } from './scaffold.ts';
 export { CODEGEN_PROBLEM_CODES, type Problem, type CodegenProblemCode } from './problems.ts';
 export { machineNames, camelCase, pascalCase } from './names.ts';
 export { GENERATOR_VERSION } from './version.ts';
+export { printExpression, type ExpressionSite } from './emit/expressions.ts';

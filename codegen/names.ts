@@ -1,11 +1,39 @@
 /** Names derived from a machine id and from tool names, shared by every emitter. */
 export function camelCase(id: string): string {
-  return id.replace(/[-_]+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return id.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
 export function pascalCase(id: string): string {
   const camel = camelCase(id);
   return camel.charAt(0).toUpperCase() + camel.slice(1);
+}
+
+/** `USER_MESSAGE` -> `UserMessage`: an event name as a part of a camelCase identifier. */
+export function eventWord(event: string): string {
+  return event.toLowerCase().split(/_+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+/** Words that cannot name a binding in an ES module (strict mode), plus globals a binding must not shadow. */
+const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum',
+  'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'implements', 'import', 'in', 'instanceof',
+  'interface', 'let', 'new', 'null', 'package', 'private', 'protected', 'public', 'return', 'static', 'super', 'switch',
+  'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'arguments', 'eval', 'undefined',
+  'NaN', 'Infinity', 'globalThis',
+]);
+
+/**
+ * Module-level names every generated machine module may declare or import; a name derived from the spec that equals
+ * one of them gets a suffix instead.
+ */
+export const MODULE_NAMES: ReadonlySet<string> = new Set([
+  'assign', 'setup', 'InputFrom', 'OutputFrom', 'asText', 'defineMachine', 'fromLlm', 'fromTool', 'toFlowError',
+  'FlowError', 'actors', 'Input', 'Output', 'EventOf',
+]);
+
+/** `name` when it can be declared in a generated module, else `name` + `suffix` (e.g. `class` -> `classTool`). */
+export function safeIdentifier(name: string, suffix: string, taken: ReadonlySet<string> = MODULE_NAMES): string {
+  return RESERVED_WORDS.has(name) || taken.has(name) ? `${name}${suffix}` : name;
 }
 
 export interface MachineNames {
@@ -30,7 +58,7 @@ export function machineNames(id: string): MachineNames {
   return {
     id,
     machine: `${camel}Machine`,
-    definition: camel,
+    definition: safeIdentifier(camel, 'Definition'),
     context: `${pascal}Context`,
     event: `${pascal}Event`,
     input: `${pascal}Input`,
@@ -44,9 +72,14 @@ export function machineNames(id: string): MachineNames {
   };
 }
 
-/** The conventional export name of a tool module (`query_order` -> `queryOrder`). */
+/** The specifier a generated module imports a sibling module by: `.js`, which TypeScript maps to the `.ts` source. */
+export function importSpecifier(tsPath: string): string {
+  return tsPath.replace(/\.ts$/, '.js');
+}
+
+/** The conventional export name of a tool module (`query_order` -> `queryOrder`, `class` -> `classTool`). */
 export function toolExportName(tool: string): string {
-  return camelCase(tool);
+  return safeIdentifier(camelCase(tool), 'Tool', new Set());
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

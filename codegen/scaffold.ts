@@ -1,9 +1,11 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Project, SyntaxKind } from 'ts-morph';
+import { z } from 'zod';
 import { TOOL_NAME_PATTERN } from '@flowing/spec';
-import { actionStub, guardStub, implModuleText, toolModuleText } from './emit/scaffold.ts';
-import { machineNames } from './names.ts';
+import { actionStub, guardStub, implModuleText, STUB_DESCRIPTION, toolModuleText } from './emit/scaffold.ts';
+import { machineNames, toolExportName } from './names.ts';
+import type { ToolCatalogEntry } from './tool-catalog.ts';
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(() => true, () => false);
@@ -21,6 +23,32 @@ export async function scaffoldTool(rootDir: string, name: string, inputFields: s
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, toolModuleText(name, inputFields), { flag: 'wx' });
   return { path: relative, created: true };
+}
+
+/** A tool stub not yet written: its file, its text, and the catalog entry loading it would give. */
+export interface ToolStub {
+  path: string;
+  text: string;
+  entry: ToolCatalogEntry;
+}
+
+/**
+ * The `defineTool` stub for a tool a spec names but tools/ lacks, in memory: codegen validates and type-checks
+ * against it, and writes it only when the whole run succeeds.
+ */
+export function toolStub(name: string, inputFields: string[]): ToolStub {
+  if (!TOOL_NAME_PATTERN.test(name) || name.length > 64) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case`);
+  const input = z.object(Object.fromEntries(inputFields.map((f) => [f, z.unknown()])));
+  const path = `tools/${name}.ts`;
+  return {
+    path,
+    text: toolModuleText(name, inputFields),
+    entry: {
+      name, description: STUB_DESCRIPTION(name), idempotent: false, risk: 'low', errors: ['NOT_IMPLEMENTED'],
+      inputFields, requiredInputFields: [], file: path, exportName: toolExportName(name),
+      inputSchema: z.toJSONSchema(input) as Record<string, unknown>, outputSchema: z.toJSONSchema(z.object({})) as Record<string, unknown>,
+    },
+  };
 }
 
 /**

@@ -1,12 +1,27 @@
 import type { AnyStateMachine } from 'xstate';
-import type { FlowSpec } from '@flowing/spec';
+import { listStates, type FieldMap, type FlowSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '@flowing/spec';
 import type { AnyTool } from './tool.ts';
 
+/** What the runtime reads of a tool invoke: the tool, its argument mapping (shown on approvals), retries, timeout. */
+export type ToolInvokeInfo = Pick<ToolInvokeSpec, 'tool' | 'input' | 'retries' | 'timeoutMs'>;
+/** What the runtime reads of a model call invoke: its kind and timeout (the request itself comes from the machine). */
+export type LlmInvokeInfo = Pick<LlmInvokeSpec, 'llm' | 'timeoutMs'>;
+export type InvokeInfo = ToolInvokeInfo | LlmInvokeInfo;
+
+/** The part of a spec the runtime checks at run time; generated modules emit it instead of a copy of the spec. */
+export interface MachineContract {
+  /** The context's fields: every context a step produces is checked against them. */
+  contextFields: FieldMap;
+  /** Declared events and their payload fields; any other event is refused. */
+  eventFields: Record<string, FieldMap>;
+  /** The invoke of each state that has one, by state name (the invoked actor's id). */
+  invokes: Readonly<Record<string, InvokeInfo>>;
+}
+
 /** Everything the runtime needs about one generated machine. Generated `<id>.machine.ts` modules export one. */
-export interface MachineDefinition<TMachine extends AnyStateMachine = AnyStateMachine, TEvent extends { type: string } = { type: string }> {
+export interface MachineDefinition<TMachine extends AnyStateMachine = AnyStateMachine, TEvent extends { type: string } = { type: string }>
+  extends MachineContract {
   id: string;
-  /** The spec the machine was generated from (layout removed). */
-  spec: FlowSpec;
   /** sha256 of the spec's canonical JSON; a stored session only resumes on the same hash. */
   specHash: string;
   machine: TMachine;
@@ -19,9 +34,34 @@ export interface MachineDefinition<TMachine extends AnyStateMachine = AnyStateMa
 export type AnyMachineDefinition = MachineDefinition<AnyStateMachine, { type: string }>;
 export type EventOf<T> = T extends MachineDefinition<AnyStateMachine, infer E> ? E : never;
 
-/** Bundles a generated machine with its spec and tools. Called by generated code. */
+/**
+ * What `defineMachine` takes: the contract as generated code emits it, or (for a machine written by hand) the spec it
+ * follows, from which the contract is derived.
+ */
+export type MachineDefinitionConfig<TMachine extends AnyStateMachine, TEvent extends { type: string }> =
+  Omit<MachineDefinition<TMachine, TEvent>, '__event' | keyof MachineContract> & (MachineContract | { spec: FlowSpec });
+
+/**
+ * Bundles a machine with its tools and contract. Called by generated code.
+ * @example defineMachine({ id, specHash, machine, tools, contextFields, eventFields, invokes })
+ */
 export function defineMachine<TMachine extends AnyStateMachine, TEvent extends { type: string }>(
-  definition: Omit<MachineDefinition<TMachine, TEvent>, '__event'>,
+  config: MachineDefinitionConfig<TMachine, TEvent>,
 ): MachineDefinition<TMachine, TEvent> {
-  return Object.freeze({ ...definition });
+  if (!('spec' in config)) return Object.freeze({ ...config });
+  const { spec, ...rest } = config;
+  return Object.freeze({ ...rest, ...contractOf(spec) });
+}
+
+/** The run-time contract of a spec: its context and event fields and what each invoke needs. */
+export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>): MachineContract {
+  const invokes: Record<string, InvokeInfo> = {};
+  for (const { name, spec: state } of listStates(spec)) {
+    const invoke = state.invoke;
+    if (!invoke) continue;
+    invokes[name] = 'tool' in invoke
+      ? { tool: invoke.tool, input: invoke.input, retries: invoke.retries, timeoutMs: invoke.timeoutMs }
+      : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
+  }
+  return { contextFields: spec.context, eventFields: spec.events, invokes };
 }

@@ -1,26 +1,56 @@
 import { propertyKey } from '../names.ts';
+import { array, object, type Doc } from './doc.ts';
+
+/** Strings longer than this print as a `+` chain of pieces, so generated lines stay readable. */
+const PIECE_LENGTH = 72;
 
 /**
- * Prints a JSON value as a TypeScript expression. Strings go through JSON.stringify (every character escaped
- * or valid in a string literal since ES2019), and `__proto__` keys become computed keys so that they create
- * own properties instead of setting the prototype.
+ * A string as TypeScript source. JSON.stringify escapes every character that is not valid or not visible in a string
+ * literal (quotes, backslashes, control characters; U+2028/2029 are valid since ES2019). Long strings become a chain
+ * of pieces that concatenate to exactly the input, cut after a space where possible.
  */
-export function printLiteral(value: unknown, indent = '', step = '  '): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'string') return JSON.stringify(value);
+export function stringDoc(value: string): Doc {
+  if (value.length <= PIECE_LENGTH) return JSON.stringify(value);
+  const pieces: string[] = [];
+  let rest = value;
+  while (rest.length > PIECE_LENGTH) {
+    let cut = rest.lastIndexOf(' ', PIECE_LENGTH);
+    if (cut < PIECE_LENGTH / 2) cut = PIECE_LENGTH;
+    else cut += 1;
+    // Never split a surrogate pair: each piece stays well-formed text.
+    const code = rest.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    pieces.push(JSON.stringify(rest.slice(0, cut)));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0) pieces.push(JSON.stringify(rest));
+  return { kind: 'chain', operator: '+', operands: pieces, whole: JSON.stringify(value) };
+}
+
+/**
+ * A JSON value as a TypeScript expression doc. `__proto__` keys become computed keys (see propertyKey), so they
+ * create own properties instead of setting the prototype; non-finite numbers print as null like JSON does.
+ */
+export function literalDoc(value: unknown): Doc {
+  if (value === null || value === undefined) return value === null ? 'null' : 'undefined';
+  if (typeof value === 'string') return stringDoc(value);
   if (typeof value === 'number') return Number.isFinite(value) ? (Object.is(value, -0) ? '0' : String(value)) : 'null';
   if (typeof value === 'boolean') return String(value);
-  const inner = indent + step;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    if (value.every((v) => v === null || typeof v !== 'object')) {
-      const flat = `[${value.map((v) => printLiteral(v)).join(', ')}]`;
-      if (flat.length + indent.length <= 100) return flat;
-    }
-    return `[\n${value.map((v) => inner + printLiteral(v, inner, step)).join(',\n')},\n${indent}]`;
-  }
+  if (Array.isArray(value)) return array(value.map(literalDoc));
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return '{}';
-  return `{\n${entries.map(([k, v]) => `${inner}${propertyKey(k)}: ${printLiteral(v, inner, step)}`).join(',\n')},\n${indent}}`;
+  return object(entries.map(([key, v]) => ({ key: propertyKey(key), value: literalDoc(v) })));
+}
+
+/**
+ * Spec text shown in a `//` comment: line terminators and other control characters escaped (so the comment can never
+ * end early and let text become code), and cut to `max` characters.
+ */
+export function commentText(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped here
+  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (safe.length <= max) return safe;
+  let cut = Math.max(0, max - 1);
+  const code = safe.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+  return `${safe.slice(0, cut)}…`;
 }

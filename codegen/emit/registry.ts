@@ -1,9 +1,9 @@
 import { listStates, type FlowSpec } from '@flowing/spec';
-import { machineNames, toolExportName } from '../names.ts';
+import { machineNames, pascalCase, safeIdentifier, toolExportName } from '../names.ts';
 
 /** Where a tool's module lives and what it exports, relative to the machine folder. */
 export interface ToolModuleRef {
-  /** Import specifier from machines/<id>/, e.g. `../../tools/query_order.ts`. */
+  /** Import specifier from machines/<id>/, e.g. `../../tools/query_order.js`. */
   specifier: string;
   exportName: string;
 }
@@ -28,9 +28,17 @@ export function emitRegistryModule(spec: FlowSpec, options: { specFile: string; 
     `// Generated from ${options.specFile} by flowing codegen — do not edit.`,
     `// Change the spec and run \`flowing codegen\`. spec sha256:${options.specHash} generator:flowing@${options.generatorVersion}`,
   ];
+  const taken = new Set([names.tools]);
+  const locals = new Map<string, string>();
   for (const tool of tools) {
-    const ref = options.modules[tool] ?? { specifier: `../../tools/${tool}.ts`, exportName: toolExportName(tool) };
-    lines.push(`import { ${ref.exportName} } from ${JSON.stringify(ref.specifier)};`);
+    const ref = options.modules[tool] ?? { specifier: `../../tools/${tool}.js`, exportName: toolExportName(tool) };
+    // A tool module may export a name this module cannot bind as is (a reserved word, or the registry's own name).
+    let local = safeIdentifier(ref.exportName, 'Tool', taken);
+    while (taken.has(local)) local = `${local}_`;
+    taken.add(local);
+    locals.set(tool, local);
+    const imported = local === ref.exportName ? local : `${ref.exportName} as ${local}`;
+    lines.push(`import { ${imported} } from ${JSON.stringify(ref.specifier)};`);
   }
   lines.push('');
   lines.push(`/** The tools ${spec.id} may call, by name. */`);
@@ -38,10 +46,10 @@ export function emitRegistryModule(spec: FlowSpec, options: { specFile: string; 
     lines.push(`export const ${names.tools} = {} as const;`);
   } else {
     lines.push(`export const ${names.tools} = {`);
-    for (const tool of tools) lines.push(`  ${tool}: ${(options.modules[tool]?.exportName) ?? toolExportName(tool)},`);
+    for (const tool of tools) lines.push(`  ${tool}: ${locals.get(tool)},`);
     lines.push('} as const;');
   }
   lines.push('');
-  lines.push(`export type ${names.tools.charAt(0).toUpperCase()}${names.tools.slice(1)} = typeof ${names.tools};`);
+  lines.push(`export type ${pascalCase(names.tools)} = typeof ${names.tools};`);
   return lines.join('\n') + '\n';
 }

@@ -1,9 +1,8 @@
 // Generated from order-support.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b generator:flowing@0.1.0
-import { assign, setup } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, type FlowError, type ClassifyRequest, type ExtractRequest, type GenerateRequest, type ToolCallInput, type ToolInput } from "@flowing/runtime";
-import type { FlowSpec } from "@flowing/spec";
-import { orderSupportTools } from "./order-support.registry.ts";
+// Change the spec and run `flowing codegen`. spec sha256:33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b generator:flowing@0.2.0
+import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
+import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
+import { orderSupportTools } from "./order-support.registry.js";
 
 export interface OrderSupportContext {
   userId: string;
@@ -11,7 +10,12 @@ export interface OrderSupportContext {
   intent?: "order_query" | "refund" | "other";
   orderId?: string;
   customer?: { id: string; name: string; tier: "standard" | "gold" };
-  order?: { order_id: string; status: "processing" | "shipped" | "delivered"; total: number; tracking_number?: string };
+  order?: {
+    order_id: string;
+    status: "processing" | "shipped" | "delivered";
+    total: number;
+    tracking_number?: string;
+  };
   shipment?: { carrier: string; location: string; eta: string };
   refundId?: string;
   reply?: string;
@@ -24,59 +28,104 @@ export type OrderSupportEvent =
   | { type: "REJECT"; reason?: string }
   | { type: "CANCEL" };
 
-export type OrderSupportInput = { userId?: string; lastMessage?: string; intent?: "order_query" | "refund" | "other"; orderId?: string; customer?: { id: string; name: string; tier: "standard" | "gold" }; order?: { order_id: string; status: "processing" | "shipped" | "delivered"; total: number; tracking_number?: string }; shipment?: { carrier: string; location: string; eta: string }; refundId?: string; reply?: string; error?: string };
+export type OrderSupportInput = Partial<OrderSupportContext>;
+
+type EventOf<TType extends OrderSupportEvent["type"]> = Extract<OrderSupportEvent, { type: TType }>;
+
+const actors = {
+  "tool.issue_refund": fromTool(orderSupportTools.issue_refund),
+  "tool.query_order": fromTool(orderSupportTools.query_order),
+  "tool.resolve_user": fromTool(orderSupportTools.resolve_user),
+  "tool.trace_shipment": fromTool(orderSupportTools.trace_shipment),
+  "llm.classify": fromLlm<"refund" | "order_query" | "other">("classify"),
+  "llm.extract": fromLlm<{ orderId?: string }>("extract"),
+  "llm.generate": fromLlm("generate"),
+};
+type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;
+type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;
 
 export const orderSupportMachine = setup({
   types: {} as { context: OrderSupportContext; events: OrderSupportEvent; input: OrderSupportInput | undefined },
-  actors: {
-    "tool.issue_refund": fromTool(orderSupportTools.issue_refund),
-    "tool.query_order": fromTool(orderSupportTools.query_order),
-    "tool.resolve_user": fromTool(orderSupportTools.resolve_user),
-    "tool.trace_shipment": fromTool(orderSupportTools.trace_shipment),
-    "llm.classify.classify": fromLlm<"refund" | "order_query" | "other">("classify"),
-    "llm.extract.extract_order_id": fromLlm<{ orderId?: string }>("extract"),
-    "llm.generate.compose_reply": fromLlm("generate"),
-    "llm.generate.small_talk": fromLlm("generate"),
+  actors,
+  guards: {
+    // output.label == 'other'
+    classifyDone0: (_, output: Output<"llm.classify">) => output.label === "other",
+    // output.orderId == undefined
+    extractOrderIdDone0: (_, output: Output<"llm.extract">) => output.orderId === undefined,
+    // context.intent == 'refund'
+    fetchOrderDone0: ({ context }) => context.intent === "refund",
+    // output.status == 'shipped'
+    fetchOrderDone1: (_, output: Output<"tool.query_order">) => output.status === "shipped",
+    // error.code == 'ORDER_NOT_FOUND'
+    fetchOrderError0: (_, error: FlowError) => error.code === "ORDER_NOT_FOUND",
+  },
+  actions: {
+    idleUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    classifyDone0: assign({ intent: (_, output: Output<"llm.classify">) => output.label }),
+    classifyDone1: assign({ intent: (_, output: Output<"llm.classify">) => output.label }),
+    classifyError: assign({ error: (_, error: FlowError) => error.code }),
+    extractOrderIdDone1: assign({ orderId: (_, output: Output<"llm.extract">) => output.orderId }),
+    // reply = 'Which order is it about? Please send the order number, e.g. A1001.'
+    askOrderIdEntry: assign({ reply: () => "Which order is it about? Please send the order number, e.g. A1001." }),
+    askOrderIdUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    resolveUserDone: assign({ customer: (_, output: Output<"tool.resolve_user">) => output }),
+    resolveUserError: assign({ error: (_, error: FlowError) => error.code }),
+    fetchOrderDone0: assign({ order: (_, output: Output<"tool.query_order">) => output }),
+    fetchOrderDone1: assign({ order: (_, output: Output<"tool.query_order">) => output }),
+    fetchOrderDone2: assign({ order: (_, output: Output<"tool.query_order">) => output }),
+    fetchOrderError1: assign({ error: (_, error: FlowError) => error.code }),
+    // reply = 'I could not find order ' + (context.orderId ?? '') + '. Please check the number.'
+    orderNotFoundEntry: assign({
+      reply: ({ context }) => "I could not find order " + (context.orderId ?? "") + ". Please check the number.",
+    }),
+    orderNotFoundUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    traceShipmentDone: assign({ shipment: (_, output: Output<"tool.trace_shipment">) => output }),
+    composeReplyDone: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
+    composeReplyError: assign({ error: (_, error: FlowError) => error.code }),
+    // reply = 'A refund of ' + context.order.total + ' for order ' + (context.orderId ?? '') + ' is waiting …
+    awaitApprovalEntry: assign({
+      reply: ({ context }) =>
+        "A refund of " + context.order?.total + " for order " + (context.orderId ?? "") + " is waiting for approval.",
+    }),
+    // reply = 'The refund was not approved: ' + (event.reason ?? 'no reason given')
+    awaitApprovalReject: assign({
+      reply: (_, event: EventOf<"REJECT">) => "The refund was not approved: " + (event.reason ?? "no reason given"),
+    }),
+    // refundId = output.refund_id; reply = 'Refund ' + output.refund_id + ' of ' + output.amount + ' is on i…
+    refundDone: assign({
+      refundId: (_, output: Output<"tool.issue_refund">) => output.refund_id,
+      reply: (_, output: Output<"tool.issue_refund">) =>
+        "Refund " + output.refund_id + " of " + output.amount + " is on its way.",
+    }),
+    refundError: assign({ error: (_, error: FlowError) => error.code }),
+    smallTalkDone: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
+    smallTalkError: assign({ error: (_, error: FlowError) => error.code }),
   },
 }).createMachine({
   id: "order-support",
   description: "Answers order questions; refunds need a person's approval.",
-  context: ({ input }) => ({
-    userId: "guest",
-    ...input,
-  }),
+  context: ({ input }) => ({ userId: "guest", ...input }),
   initial: "active",
   states: {
     active: {
       description: "The conversation; CANCEL ends it from anywhere inside.",
       initial: "idle",
-      on: {
-        "CANCEL": {
-          target: "#order-support.cancelled",
-        },
-      },
+      on: { CANCEL: "cancelled" },
       states: {
         idle: {
           tags: ["waiting"],
           on: {
-            "USER_MESSAGE": {
-              target: "#order-support.active.classify",
-              actions: [
-                assign({
-                  lastMessage: ({ context, event }) => event.text,
-                }),
-              ],
-            },
+            USER_MESSAGE: { target: "classify", actions: { type: "idleUserMessage", params: ({ event }) => event } },
           },
         },
         classify: {
           invoke: {
             id: "classify",
-            src: "llm.classify.classify",
-            input: ({ context }): ClassifyRequest => ({
+            src: "llm.classify",
+            input: ({ context }): Input<"llm.classify"> => ({
               kind: "classify",
               model: "gpt-4o-mini",
-              text: asText((context.lastMessage ?? "")),
+              text: asText(context.lastMessage ?? ""),
               labels: ["refund", "order_query", "other"],
               scripted: {
                 keywords: {
@@ -87,517 +136,34 @@ export const orderSupportMachine = setup({
             }),
             onDone: [
               {
-                target: "#order-support.active.small_talk",
-                guard: ({ context, event }) => (event.output.label === "other"),
-                actions: [
-                  assign({
-                    intent: ({ context, event }) => event.output.label,
-                  }),
-                ],
+                target: "small_talk",
+                guard: { type: "classifyDone0", params: ({ event }) => event.output },
+                actions: { type: "classifyDone0", params: ({ event }) => event.output },
               },
-              {
-                target: "#order-support.active.extract_order_id",
-                actions: [
-                  assign({
-                    intent: ({ context, event }) => event.output.label,
-                  }),
-                ],
-              },
+              { target: "extract_order_id", actions: { type: "classifyDone1", params: ({ event }) => event.output } },
             ],
             onError: {
               target: "#order-support.failed",
-              actions: [
-                assign({
-                  error: ({ context, event }) => (event.error as FlowError).code,
-                }),
-              ],
+              actions: { type: "classifyError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
         extract_order_id: {
           invoke: {
             id: "extract_order_id",
-            src: "llm.extract.extract_order_id",
-            input: ({ context }): ExtractRequest => ({
+            src: "llm.extract",
+            input: ({ context }): Input<"llm.extract"> => ({
               kind: "extract",
               model: "gpt-4o-mini",
-              text: asText((context.lastMessage ?? "")),
-              fields: {
-                orderId: {
-                  type: "string",
-                  optional: true,
-                },
-              },
-              scripted: {
-                patterns: {
-                  orderId: "\\b([A-Z][0-9]{4})\\b",
-                },
-              },
+              text: asText(context.lastMessage ?? ""),
+              fields: { orderId: { type: "string", optional: true } },
+              scripted: { patterns: { orderId: "\\b([A-Z][0-9]{4})\\b" } },
             }),
             onDone: [
-              {
-                target: "#order-support.active.ask_order_id",
-                guard: ({ context, event }) => (event.output.orderId === undefined),
-              },
-              {
-                target: "#order-support.active.resolve_user",
-                actions: [
-                  assign({
-                    orderId: ({ context, event }) => event.output.orderId,
-                  }),
-                ],
-              },
-            ],
-            onError: {
-              target: "#order-support.active.ask_order_id",
-            },
-          },
-        },
-        ask_order_id: {
-          tags: ["waiting"],
-          entry: [
-            assign({
-              reply: ({ context }) => "Which order is it about? Please send the order number, e.g. A1001.",
-            }),
-          ],
-          on: {
-            "USER_MESSAGE": {
-              target: "#order-support.active.extract_order_id",
-              actions: [
-                assign({
-                  lastMessage: ({ context, event }) => event.text,
-                }),
-              ],
-            },
-          },
-        },
-        resolve_user: {
-          invoke: {
-            id: "resolve_user",
-            src: "tool.resolve_user",
-            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.resolve_user>> => ({
-              args: {
-                user_id: context.userId,
-              },
-            }),
-            onDone: {
-              target: "#order-support.active.fetch_order",
-              actions: [
-                assign({
-                  customer: ({ context, event }) => event.output,
-                }),
-              ],
-            },
-            onError: {
-              target: "#order-support.failed",
-              actions: [
-                assign({
-                  error: ({ context, event }) => (event.error as FlowError).code,
-                }),
-              ],
-            },
-          },
-        },
-        fetch_order: {
-          invoke: {
-            id: "fetch_order",
-            src: "tool.query_order",
-            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.query_order>> => ({
-              args: {
-                order_id: (context.orderId ?? ""),
-                customer_id: (context.customer?.id ?? ""),
-              },
-            }),
-            onDone: [
-              {
-                target: "#order-support.active.await_approval",
-                guard: ({ context, event }) => (context.intent === "refund"),
-                actions: [
-                  assign({
-                    order: ({ context, event }) => event.output,
-                  }),
-                ],
-              },
-              {
-                target: "#order-support.active.trace_shipment",
-                guard: ({ context, event }) => (event.output.status === "shipped"),
-                actions: [
-                  assign({
-                    order: ({ context, event }) => event.output,
-                  }),
-                ],
-              },
-              {
-                target: "#order-support.active.compose_reply",
-                actions: [
-                  assign({
-                    order: ({ context, event }) => event.output,
-                  }),
-                ],
-              },
-            ],
-            onError: [
-              {
-                target: "#order-support.active.order_not_found",
-                guard: ({ context, event }) => ((event.error as FlowError).code === "ORDER_NOT_FOUND"),
-              },
-              {
-                target: "#order-support.failed",
-                actions: [
-                  assign({
-                    error: ({ context, event }) => (event.error as FlowError).code,
-                  }),
-                ],
-              },
-            ],
-          },
-        },
-        order_not_found: {
-          tags: ["waiting"],
-          entry: [
-            assign({
-              reply: ({ context }) => (("I could not find order " + (context.orderId ?? "")) + ". Please check the number."),
-            }),
-          ],
-          on: {
-            "USER_MESSAGE": {
-              target: "#order-support.active.extract_order_id",
-              actions: [
-                assign({
-                  lastMessage: ({ context, event }) => event.text,
-                }),
-              ],
-            },
-          },
-        },
-        trace_shipment: {
-          invoke: {
-            id: "trace_shipment",
-            src: "tool.trace_shipment",
-            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.trace_shipment>> => ({
-              args: {
-                tracking_number: (context.order?.tracking_number ?? ""),
-              },
-            }),
-            onDone: {
-              target: "#order-support.active.compose_reply",
-              actions: [
-                assign({
-                  shipment: ({ context, event }) => event.output,
-                }),
-              ],
-            },
-            onError: {
-              target: "#order-support.active.compose_reply",
-            },
-          },
-        },
-        compose_reply: {
-          invoke: {
-            id: "compose_reply",
-            src: "llm.generate.compose_reply",
-            input: ({ context }): GenerateRequest => ({
-              kind: "generate",
-              model: "gpt-4o",
-              system: "You are a concise support agent. Answer only from the facts given.",
-              prompt: "Customer " + asText(context.customer?.name) + " asked: " + asText(context.lastMessage) + "\nOrder " + asText(context.orderId) + " status: " + asText(context.order?.status) + "\nShipment: " + asText(context.shipment?.carrier) + " at " + asText(context.shipment?.location) + ", arriving " + asText(context.shipment?.eta),
-              scripted: {
-                reply: "Order " + asText(context.orderId) + " is " + asText(context.order?.status) + ". " + asText(context.shipment?.location) + " " + asText(context.shipment?.eta),
-              },
-            }),
-            onDone: {
-              target: "#order-support.active.idle",
-              actions: [
-                assign({
-                  reply: ({ context, event }) => event.output.text,
-                }),
-              ],
-            },
-            onError: {
-              target: "#order-support.failed",
-              actions: [
-                assign({
-                  error: ({ context, event }) => (event.error as FlowError).code,
-                }),
-              ],
-            },
-          },
-        },
-        await_approval: {
-          description: "A person approves or rejects the refund of the whole order total.",
-          tags: ["approval"],
-          entry: [
-            assign({
-              reply: ({ context }) => (((("A refund of " + context.order?.total) + " for order ") + (context.orderId ?? "")) + " is waiting for approval."),
-            }),
-          ],
-          on: {
-            "APPROVE": {
-              target: "#order-support.active.refund",
-            },
-            "REJECT": {
-              target: "#order-support.active.idle",
-              actions: [
-                assign({
-                  reply: ({ context, event }) => ("The refund was not approved: " + (event.reason ?? "no reason given")),
-                }),
-              ],
-            },
-          },
-        },
-        refund: {
-          invoke: {
-            id: "refund",
-            src: "tool.issue_refund",
-            input: ({ context }): ToolCallInput<ToolInput<typeof orderSupportTools.issue_refund>> => ({
-              args: {
-                order_id: (context.orderId ?? ""),
-                amount: (context.order?.total ?? 0),
-              },
-            }),
-            onDone: {
-              target: "#order-support.active.idle",
-              actions: [
-                assign({
-                  refundId: ({ context, event }) => event.output.refund_id,
-                  reply: ({ context, event }) => (((("Refund " + event.output.refund_id) + " of ") + event.output.amount) + " is on its way."),
-                }),
-              ],
-            },
-            onError: {
-              target: "#order-support.failed",
-              actions: [
-                assign({
-                  error: ({ context, event }) => (event.error as FlowError).code,
-                }),
-              ],
-            },
-          },
-        },
-        small_talk: {
-          invoke: {
-            id: "small_talk",
-            src: "llm.generate.small_talk",
-            input: ({ context }): GenerateRequest => ({
-              kind: "generate",
-              model: "gpt-4o",
-              prompt: "Reply briefly and offer help with orders: " + asText(context.lastMessage),
-              scripted: {
-                reply: "I can help with orders and refunds. Tell me your order number.",
-              },
-            }),
-            onDone: {
-              target: "#order-support.active.idle",
-              actions: [
-                assign({
-                  reply: ({ context, event }) => event.output.text,
-                }),
-              ],
-            },
-            onError: {
-              target: "#order-support.failed",
-              actions: [
-                assign({
-                  error: ({ context, event }) => (event.error as FlowError).code,
-                }),
-              ],
-            },
-          },
-        },
-      },
-    },
-    failed: {
-      type: "final",
-      description: "A call failed in a way the flow does not handle.",
-    },
-    cancelled: {
-      type: "final",
-    },
-  },
-});
-
-const spec: FlowSpec = {
-  specVersion: 1,
-  id: "order-support",
-  description: "Answers order questions; refunds need a person's approval.",
-  context: {
-    userId: {
-      type: "string",
-      default: "guest",
-    },
-    lastMessage: {
-      type: "string",
-      optional: true,
-    },
-    intent: {
-      type: "enum",
-      optional: true,
-      values: ["order_query", "refund", "other"],
-    },
-    orderId: {
-      type: "string",
-      optional: true,
-    },
-    customer: {
-      type: "object",
-      optional: true,
-      fields: {
-        id: {
-          type: "string",
-        },
-        name: {
-          type: "string",
-        },
-        tier: {
-          type: "enum",
-          values: ["standard", "gold"],
-        },
-      },
-    },
-    order: {
-      type: "object",
-      optional: true,
-      fields: {
-        order_id: {
-          type: "string",
-        },
-        status: {
-          type: "enum",
-          values: ["processing", "shipped", "delivered"],
-        },
-        total: {
-          type: "number",
-        },
-        tracking_number: {
-          type: "string",
-          optional: true,
-        },
-      },
-    },
-    shipment: {
-      type: "object",
-      optional: true,
-      fields: {
-        carrier: {
-          type: "string",
-        },
-        location: {
-          type: "string",
-        },
-        eta: {
-          type: "string",
-        },
-      },
-    },
-    refundId: {
-      type: "string",
-      optional: true,
-    },
-    reply: {
-      type: "string",
-      optional: true,
-    },
-    error: {
-      type: "string",
-      optional: true,
-    },
-  },
-  events: {
-    USER_MESSAGE: {
-      text: {
-        type: "string",
-      },
-    },
-    APPROVE: {},
-    REJECT: {
-      reason: {
-        type: "string",
-        optional: true,
-      },
-    },
-    CANCEL: {},
-  },
-  models: {
-    classify: "gpt-4o-mini",
-    extract: "gpt-4o-mini",
-    generate: "gpt-4o",
-  },
-  initial: "active",
-  states: {
-    active: {
-      description: "The conversation; CANCEL ends it from anywhere inside.",
-      initial: "idle",
-      states: {
-        idle: {
-          tags: ["waiting"],
-          on: {
-            USER_MESSAGE: {
-              target: "classify",
-              assign: {
-                lastMessage: "event.text",
-              },
-            },
-          },
-        },
-        classify: {
-          invoke: {
-            llm: "classify",
-            input: "context.lastMessage ?? ''",
-            labels: ["refund", "order_query", "other"],
-            scripted: {
-              keywords: {
-                refund: ["refund", "money back", "return"],
-                order_query: ["order", "where", "status", "track", "parcel"],
-              },
-            },
-            onDone: [
-              {
-                target: "small_talk",
-                guard: "output.label == 'other'",
-                assign: {
-                  intent: "output.label",
-                },
-              },
-              {
-                target: "extract_order_id",
-                assign: {
-                  intent: "output.label",
-                },
-              },
-            ],
-            onError: {
-              target: "failed",
-              assign: {
-                error: "error.code",
-              },
-            },
-          },
-        },
-        extract_order_id: {
-          invoke: {
-            llm: "extract",
-            input: "context.lastMessage ?? ''",
-            fields: {
-              orderId: {
-                type: "string",
-                optional: true,
-              },
-            },
-            scripted: {
-              patterns: {
-                orderId: "\\b([A-Z][0-9]{4})\\b",
-              },
-            },
-            onDone: [
-              {
-                target: "ask_order_id",
-                guard: "output.orderId == undefined",
-              },
+              { target: "ask_order_id", guard: { type: "extractOrderIdDone0", params: ({ event }) => event.output } },
               {
                 target: "resolve_user",
-                assign: {
-                  orderId: "output.orderId",
-                },
+                actions: { type: "extractOrderIdDone1", params: ({ event }) => event.output },
               },
             ],
             onError: "ask_order_id",
@@ -605,218 +171,215 @@ const spec: FlowSpec = {
         },
         ask_order_id: {
           tags: ["waiting"],
+          entry: "askOrderIdEntry",
           on: {
             USER_MESSAGE: {
               target: "extract_order_id",
-              assign: {
-                lastMessage: "event.text",
-              },
-            },
-          },
-          entry: {
-            assign: {
-              reply: "'Which order is it about? Please send the order number, e.g. A1001.'",
+              actions: { type: "askOrderIdUserMessage", params: ({ event }) => event },
             },
           },
         },
         resolve_user: {
           invoke: {
-            tool: "resolve_user",
-            input: {
-              user_id: "context.userId",
-            },
+            id: "resolve_user",
+            src: "tool.resolve_user",
+            input: ({ context }): Input<"tool.resolve_user"> => ({ args: { user_id: context.userId } }),
             onDone: {
               target: "fetch_order",
-              assign: {
-                customer: "output",
-              },
+              actions: { type: "resolveUserDone", params: ({ event }) => event.output },
             },
             onError: {
-              target: "failed",
-              assign: {
-                error: "error.code",
-              },
+              target: "#order-support.failed",
+              actions: { type: "resolveUserError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
         fetch_order: {
           invoke: {
-            tool: "query_order",
-            input: {
-              order_id: "context.orderId ?? ''",
-              customer_id: "context.customer.id ?? ''",
-            },
-            retries: 2,
+            id: "fetch_order",
+            src: "tool.query_order",
+            input: ({ context }): Input<"tool.query_order"> => ({
+              args: { order_id: context.orderId ?? "", customer_id: context.customer?.id ?? "" },
+            }),
             onDone: [
               {
                 target: "await_approval",
-                guard: "context.intent == 'refund'",
-                assign: {
-                  order: "output",
-                },
+                guard: "fetchOrderDone0",
+                actions: { type: "fetchOrderDone0", params: ({ event }) => event.output },
               },
               {
                 target: "trace_shipment",
-                guard: "output.status == 'shipped'",
-                assign: {
-                  order: "output",
-                },
+                guard: { type: "fetchOrderDone1", params: ({ event }) => event.output },
+                actions: { type: "fetchOrderDone1", params: ({ event }) => event.output },
               },
-              {
-                target: "compose_reply",
-                assign: {
-                  order: "output",
-                },
-              },
+              { target: "compose_reply", actions: { type: "fetchOrderDone2", params: ({ event }) => event.output } },
             ],
             onError: [
               {
                 target: "order_not_found",
-                guard: "error.code == 'ORDER_NOT_FOUND'",
+                guard: { type: "fetchOrderError0", params: ({ event }) => toFlowError(event.error) },
               },
               {
-                target: "failed",
-                assign: {
-                  error: "error.code",
-                },
+                target: "#order-support.failed",
+                actions: { type: "fetchOrderError1", params: ({ event }) => toFlowError(event.error) },
               },
             ],
           },
         },
         order_not_found: {
           tags: ["waiting"],
+          entry: "orderNotFoundEntry",
           on: {
             USER_MESSAGE: {
               target: "extract_order_id",
-              assign: {
-                lastMessage: "event.text",
-              },
-            },
-          },
-          entry: {
-            assign: {
-              reply: "'I could not find order ' + (context.orderId ?? '') + '. Please check the number.'",
+              actions: { type: "orderNotFoundUserMessage", params: ({ event }) => event },
             },
           },
         },
         trace_shipment: {
           invoke: {
-            tool: "trace_shipment",
-            input: {
-              tracking_number: "context.order.tracking_number ?? ''",
-            },
+            id: "trace_shipment",
+            src: "tool.trace_shipment",
+            input: ({ context }): Input<"tool.trace_shipment"> => ({
+              args: { tracking_number: context.order?.tracking_number ?? "" },
+            }),
             onDone: {
               target: "compose_reply",
-              assign: {
-                shipment: "output",
-              },
+              actions: { type: "traceShipmentDone", params: ({ event }) => event.output },
             },
             onError: "compose_reply",
           },
         },
         compose_reply: {
           invoke: {
-            llm: "generate",
-            prompt: "Customer {{ context.customer.name }} asked: {{ context.lastMessage }}\nOrder {{ context.orderId }} status: {{ context.order.status }}\nShipment: {{ context.shipment.carrier }} at {{ context.shipment.location }}, arriving {{ context.shipment.eta }}",
-            system: "You are a concise support agent. Answer only from the facts given.",
-            scripted: {
-              reply: "Order {{ context.orderId }} is {{ context.order.status }}. {{ context.shipment.location }} {{ context.shipment.eta }}",
-            },
-            onDone: {
-              target: "idle",
-              assign: {
-                reply: "output.text",
+            id: "compose_reply",
+            src: "llm.generate",
+            input: ({ context }): Input<"llm.generate"> => ({
+              kind: "generate",
+              model: "gpt-4o",
+              system: "You are a concise support agent. Answer only from the facts given.",
+              prompt:
+                "Customer " + asText(context.customer?.name) + " asked: " + asText(context.lastMessage) + "\nOrder " +
+                asText(context.orderId) + " status: " + asText(context.order?.status) + "\nShipment: " +
+                asText(context.shipment?.carrier) + " at " + asText(context.shipment?.location) + ", arriving " +
+                asText(context.shipment?.eta),
+              scripted: {
+                reply:
+                  "Order " + asText(context.orderId) + " is " + asText(context.order?.status) + ". " +
+                  asText(context.shipment?.location) + " " + asText(context.shipment?.eta),
               },
-            },
+            }),
+            onDone: { target: "idle", actions: { type: "composeReplyDone", params: ({ event }) => event.output } },
             onError: {
-              target: "failed",
-              assign: {
-                error: "error.code",
-              },
+              target: "#order-support.failed",
+              actions: { type: "composeReplyError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
         await_approval: {
           description: "A person approves or rejects the refund of the whole order total.",
           tags: ["approval"],
+          entry: "awaitApprovalEntry",
           on: {
             APPROVE: "refund",
-            REJECT: {
-              target: "idle",
-              assign: {
-                reply: "'The refund was not approved: ' + (event.reason ?? 'no reason given')",
-              },
-            },
-          },
-          entry: {
-            assign: {
-              reply: "'A refund of ' + context.order.total + ' for order ' + (context.orderId ?? '') + ' is waiting for approval.'",
-            },
+            REJECT: { target: "idle", actions: { type: "awaitApprovalReject", params: ({ event }) => event } },
           },
         },
         refund: {
           invoke: {
-            tool: "issue_refund",
-            input: {
-              order_id: "context.orderId ?? ''",
-              amount: "context.order.total ?? 0",
-            },
-            onDone: {
-              target: "idle",
-              assign: {
-                refundId: "output.refund_id",
-                reply: "'Refund ' + output.refund_id + ' of ' + output.amount + ' is on its way.'",
-              },
-            },
+            id: "refund",
+            src: "tool.issue_refund",
+            input: ({ context }): Input<"tool.issue_refund"> => ({
+              args: { order_id: context.orderId ?? "", amount: context.order?.total ?? 0 },
+            }),
+            onDone: { target: "idle", actions: { type: "refundDone", params: ({ event }) => event.output } },
             onError: {
-              target: "failed",
-              assign: {
-                error: "error.code",
-              },
+              target: "#order-support.failed",
+              actions: { type: "refundError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
         small_talk: {
           invoke: {
-            llm: "generate",
-            prompt: "Reply briefly and offer help with orders: {{ context.lastMessage }}",
-            scripted: {
-              reply: "I can help with orders and refunds. Tell me your order number.",
-            },
-            onDone: {
-              target: "idle",
-              assign: {
-                reply: "output.text",
-              },
-            },
+            id: "small_talk",
+            src: "llm.generate",
+            input: ({ context }): Input<"llm.generate"> => ({
+              kind: "generate",
+              model: "gpt-4o",
+              prompt: "Reply briefly and offer help with orders: " + asText(context.lastMessage),
+              scripted: { reply: "I can help with orders and refunds. Tell me your order number." },
+            }),
+            onDone: { target: "idle", actions: { type: "smallTalkDone", params: ({ event }) => event.output } },
             onError: {
-              target: "failed",
-              assign: {
-                error: "error.code",
-              },
+              target: "#order-support.failed",
+              actions: { type: "smallTalkError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
       },
-      on: {
-        CANCEL: "cancelled",
-      },
     },
-    failed: {
-      type: "final",
-      description: "A call failed in a way the flow does not handle.",
-    },
-    cancelled: {
-      type: "final",
-    },
+    failed: { type: "final", description: "A call failed in a way the flow does not handle." },
+    cancelled: { type: "final" },
   },
-};
+});
 
-/** The machine with its spec and tools, ready for `createRuntime({ machines: [orderSupport] })`. */
+/** The machine with its tools and run-time contract, for `createRuntime({ machines: [orderSupport] })`. */
 export const orderSupport = defineMachine<typeof orderSupportMachine, OrderSupportEvent>({
   id: "order-support",
   specHash: "33c75c8cad13493d9721b4ee953c539607e248e718a3853ed4f031dab30de20b",
-  spec,
   machine: orderSupportMachine,
   tools: orderSupportTools,
+  contextFields: {
+    userId: { type: "string" },
+    lastMessage: { type: "string", optional: true },
+    intent: { type: "enum", optional: true, values: ["order_query", "refund", "other"] },
+    orderId: { type: "string", optional: true },
+    customer: {
+      type: "object",
+      optional: true,
+      fields: {
+        id: { type: "string" },
+        name: { type: "string" },
+        tier: { type: "enum", values: ["standard", "gold"] },
+      },
+    },
+    order: {
+      type: "object",
+      optional: true,
+      fields: {
+        order_id: { type: "string" },
+        status: { type: "enum", values: ["processing", "shipped", "delivered"] },
+        total: { type: "number" },
+        tracking_number: { type: "string", optional: true },
+      },
+    },
+    shipment: {
+      type: "object",
+      optional: true,
+      fields: { carrier: { type: "string" }, location: { type: "string" }, eta: { type: "string" } },
+    },
+    refundId: { type: "string", optional: true },
+    reply: { type: "string", optional: true },
+    error: { type: "string", optional: true },
+  },
+  eventFields: {
+    USER_MESSAGE: { text: { type: "string" } },
+    APPROVE: {},
+    REJECT: { reason: { type: "string", optional: true } },
+    CANCEL: {},
+  },
+  invokes: {
+    classify: { llm: "classify" },
+    extract_order_id: { llm: "extract" },
+    resolve_user: { tool: "resolve_user", input: { user_id: "context.userId" } },
+    fetch_order: {
+      tool: "query_order",
+      input: { order_id: "context.orderId ?? ''", customer_id: "context.customer.id ?? ''" },
+      retries: 2,
+    },
+    trace_shipment: { tool: "trace_shipment", input: { tracking_number: "context.order.tracking_number ?? ''" } },
+    compose_reply: { llm: "generate" },
+    refund: { tool: "issue_refund", input: { order_id: "context.orderId ?? ''", amount: "context.order.total ?? 0" } },
+    small_talk: { llm: "generate" },
+  },
 });

@@ -1,7 +1,7 @@
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import type { z } from 'zod';
 import {
-  contextSchema, eventPayloadSchemas, listStates, normalizeTransition, parseExpression,
+  contextSchema, eventPayloadSchemas, parseExpression,
   type ExprNode, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec,
 } from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
@@ -30,45 +30,56 @@ export interface MachineInfo {
   stateValues: Map<string, unknown>;
 }
 
-/** Derives a MachineInfo; throws FlowingError('TOOL_UNKNOWN') when the spec names a tool the definition lacks. */
+/** Derives a MachineInfo; throws FlowingError('TOOL_UNKNOWN') when an approval leads to a tool the definition lacks. */
 export function analyzeMachine(definition: AnyMachineDefinition, provide: (machine: AnyStateMachine) => AnyStateMachine): MachineInfo {
-  const spec = definition.spec;
-  const states = listStates(spec);
-  const invokes = new Map<string, InvokeSpec>();
+  const invokes = new Map<string, InvokeSpec>(Object.entries(definition.invokes));
   const timedStates = new Set<string>();
-  for (const entry of states) {
-    if (entry.spec.invoke) invokes.set(entry.name, entry.spec.invoke);
-    if (entry.spec.after && Object.keys(entry.spec.after).length > 0) timedStates.add(entry.name);
-  }
   const approvalSites = new Map<string, ApprovalSite>();
-  for (const entry of states) {
-    const approve = entry.spec.on?.APPROVE;
-    if (approve === undefined) continue;
-    for (const { transition } of normalizeTransition(approve, [])) {
-      const invoke = transition.target ? invokes.get(transition.target) : undefined;
-      if (!invoke || !isToolInvoke(invoke)) continue;
-      const tool = definition.tools[invoke.tool];
-      if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' invokes tool '${invoke.tool}' in state '${transition.target}', but the definition has no such tool`);
-      if (tool.risk !== 'high') continue;
-      const input: Record<string, ExprNode> = {};
-      for (const [field, source] of Object.entries(invoke.input ?? {})) {
-        const parsed = parseExpression(source, ['context', 'event']);
-        if (!parsed.ok) throw new FlowingError('MACHINE_INVALID', `input '${field}' of state '${transition.target}': ${parsed.error.message}`);
-        input[field] = parsed.ast;
+  // Timers and APPROVE transitions are read from the machine itself: it is what runs, whatever spelling its targets use.
+  for (const node of stateNodes(definition.machine.root)) {
+    if (node.after.length > 0) timedStates.add(node.key);
+    for (const transition of node.on.APPROVE ?? []) {
+      for (const target of transition.target ?? []) {
+        const site = approvalSite(definition, node.key, target.key, invokes.get(target.key));
+        if (site) approvalSites.set(node.key, site);
       }
-      approvalSites.set(entry.name, { state: entry.name, target: transition.target!, tool: invoke.tool, input });
     }
   }
   return {
     definition,
-    eventSchemas: eventPayloadSchemas(spec),
-    contextSchema: contextSchema(spec),
+    eventSchemas: eventPayloadSchemas({ events: definition.eventFields }),
+    contextSchema: contextSchema({ context: definition.contextFields }),
     invokes,
     approvalSites,
     timedStates,
     machine: provide(definition.machine),
     stateValues: new Map(),
   };
+}
+
+function stateNodes(root: AnyStateNode): AnyStateNode[] {
+  const out: AnyStateNode[] = [];
+  const visit = (node: AnyStateNode) => {
+    out.push(node);
+    for (const child of Object.values(node.states)) visit(child);
+  };
+  Object.values(root.states).forEach(visit);
+  return out;
+}
+
+/** The approval a state asks for when its APPROVE leads into a state that invokes a high-risk tool. */
+function approvalSite(definition: AnyMachineDefinition, state: string, target: string, invoke: InvokeSpec | undefined): ApprovalSite | undefined {
+  if (!invoke || !isToolInvoke(invoke)) return undefined;
+  const tool = definition.tools[invoke.tool];
+  if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' invokes tool '${invoke.tool}' in state '${target}', but the definition has no such tool`);
+  if (tool.risk !== 'high') return undefined;
+  const input: Record<string, ExprNode> = {};
+  for (const [field, source] of Object.entries(invoke.input ?? {})) {
+    const parsed = parseExpression(source, ['context', 'event']);
+    if (!parsed.ok) throw new FlowingError('MACHINE_INVALID', `input '${field}' of state '${target}': ${parsed.error.message}`);
+    input[field] = parsed.ast;
+  }
+  return { state, target, tool: invoke.tool, input };
 }
 
 export function isToolInvoke(invoke: InvokeSpec): invoke is ToolInvokeSpec {

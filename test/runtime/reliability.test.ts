@@ -119,7 +119,7 @@ describe('D8: a step that produces a context violating the spec', () => {
     const loose = defineTool({ name: 'loose', description: 'returns anything', input: z.object({}), output: z.unknown(), async run() { return 'not an object'; } });
     const machine = singleToolMachine(loose);
     // The spec says `result` is an object; the hand-written machine assigns whatever the tool returns.
-    const strict = { ...machine, spec: { ...machine.spec, context: { ...machine.spec.context, result: { type: 'object' as const, optional: true } } } };
+    const strict = { ...machine, contextFields: { ...machine.contextFields, result: { type: 'object' as const, optional: true } } };
     const store = createMemoryStore();
     const runtime = createRuntime({ machines: [strict], store });
     const session = await runtime.createSession(strict);

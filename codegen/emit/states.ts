@@ -1,0 +1,135 @@
+import { pointer, type ExpressionRoot, type InvokeSpec, type LlmInvokeSpec, type StateEntry, type ToolInvokeSpec } from '@flowing/spec';
+import { camelCase, eventWord, propertyKey } from '../names.ts';
+import { mapped, object, seq, type Doc, type Member } from './doc.ts';
+import { compileAt, templateDoc } from './expressions.ts';
+import { literalDoc, stringDoc } from './literal.ts';
+import { actionList, transitionDoc, type TransitionScope } from './transitions.ts';
+
+const DEFAULT_AGENT_ITERATIONS = 5;
+
+/** The actor names a machine's invokes use: one per tool, one per model kind and output type. */
+export interface ActorNames {
+  /** Actor name by state name. */
+  byState: ReadonlyMap<string, string>;
+}
+
+/** The `states` map of a machine or of a compound state: each child state's config, in spec order. */
+export function statesDoc(scope: TransitionScope, actors: ActorNames, children: StateEntry[], all: StateEntry[]): Doc {
+  return object(children.map((entry) => ({ key: propertyKey(entry.name), value: stateDoc(scope, actors, entry, all) })), true);
+}
+
+function stateDoc(scope: TransitionScope, actors: ActorNames, entry: StateEntry, all: StateEntry[]): Doc {
+  const state = entry.spec;
+  const at = entry.pointer;
+  const base = camelCase(entry.name);
+  const members: Member[] = [];
+  if (entry.type === 'parallel' || entry.type === 'final') members.push({ key: 'type', value: JSON.stringify(entry.type) });
+  if (state.description !== undefined) members.push({ key: 'description', value: stringDoc(state.description) });
+  if (state.tags?.length) members.push({ key: 'tags', value: literalDoc(state.tags) });
+  if (entry.type === 'compound' && state.initial !== undefined) members.push({ key: 'initial', value: JSON.stringify(state.initial) });
+  for (const key of ['entry', 'exit'] as const) {
+    const block = state[key];
+    const actions = block && actionList(scope.table, { name: `${base}${key === 'entry' ? 'Entry' : 'Exit'}`, site: 'context' }, block, [...at, key]);
+    if (actions !== undefined) members.push({ key, value: actions });
+  }
+  if (state.invoke) members.push({ key: 'invoke', value: invokeDoc(scope, entry, state.invoke, actors.byState.get(entry.name)!) });
+  const on = Object.entries(state.on ?? {});
+  if (on.length > 0) {
+    members.push({
+      key: 'on',
+      value: object(on.map(([event, value]) => ({
+        key: propertyKey(event),
+        value: transitionDoc(scope, { from: entry, site: 'event', name: `${base}${eventWord(event)}`, event, at: [...at, 'on', event] }, value),
+      }))),
+    });
+  }
+  const after = Object.entries(state.after ?? {});
+  if (after.length > 0) {
+    members.push({
+      key: 'after',
+      value: object(after.map(([delay, value]) => ({
+        key: /^[1-9][0-9]*$/.test(delay) ? delay : propertyKey(delay),
+        value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}After${camelCase(delay)}ms`, at: [...at, 'after', delay] }, value),
+      }))),
+    });
+  }
+  if (state.always !== undefined) {
+    members.push({ key: 'always', value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Always`, at: [...at, 'always'] }, state.always) });
+  }
+  if (state.onDone !== undefined) {
+    members.push({ key: 'onDone', value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Finished`, at: [...at, 'onDone'] }, state.onDone) });
+  }
+  const children = all.filter((s) => s.parent === entry);
+  if (children.length > 0) members.push({ key: 'states', value: statesDoc(scope, actors, children, all) });
+  return mapped(pointer(...at), object(members, state.invoke !== undefined || children.length > 0));
+}
+
+function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec, actor: string): Doc {
+  const at = [...entry.pointer, 'invoke'];
+  const base = camelCase(entry.name);
+  const members: Member[] = [
+    { key: 'id', value: JSON.stringify(entry.name) },
+    { key: 'src', value: JSON.stringify(actor), pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'llm') },
+    'tool' in invoke
+      ? { key: 'input', value: toolInputDoc(invoke, actor, at), pointer: pointer(...at, 'input') }
+      : { key: 'input', value: llmInputDoc(invoke, scope.models, actor, at), pointer: pointer(...at) },
+  ];
+  if (invoke.onDone !== undefined) {
+    members.push({ key: 'onDone', value: transitionDoc(scope, { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'] }, invoke.onDone) });
+  }
+  if (invoke.onError !== undefined) {
+    members.push({ key: 'onError', value: transitionDoc(scope, { from: entry, site: 'error', name: `${base}Error`, at: [...at, 'onError'] }, invoke.onError) });
+  }
+  return object(members, true);
+}
+
+/** `({ context }): Input<"tool.x"> => ({ args: { ... } })`: the mapping from context to the tool's arguments. */
+function toolInputDoc(invoke: ToolInvokeSpec, actor: string, at: Array<string | number>): Doc {
+  const reads = new Set<ExpressionRoot>();
+  const args = Object.entries(invoke.input ?? {}).map(([field, source]) => {
+    const compiled = compileAt(source, 'context');
+    compiled.reads.forEach((r) => reads.add(r));
+    return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
+  });
+  const members: Member[] = [{ key: 'args', value: object(args) }];
+  if (invoke.idempotencyKey !== undefined) {
+    const key = compileAt(invoke.idempotencyKey, 'context');
+    key.reads.forEach((r) => reads.add(r));
+    members.push({ key: 'idempotencyKey', value: `String(${key.source})`, pointer: pointer(...at, 'idempotencyKey') });
+  }
+  return inputFunction(reads, actor, object(members));
+}
+
+/** The model request a state sends: kind, model, the text or prompts, and the scripted provider's rules. */
+function llmInputDoc(invoke: LlmInvokeSpec, models: TransitionScope['models'], actor: string, at: Array<string | number>): Doc {
+  const reads = new Set<ExpressionRoot>();
+  const members: Member[] = [{ key: 'kind', value: JSON.stringify(invoke.llm) }];
+  const model = invoke.model ?? models?.[invoke.llm] ?? models?.default;
+  if (model !== undefined) members.push({ key: 'model', value: stringDoc(model), pointer: pointer(...at, 'model') });
+  if (invoke.input !== undefined) {
+    const text = compileAt(invoke.input, 'context');
+    text.reads.forEach((r) => reads.add(r));
+    members.push({ key: 'text', value: `asText(${text.source})`, pointer: pointer(...at, 'input') });
+  }
+  if (invoke.labels) members.push({ key: 'labels', value: literalDoc(invoke.labels), pointer: pointer(...at, 'labels') });
+  if (invoke.fields) members.push({ key: 'fields', value: literalDoc(invoke.fields), pointer: pointer(...at, 'fields') });
+  if (invoke.system !== undefined) members.push({ key: 'system', value: templateDoc(invoke.system, reads), pointer: pointer(...at, 'system') });
+  if (invoke.prompt !== undefined) members.push({ key: 'prompt', value: templateDoc(invoke.prompt, reads), pointer: pointer(...at, 'prompt') });
+  if (invoke.llm === 'agent') {
+    members.push({ key: 'tools', value: literalDoc(invoke.tools ?? []) });
+    members.push({ key: 'maxIterations', value: String(invoke.maxIterations ?? DEFAULT_AGENT_ITERATIONS) });
+  }
+  const scripted = invoke.scripted;
+  if (scripted && Object.keys(scripted).length > 0) {
+    const rules: Member[] = [];
+    if (scripted.keywords) rules.push({ key: 'keywords', value: literalDoc(scripted.keywords) });
+    if (scripted.patterns) rules.push({ key: 'patterns', value: literalDoc(scripted.patterns) });
+    if (scripted.reply !== undefined) rules.push({ key: 'reply', value: templateDoc(scripted.reply, reads), pointer: pointer(...at, 'scripted', 'reply') });
+    members.push({ key: 'scripted', value: object(rules), pointer: pointer(...at, 'scripted') });
+  }
+  return inputFunction(reads, actor, object(members));
+}
+
+function inputFunction(reads: Set<ExpressionRoot>, actor: string, body: Doc): Doc {
+  return seq(reads.has('context') ? '({ context })' : '()', `: Input<${JSON.stringify(actor)}> => (`, body, ')');
+}

@@ -1,0 +1,85 @@
+import { pointer, type StateEntry, type TransitionObject, type TransitionSpec } from '@flowing/spec';
+import { array, mapped, object, type Doc, type Member } from './doc.ts';
+import type { ExpressionSite } from './expressions.ts';
+import type { ImplementationTable, Place } from './implementations.ts';
+import { stringDoc } from './literal.ts';
+
+/** What writing states and transitions needs: the machine id, its states by name, its models, the named table. */
+export interface TransitionScope {
+  machineId: string;
+  byName: ReadonlyMap<string, StateEntry>;
+  /** The spec's `models`: a model per call kind, or `default`. */
+  models: Readonly<Record<string, string>> | undefined;
+  table: ImplementationTable;
+}
+
+/** A transition list's place in its state: `on EVENT`, `after`, `always`, the invoke's `onDone`/`onError`, ... */
+export interface TransitionSiteInfo {
+  from: StateEntry;
+  site: ExpressionSite;
+  /** The base of the names its guards and actions get, e.g. `fetchOrderDone`. */
+  name: string;
+  event?: string;
+  actor?: string;
+  at: Array<string | number>;
+}
+
+/**
+ * A target as XState resolves it from the state `from`: a sibling by name (`"idle"`), a descendant of a sibling by
+ * path (`"logs.ready"`), a descendant of `from` with a leading dot (`".child"`), anything else by `#id.path`.
+ */
+export function targetSource(scope: TransitionScope, from: StateEntry, target: string): string {
+  const entry = scope.byName.get(target);
+  if (!entry) return JSON.stringify(`#${scope.machineId}.${target}`);
+  const base = from.parent?.path ?? [];
+  if (startsWith(entry.path, from.path)) {
+    if (entry.path.length > from.path.length) return JSON.stringify(`.${entry.path.slice(from.path.length).join('.')}`);
+  }
+  if (startsWith(entry.path, base)) return JSON.stringify(entry.path.slice(base.length).join('.'));
+  return JSON.stringify(`#${scope.machineId}.${entry.path.join('.')}`);
+}
+
+function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
+  return path.length >= prefix.length && prefix.every((segment, i) => path[i] === segment);
+}
+
+/** A transition value (a target, one transition or a guarded list) as an XState transition config. */
+export function transitionDoc(scope: TransitionScope, info: TransitionSiteInfo, value: TransitionSpec): Doc {
+  if (typeof value === 'string') return mapped(pointer(...info.at), targetSource(scope, info.from, value));
+  if (!Array.isArray(value)) return transitionObjectDoc(scope, info, value, info.name, info.at);
+  return array(value.map((t, i) => transitionObjectDoc(scope, info, t, `${info.name}${i}`, [...info.at, i])));
+}
+
+function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t: TransitionObject, name: string, at: Array<string | number>): Doc {
+  const place: Place = { name, site: info.site, event: info.event, actor: info.actor };
+  const target = t.target === undefined ? undefined : targetSource(scope, info.from, t.target);
+  const actions = actionList(scope.table, place, t, at);
+  const hasGuard = t.guard !== undefined;
+  if (target !== undefined && !hasGuard && actions === undefined && t.description === undefined) {
+    return mapped(pointer(...at), mapped(pointer(...at, 'target'), target));
+  }
+  const members: Member[] = [];
+  if (target !== undefined) members.push({ key: 'target', value: target, pointer: pointer(...at, 'target') });
+  if (typeof t.guard === 'string') {
+    members.push({ key: 'guard', value: scope.table.guard(place, t.guard, pointer(...at, 'guard')), pointer: pointer(...at, 'guard') });
+  } else if (t.guard) {
+    members.push({ key: 'guard', value: JSON.stringify(t.guard.ref), pointer: pointer(...at, 'guard', 'ref') });
+  }
+  if (actions !== undefined) members.push({ key: 'actions', value: actions });
+  if (t.description !== undefined) members.push({ key: 'description', value: stringDoc(t.description) });
+  return mapped(pointer(...at), object(members));
+}
+
+/**
+ * The actions of a transition or an entry/exit block: its assignments as one named `assign`, then its named actions;
+ * a single action is written bare, several as a list. Undefined when there is none.
+ */
+export function actionList(table: ImplementationTable, place: Place, block: Pick<TransitionObject, 'assign' | 'actions'>, at: Array<string | number>): Doc | undefined {
+  const list: Doc[] = [];
+  if (block.assign && Object.keys(block.assign).length > 0) {
+    list.push(table.assign(place, block.assign, (field) => pointer(...at, 'assign', field)));
+  }
+  (block.actions ?? []).forEach((name, i) => list.push(mapped(pointer(...at, 'actions', i), JSON.stringify(name))));
+  if (list.length === 0) return undefined;
+  return list.length === 1 ? list[0] : array(list);
+}
