@@ -27,3 +27,23 @@ export function isReservedWord(name: string): boolean {
 export function generatedIdentifier(name: string): string {
   return name.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 }
+
+/** What a tool module imports by name (`z` from zod, `defineTool` and `ToolError` from the runtime). */
+const TOOL_MODULE_IMPORTS: ReadonlySet<string> = new Set(['z', 'defineTool', 'ToolError']);
+
+/**
+ * Why a snake_case tool name cannot name its tool module's export, or undefined when it can. The export is the
+ * camelCase name (`query_order` -> `queryOrder`): a reserved word cannot be declared, and an import of the module
+ * itself (`z`, `defineTool`) would be declared twice.
+ * @example toolExportProblem('class') // "tool name 'class' would make its module export `class`, a reserved word ..."
+ */
+export function toolExportProblem(name: string): string | undefined {
+  const exportName = generatedIdentifier(name);
+  if (isReservedWord(exportName)) {
+    return `tool name '${name}' would make its module export \`${exportName}\`, a reserved word in JavaScript; choose another name, e.g. '${name}_tool'`;
+  }
+  if (TOOL_MODULE_IMPORTS.has(exportName)) {
+    return `tool name '${name}' would make its module export \`${exportName}\`, a name the tool module imports; choose another name, e.g. '${name}_tool'`;
+  }
+  return undefined;
+}

@@ -10,7 +10,7 @@ export {
   type ToolInfo, type ValidateOptions, type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
-export { RESERVED_WORDS, isReservedWord, generatedIdentifier } from './identifiers.ts';
+export { RESERVED_WORDS, isReservedWord, generatedIdentifier, toolExportProblem } from './identifiers.ts';
 export {
   parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
   type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,

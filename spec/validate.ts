@@ -3,7 +3,7 @@ import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
 import { checkFallbackBranches, checkGraph } from './graph-checks.ts';
-import { generatedIdentifier, isReservedWord } from './identifiers.ts';
+import { toolExportProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
 /** What the validator needs to know about a tool from tools/. */
@@ -88,12 +88,12 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
     return true;
   };
-  /** A tool name also names the tool's module export (`query_order` -> `queryOrder`), so it must not be a reserved word. */
+  /** A tool name also names the tool module's export (`query_order` -> `queryOrder`). */
   const checkToolName = (name: string, segments: Array<string | number>) => {
     if (!checkName(name, segments, 'tool', TOOL_NAME_PATTERN)) return false;
-    const exportName = generatedIdentifier(name);
-    if (!isReservedWord(exportName)) return true;
-    report('SPEC_RESERVED_NAME', segments, `tool name '${name}' would make its module export \`${exportName}\`, a reserved word in JavaScript; choose another name, e.g. '${name}_tool'`);
+    const exportProblem = toolExportProblem(name);
+    if (exportProblem === undefined) return true;
+    report('SPEC_RESERVED_NAME', segments, exportProblem);
     return false;
   };
   const checkExpression = (source: string, roots: ExpressionRoot[], segments: Array<string | number>) => {

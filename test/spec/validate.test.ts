@@ -193,14 +193,24 @@ describe('validateSpec refuses what generated code cannot hold', () => {
     });
   }
 
+  for (const name of ['z', 'define_tool']) {
+    it(`refuses the tool name '${name}', whose export would clash with what a tool module imports`, () => {
+      const spec = baseSpec();
+      spec.states.fetch.invoke.tool = name;
+      const { problems } = validateSpec(spec, { tools });
+      expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/fetch/invoke/tool']]);
+      expect(problems[0]!.message).toContain('a name the tool module imports');
+    });
+  }
+
   it('refuses a reserved word handed to an agent as a tool', () => {
     const spec = baseSpec();
     spec.states.decide.invoke = { llm: 'agent', prompt: 'Help', tools: ['lookup', 'delete'], onDone: 'wait', onError: 'done' };
     expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/decide/invoke/tools/1']]);
   });
 
-  it('accepts tool names that only contain a reserved word (class_name, default_order, new_)', () => {
-    for (const name of ['class_name', 'default_order', 'new_', 'classes']) {
+  it('accepts tool names that only contain a reserved word or an imported name (class_name, new_, z_score)', () => {
+    for (const name of ['class_name', 'default_order', 'new_', 'classes', 'z_score', 'tool_error', 'define']) {
       const spec = baseSpec();
       spec.states.fetch.invoke.tool = name;
       expect(validateSpec(spec).problems, name).toEqual([]);
