@@ -83,3 +83,20 @@ export function findOverlaps(geometry: CanvasGeometry, slack = 0.5): { labelOnNo
   });
   return { labelOnNode, labelOnLabel };
 }
+
+/**
+ * Zooms the canvas out (its zoom-out control) until every selector's element lies inside the canvas, for a drag
+ * between states that fit-view (which keeps labels legible and scrolls) does not show at once.
+ */
+export async function zoomOutUntilVisible(page: Page, selectors: string[], maxSteps = 10): Promise<void> {
+  const canvas = await page.locator('.canvas .react-flow').boundingBox();
+  if (!canvas) throw new Error('no canvas on the page');
+  for (let step = 0; step <= maxSteps; step++) {
+    const boxes = await Promise.all(selectors.map((s) => page.locator(s).boundingBox()));
+    const inside = boxes.every((b) => b && b.x >= canvas.x + 8 && b.y >= canvas.y + 8 && b.x + b.width <= canvas.x + canvas.width - 8 && b.y + b.height <= canvas.y + canvas.height - 8);
+    if (inside) return;
+    if (step === maxSteps) throw new Error(`not all of ${selectors.join(', ')} fit in the canvas after ${maxSteps} zoom-outs`);
+    await page.click('.react-flow__controls-zoomout');
+    await page.waitForTimeout(120);
+  }
+}

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
-import { drag, launchChromium, openPage, screenshot } from './browser.ts';
+import { drag, launchChromium, openPage, screenshot, zoomOutUntilVisible } from './browser.ts';
 import { cliArgs } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
@@ -50,8 +50,10 @@ describe('studio graph editor in Chromium', () => {
       // Connect idle -> check_status by dragging between handles; name the event; add a guard.
       await page.keyboard.press('Escape');
       await fitView(page);
-      await page.waitForTimeout(300);
-      await drag(page, '[data-testid=state-idle] .react-flow__handle.source', '[data-testid=state-check_status] .react-flow__handle.target');
+      // Fit-view keeps labels legible and lets a large machine scroll: zoom out to see both ends of the drag.
+      const ends = ['[data-testid=state-idle] .react-flow__handle.source', '[data-testid=state-check_status] .react-flow__handle.target'];
+      await zoomOutUntilVisible(page, ends);
+      await drag(page, ends[0]!, ends[1]!);
       await page.locator('[data-testid=connect-dialog]').waitFor();
       await page.fill('[data-testid=connect-value]', 'CHECK');
       await page.press('[data-testid=connect-value]', 'Enter');

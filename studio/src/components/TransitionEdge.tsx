@@ -65,7 +65,7 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
         <button
           type="button"
           className={`edge-label edge-label--${data.kind}${selected ? ' edge-label--selected' : ''}${data.errors > 0 ? ' edge-label--error' : ''}${box ? ' edge-label--placed' : ''} nodrag nopan`}
-          style={{ ...style, zIndex: 1001 }}
+          style={style}
           data-testid={testId}
           data-full-label={data.fullLabel}
           title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}

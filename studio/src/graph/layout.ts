@@ -89,9 +89,11 @@ export function toElkGraph(spec: FlowSpec, measure: LabelMeasure = estimateLabel
   const parents = new Set(graph.nodes.map((n) => n.parentId).filter((id): id is string => id !== undefined));
   for (const node of ordered(graph.nodes, initialOf)) {
     const size = leafSize(node.data.skeleton);
+    // The initial state opens its level: the layout reads top-down from it (edges back into it are routed as back edges).
+    const first = node.data.isInitial && !node.data.isRegion ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : {};
     const elkNode: ElkGraphNode = parents.has(node.id)
-      ? { id: node.id, layoutOptions: GROUP_OPTIONS, children: [], ports: [] }
-      : { id: node.id, width: size.width, height: size.height, layoutOptions: LEAF_OPTIONS, ports: [] };
+      ? { id: node.id, layoutOptions: { ...GROUP_OPTIONS, ...first }, children: [], ports: [] }
+      : { id: node.id, width: size.width, height: size.height, layoutOptions: { ...LEAF_OPTIONS, ...first }, ports: [] };
     elkNodes.set(node.id, elkNode);
     const parent = node.parentId === undefined ? root : elkNodes.get(node.parentId)!;
     parent.children!.push(elkNode);
