@@ -2,7 +2,8 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { limitBody, readJson } from './body.ts';
 import type { StudioContext } from './context.ts';
-import { StudioError } from './errors.ts';
+import { API_PREFIX, rawApiPathRefusal } from './api-target.ts';
+import { errorResponse, StudioError } from './errors.ts';
 import { createMachine, deleteMachine } from './machine-lifecycle.ts';
 import { generateMachine, listMachines, loadMachine, parseLoose, saveBody, saveMachine } from './machines.ts';
 import { machineIdFrom } from './paths.ts';
@@ -11,32 +12,6 @@ import { createTool, listTools } from './tools.ts';
 /** What every studio handler sees: the Node request and response behind the Fetch API ones. */
 export type StudioEnv = { Bindings: HttpBindings };
 type Handler = (c: Context<StudioEnv>) => Promise<Response>;
-
-/** The prefix every API route lives under. */
-export const API_PREFIX = '/api';
-/** Characters a raw path segment may hold before any route looks at it; everything else is a bad path. */
-const SAFE_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** True when the raw request target is under the API prefix. */
-export function isApiUrl(url: string | undefined): boolean {
-  if (!url) return false;
-  const path = url.split('?')[0]!;
-  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
-}
-
-/**
- * Refuses traversal, encoded bytes, backslashes and empty segments in the RAW request target of an API route, before
- * the URL parser normalises `a/../b` away and before any route sees a parameter.
- */
-export function rawApiPathRefusal(rawUrl: string): StudioError | undefined {
-  const path = rawUrl.split('?')[0]!;
-  for (const segment of path.slice(API_PREFIX.length + 1).split('/')) {
-    if (!SAFE_SEGMENT.test(segment)) {
-      return new StudioError('STUDIO_BAD_PATH', `path segment ${JSON.stringify(segment.slice(0, 80))} is not a plain name`, { segment: segment.slice(0, 80) });
-    }
-  }
-  return undefined;
-}
 
 const idParam = (c: Context<StudioEnv>) => machineIdFrom(c.req.param('id') ?? '');
 
@@ -66,10 +41,11 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
 /**
  * The studio API (`/api/*`): machines (list, load, create, save, delete, generate) and tools (palette, new stub).
  * Answers are JSON; failures are `{ code, message, ...details }` with the code's status (see errors.ts).
- * @example app.route(API_PREFIX, createApiApp(context))
+ * @example const api = createApiApp(context); await api.fetch(request, { incoming, outgoing })
  */
-export function createApiApp(context: StudioContext): Hono<StudioEnv> {
-  const api = new Hono<StudioEnv>();
+export function createApiApp(context: StudioContext) {
+  const api = new Hono<StudioEnv>().basePath(API_PREFIX);
+  api.onError((error) => errorResponse(error));
   api.use('*', async (c, next) => {
     const refused = rawApiPathRefusal(c.env.incoming.url ?? '');
     if (refused) throw refused;
@@ -88,5 +64,6 @@ export function createApiApp(context: StudioContext): Hono<StudioEnv> {
   api.all('*', (c) => {
     throw new StudioError('STUDIO_NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
   });
+  api.notFound((c) => errorResponse(new StudioError('STUDIO_NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`)));
   return api;
 }

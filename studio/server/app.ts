@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
-import { API_PREFIX, createApiApp, type StudioEnv } from './api.ts';
+import type { StudioEnv } from './api.ts';
+import { API_PREFIX } from './api-target.ts';
 import type { StudioContext } from './context.ts';
-import { StudioError } from './errors.ts';
+import { errorResponse, StudioError } from './errors.ts';
 import { serveAppFiles } from './static-files.ts';
 
 export interface StudioAppOptions {
@@ -11,33 +12,29 @@ export interface StudioAppOptions {
   appDir?: string;
 }
 
-/** Turns any failure into `{ code, message, ...details }` with the code's status; unexpected ones are logged. */
-export function errorResponse(error: unknown): Response {
-  const studio = error instanceof StudioError ? error : new StudioError('STUDIO_INTERNAL', `studio server failed: ${(error as Error)?.message ?? String(error)}`);
-  if (!(error instanceof StudioError)) console.error('[studio] STUDIO_INTERNAL', error);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  };
-  // A refused upload may still be arriving; closing the connection stops the rest of it.
-  if (studio.status === 413) headers.Connection = 'close';
-  return new Response(JSON.stringify(studio.toJSON()), { status: studio.status, headers });
+export interface StudioApp {
+  /** The Hono app: the API under `/api`, and the built app's files when `appDir` was given. */
+  app: Hono<StudioEnv>;
+  /** Loads the API's modules now instead of on the first API request. */
+  warm(): Promise<void>;
 }
 
 /**
- * The studio's Hono app: the API under `/api`, and the built app's files when `appDir` is given. The Host/Origin guard
- * runs before it, on the raw Node request (see listener.ts).
- * @example const app = createStudioApp({ context: await createStudioContext(root), appDir })
+ * The studio's Hono app. The API's modules (spec validation, zod) load on first use, so the page is served as soon
+ * as the server listens. The Host/Origin guard runs before this app, on the raw Node request (see listener.ts).
+ * @example const { app } = createStudioApp({ context: await createStudioContext(root), appDir })
  */
-export function createStudioApp(options: StudioAppOptions): Hono<StudioEnv> {
+export function createStudioApp(options: StudioAppOptions): StudioApp {
+  let api: Promise<{ fetch: Hono<StudioEnv>['fetch'] }> | undefined;
+  const loadApi = () => (api ??= import('./api.ts').then(({ createApiApp }) => createApiApp(options.context)));
   const app = new Hono<StudioEnv>();
   app.onError((error) => errorResponse(error));
   app.notFound(() => errorResponse(new StudioError('STUDIO_NOT_FOUND', 'no such route')));
-  app.route(API_PREFIX, createApiApp(options.context));
+  app.all(API_PREFIX, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
+  app.all(`${API_PREFIX}/*`, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   if (options.appDir) app.on(['GET', 'HEAD'], '*', serveAppFiles(options.appDir));
   app.all('*', (c) => {
     throw new StudioError(options.appDir ? 'STUDIO_METHOD_NOT_ALLOWED' : 'STUDIO_NOT_FOUND', `${c.req.method} ${c.req.path} is not served here`);
   });
-  return app;
+  return { app, warm: () => loadApi().then(() => undefined) };
 }

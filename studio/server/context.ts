@@ -1,6 +1,6 @@
 import type { Codegen, ToolCatalog } from '@flowing/codegen';
 import { createKeyedQueue } from './files.ts';
-import { resolveRoots, type ProjectRoots } from './paths.ts';
+import { resolveRoots, type ProjectRoots } from './roots.ts';
 
 /** What every handler shares: the allowed roots, the tool catalog, the one warm code generator and the write queue. */
 export interface StudioContext {

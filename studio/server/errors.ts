@@ -41,3 +41,17 @@ export class StudioError extends Error {
     return { ...this.details, code: this.code, message: this.message };
   }
 }
+
+/** Turns any failure into `{ code, message, ...details }` with the code's status; unexpected ones are logged. */
+export function errorResponse(error: unknown): Response {
+  const studio = error instanceof StudioError ? error : new StudioError('STUDIO_INTERNAL', `studio server failed: ${(error as Error)?.message ?? String(error)}`);
+  if (!(error instanceof StudioError)) console.error('[studio] STUDIO_INTERNAL', error);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  // A refused upload may still be arriving; closing the connection stops the rest of it.
+  if (studio.status === 413) headers.Connection = 'close';
+  return new Response(JSON.stringify(studio.toJSON()), { status: studio.status, headers });
+}

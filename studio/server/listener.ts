@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { isApiUrl, rawApiPathRefusal, type StudioEnv } from './api.ts';
-import { errorResponse } from './app.ts';
-import { StudioError } from './errors.ts';
+import type { StudioEnv } from './api.ts';
+import { isApiUrl, rawApiPathRefusal } from './api-target.ts';
+import { errorResponse, StudioError } from './errors.ts';
 import { checkRequest, type GuardOptions } from './guard.ts';
 
 /** A Node request listener (`http.createServer(listener)`, or a Connect middleware's first two arguments). */

@@ -1,38 +1,11 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { MACHINE_ID_PATTERN, TOOL_NAME_PATTERN } from '@flowing/spec';
 import { StudioError } from './errors.ts';
-
-/** The only directories the studio API reads specs from and writes to, as real paths. */
-export interface ProjectRoots {
-  rootDir: string;
-  machinesDir: string;
-  toolsDir: string;
-}
+import { isInside, type ProjectRoots } from './roots.ts';
 
 /** Suffixes the studio itself writes: specs under machines/, tool stubs under tools/. */
 export const ALLOWED_SUFFIXES = { machines: '.flow.json', tools: '.ts' } as const;
-
-async function realOrJoin(base: string, name: string): Promise<string> {
-  const path = join(base, name);
-  try {
-    return await realpath(path);
-  } catch {
-    return path;
-  }
-}
-
-/** Resolves the project's allowed roots once, at start-up, following a symlinked rootDir the user chose. */
-export async function resolveRoots(rootDir: string): Promise<ProjectRoots> {
-  const root = await realpath(rootDir);
-  return { rootDir: root, machinesDir: await realOrJoin(root, 'machines'), toolsDir: await realOrJoin(root, 'tools') };
-}
-
-/** True when `path` is strictly inside `root` (a sibling such as `<root>-evil` is outside). */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-}
 
 /**
  * Checks one raw URL segment against an identifier pattern. Nothing is decoded first: an identifier never contains `%`,

@@ -38,7 +38,7 @@ export function hostForUrl(host: string): string {
 export async function startStudio(options: StudioOptions): Promise<StudioServer> {
   const host = options.host ?? DEFAULT_STUDIO_HOST;
   const context = await createStudioContext(options.rootDir);
-  const app = createStudioApp({ context, appDir: options.appDir ?? BUILT_APP_DIR });
+  const { app, warm } = createStudioApp({ context, appDir: options.appDir ?? BUILT_APP_DIR });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -48,6 +48,8 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  // The page needs none of the API's modules; load them while the browser fetches it.
+  setImmediate(() => void warm().catch((error: unknown) => console.error('[studio] loading the API failed', error)));
   return {
     url: `http://${hostForUrl(host)}:${port}/`,
     port,

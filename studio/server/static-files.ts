@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { MiddlewareHandler } from 'hono';
 import { getMimeType } from 'hono/utils/mime';
 import { StudioError } from './errors.ts';
-import { isInside } from './paths.ts';
+import { isInside } from './roots.ts';
 
 /** Folder of the built app whose files are content-hashed by Vite, so browsers may keep them forever. */
 const HASHED_ASSETS = '/assets/';

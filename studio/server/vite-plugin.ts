@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Plugin, ViteDevServer } from 'vite';
-import { isApiUrl } from './api.ts';
+import { isApiUrl } from './api-target.ts';
 import { createStudioApp } from './app.ts';
 import { createStudioContext } from './context.ts';
 import { allowedHostnames, checkRequest, refuseUpgrade, type GuardOptions } from './guard.ts';
@@ -56,7 +56,7 @@ export function studioApiPlugin(options: StudioApiOptions): Plugin {
       const context = await createStudioContext(options.rootDir);
       const host = server.config.server.host;
       const guard: GuardOptions = { hostnames: options.hostnames ?? allowedHostnames(typeof host === 'string' ? host : undefined) };
-      const api = createStudioListener(createStudioApp({ context }), guard, { overrideGlobalObjects: false });
+      const api = createStudioListener(createStudioApp({ context }).app, guard, { overrideGlobalObjects: false });
       const handle = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
         const isApi = isApiUrl(req.url);
         const refused = refusal(req, guard, isApi);
