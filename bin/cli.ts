@@ -59,6 +59,32 @@ program
   });
 
 program
+  .command('serve')
+  .description('Serve the generated machines over HTTP + SSE (set FLOWING_TOKEN to listen beyond 127.0.0.1)')
+  .option('--port <port>', 'port (default: $PORT or 8787; 0 picks a free one)')
+  .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
+  .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
+  .option('--cors <origins>', 'comma-separated browser origins allowed to call the API')
+  .action(async (options: { port?: string; host?: string; store?: string; cors?: string }) => {
+    await ensureTypeScriptLoader();
+    const { serveCommand } = await import('./serve/serve.ts');
+    process.exitCode = await serveCommand(options);
+  });
+
+program
+  .command('sessions')
+  .description('List stored sessions, newest first')
+  .option('--status <status>', 'only these statuses (comma-separated: running, waiting, done, error, cancelled, needs_attention)')
+  .option('--machine <id>', 'only sessions of this machine')
+  .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
+  .option('--limit <n>', 'most sessions to list (default 100)')
+  .option('--json', 'print sessions as JSON lines')
+  .action(async (options: { status?: string; machine?: string; store?: string; limit?: string; json?: boolean }) => {
+    const { sessionsCommand } = await import('./serve/sessions.ts');
+    process.exitCode = await sessionsCommand(options);
+  });
+
+program
   .command('studio')
   .description('Open the studio (graph editor) on a local port')
   .option('--port <port>', 'port (default: $PORT or 5173)')

@@ -1,0 +1,74 @@
+import { createRuntime, toFlowError, type LlmProvider } from '@flowing/runtime';
+import { DEFAULT_HOST, DEFAULT_PORT, startServer } from '@flowing/runtime/server';
+import { chooseProvider } from '../run/provider.ts';
+import { loadServedMachines } from './machines.ts';
+import { openServeStore } from './store.ts';
+
+export interface ServeCommandOptions {
+  port?: string;
+  host?: string;
+  store?: string;
+  /** Comma-separated browser origins allowed to call the API. */
+  cors?: string;
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+  /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
+  stopSignal?: Promise<unknown>;
+}
+
+/**
+ * `flowing serve`: the project's generated machines over HTTP + SSE. The token comes from FLOWING_TOKEN only (never a
+ * flag, so it stays out of shell history and process lists). Exit codes: 0 after a clean stop, 1 when the server
+ * could not start, 2 for a usage error (bad port, store or host without a token).
+ */
+export async function serveCommand(options: ServeCommandOptions = {}): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fail = (error: unknown, status: number) => {
+    const flow = toFlowError(error, 'SERVER_START_FAILED');
+    err(`error ${flow.code}: ${flow.message}`);
+    return status;
+  };
+  const portText = options.port ?? process.env.PORT;
+  const port = portText === undefined ? DEFAULT_PORT : Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail({ code: 'SERVER_BAD_PORT', message: `--port must be 0-65535, not '${portText}'` }, 2);
+
+  let opened;
+  let llm: LlmProvider;
+  let served;
+  try {
+    served = await loadServedMachines();
+    if (served.definitions.length === 0) {
+      return fail({ code: 'UNKNOWN_MACHINE', message: 'no generated machine found in machines/ (run `flowing codegen` first)' }, 2);
+    }
+    llm = await chooseProvider();
+    opened = await openServeStore(options.store, err);
+  } catch (error) {
+    return fail(error, 2);
+  }
+  for (const id of served.notGenerated) err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
+
+  const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm });
+  let server;
+  try {
+    server = await startServer(runtime, {
+      host: options.host ?? process.env.HOST ?? DEFAULT_HOST,
+      port,
+      token: process.env.FLOWING_TOKEN,
+      corsOrigins: options.cors ? options.cors.split(',').map((o) => o.trim()).filter(Boolean) : [],
+      specs: served.specs,
+    });
+  } catch (error) {
+    await opened.close();
+    const code = toFlowError(error).code;
+    return fail(error, code === 'SERVER_TOKEN_REQUIRED' || error instanceof RangeError ? 2 : 1);
+  }
+  out(`flowing serve: ${server.url} (machines: ${served.definitions.map((d) => d.id).join(', ')}; store: ${opened.description})`);
+  await (options.stopSignal ?? new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  }));
+  await server.close();
+  await opened.close();
+  return 0;
+}

@@ -1,0 +1,69 @@
+import { toFlowError, type SessionStatus, type SessionSummary } from '@flowing/runtime';
+import { openServeStore } from './store.ts';
+
+const STATUSES: readonly SessionStatus[] = ['running', 'waiting', 'done', 'error', 'cancelled', 'needs_attention'];
+
+export interface SessionsCommandOptions {
+  status?: string;
+  machine?: string;
+  store?: string;
+  json?: boolean;
+  /** Most sessions to list (default 100). */
+  limit?: string;
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+}
+
+/**
+ * `flowing sessions`: the stored sessions, newest first, one line each (or JSON lines). Exit 0, or 2 for a usage
+ * error (unknown status, unusable store).
+ */
+export async function sessionsCommand(options: SessionsCommandOptions = {}): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const usage = (code: string, message: string) => {
+    err(`error ${code}: ${message}`);
+    return 2;
+  };
+  const statuses = options.status ? options.status.split(',').map((s) => s.trim()) : undefined;
+  for (const status of statuses ?? []) {
+    if (!(STATUSES as readonly string[]).includes(status)) return usage('SESSIONS_BAD_STATUS', `--status takes ${STATUSES.join(', ')} (comma-separated), not '${status}'`);
+  }
+  const limit = options.limit === undefined ? 100 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1) return usage('SESSIONS_BAD_LIMIT', `--limit must be a positive integer, not '${options.limit}'`);
+
+  let opened;
+  try {
+    opened = await openServeStore(options.store, err);
+  } catch (error) {
+    const flow = toFlowError(error);
+    return usage(flow.code, flow.message);
+  }
+  try {
+    const listed: SessionSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await opened.store.listSessions({
+        ...(statuses ? { status: statuses as SessionStatus[] } : {}),
+        ...(options.machine ? { machineId: options.machine } : {}),
+        limit: Math.min(500, limit - listed.length),
+        ...(cursor ? { cursor } : {}),
+      });
+      listed.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor && listed.length < limit);
+    for (const s of listed) out(options.json ? JSON.stringify(s) : formatSummary(s));
+    if (!options.json) out(`${listed.length} session(s)${cursor ? ' (more: raise --limit)' : ''}`);
+    return 0;
+  } catch (error) {
+    const flow = toFlowError(error);
+    return usage(flow.code, flow.message);
+  } finally {
+    await opened.close();
+  }
+}
+
+function formatSummary(s: SessionSummary): string {
+  const flag = s.awaitingApproval ? '  awaiting approval' : '';
+  return `${s.sessionId}  ${s.machineId}  ${s.status}  events ${s.seq}  updated ${new Date(s.updatedAt).toISOString()}${flag}`;
+}

@@ -1,0 +1,97 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from '../helpers/cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flowing-serve-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `flowing serve` in `dir` and waits for the line with its URL. */
+async function startServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /http:\/\/[\d.]+:\d+/.exec(stdout);
+      if (match) resolve(match[0]);
+    });
+    void exited.then((code) => reject(new Error(`flowing serve exited ${code}: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr, exited };
+}
+
+function runCli(...args: string[]) {
+  return spawnSync(process.execPath, cliArgs(...args), { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+}
+
+describe('flowing serve and flowing sessions', () => {
+  it('serves the project machines on 127.0.0.1 with SQLite in .flowing/ and stops on SIGTERM with 0', async () => {
+    const served = await startServe([]);
+    try {
+      expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+      const machines = await (await fetch(`${served.url}/machines`)).json();
+      expect(machines.machines.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(['order-support']));
+      expect(machines.machines.find((m: { id: string }) => m.id === 'order-support').spec.id).toBe('order-support');
+      const created = await (await fetch(`${served.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json();
+      const sent = await fetch(`${served.url}/sessions/${created.sessionId}/events`, { method: 'POST', body: JSON.stringify({ type: 'CANCEL' }) });
+      expect(sent.status).toBe(200);
+      await (await fetch(`${served.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json();
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect(await served.exited).toBe(0);
+  }, 60_000);
+
+  it('lists the stored sessions, filtered by status, as JSON lines or a table', () => {
+    const all = runCli('sessions', '--json');
+    expect(all.status).toBe(0);
+    const listed = all.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(listed).toHaveLength(2);
+    const done = runCli('sessions', '--status', 'done', '--json');
+    expect(done.stdout.trim().split('\n').map((line) => JSON.parse(line).status)).toEqual(['done']);
+    const table = runCli('sessions', '--status', 'waiting');
+    expect(table.stdout).toMatch(/order-support {2}waiting/);
+    expect(table.stdout).toMatch(/1 session\(s\)/);
+  }, 60_000);
+
+  it('refuses a non-loopback host without FLOWING_TOKEN with exit 2 and SERVER_TOKEN_REQUIRED', () => {
+    const env = { ...process.env };
+    delete env.FLOWING_TOKEN;
+    const result = spawnSync(process.execPath, cliArgs('serve', '--port', '0', '--host', '0.0.0.0', '--store', 'memory'), { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('SERVER_TOKEN_REQUIRED');
+  });
+
+  it('requires the FLOWING_TOKEN bearer token when one is set, and never prints it', async () => {
+    const token = 'cli-token-0123456789abcdef';
+    const served = await startServe(['--store', 'memory'], { FLOWING_TOKEN: token });
+    try {
+      expect((await fetch(`${served.url}/machines`)).status).toBe(401);
+      expect((await fetch(`${served.url}/machines`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    await served.exited;
+    expect(served.stderr()).not.toContain(token);
+  });
+
+  it('refuses an unknown store and an unknown status with exit 2 and a code', () => {
+    const store = runCli('sessions', '--store', 'postgres://x');
+    expect(store.status).toBe(2);
+    expect(store.stderr).toContain('RUN_BAD_STORE');
+    const status = runCli('sessions', '--status', 'sleeping');
+    expect(status.status).toBe(2);
+    expect(status.stderr).toContain('SESSIONS_BAD_STATUS');
+  }, 60_000);
+});
