@@ -2,7 +2,7 @@ import { parseExpression, parseTemplate, type ExpressionRoot } from './expressio
 import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
-import { checkFallbackBranches, checkGraph } from './graph-checks.ts';
+import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
 import { toolExportProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
@@ -75,8 +75,7 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
 
 function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const report = (code: Parameters<typeof problem>[0], segments: Array<string | number>, message: string) =>
-    problems.push(problem(code, pointer(...segments), message));
+  const report: Report = (code, segments, message) => { problems.push(problem(code, pointer(...segments), message)); };
   const checkName = (name: string, segments: Array<string | number>, kind: string, pattern = NAME_PATTERN) => {
     if (RESERVED_NAMES.has(name)) {
       report('SPEC_RESERVED_NAME', segments, `${kind} name '${name}' is reserved; choose another name`);
