@@ -24,6 +24,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** How often `follow` looks for events other connections wrote (default 50 ms). */
   pollMs?: number;
+  /** Events read per query by `readEvents`; longer logs are read page by page, yielding in between (default 1000). */
+  readPageSize?: number;
 }
 
 /** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
@@ -54,6 +56,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   const file = resolve(options.projectDir ?? process.cwd(), options.file ?? DEFAULT_SQLITE_FILE);
   const synchronous = options.synchronous ?? 'FULL';
   if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_UNAVAILABLE', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
+  const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
   const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
 
   const q = {
@@ -143,7 +146,18 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       guard(() => write.immediate(request));
     },
     async readEvents(sessionId, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER) {
-      return guard(() => readEventsNow(sessionId, afterSeq, Math.max(0, Math.min(limit, Number.MAX_SAFE_INTEGER))));
+      const max = Math.max(0, Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER));
+      const out: RuntimeEvent[] = [];
+      let after = afterSeq;
+      for (;;) {
+        const want = Math.min(pageSize, max - out.length);
+        const page = guard(() => readEventsNow(sessionId, after, want));
+        for (const event of page) out.push(event);
+        if (page.length < want || out.length >= max) return out;
+        after = page[page.length - 1]!.seq;
+        // A long log is read in pages with a turn of the event loop between them, so other sessions keep going.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
     async readJournal(sessionId) {
       return guard(() => q.readJournal.all(sessionId).map((row) => decodeJournal(row.body, row.body_check, sessionId, row.key)));

@@ -23,7 +23,8 @@ export interface StoreBackend {
 
 let backends = 0;
 
-export async function createBackend(kind: StoreKind, redis?: TestRedis): Promise<StoreBackend> {
+/** `sqliteReadPageSize` makes SQLite read logs in small pages, each a turn of the event loop apart (as long logs are). */
+export async function createBackend(kind: StoreKind, redis?: TestRedis, options: { sqliteReadPageSize?: number } = {}): Promise<StoreBackend> {
   const opened: SessionStore[] = [];
   const track = (store: SessionStore) => { opened.push(store); return store; };
   const closeAll = async () => { for (const store of opened) await store.close?.(); };
@@ -36,7 +37,7 @@ export async function createBackend(kind: StoreKind, redis?: TestRedis): Promise
     const file = join(dir, 'sessions.db');
     return {
       kind, where: { file },
-      open: () => track(createSqliteStore({ file, pollMs: 10 })),
+      open: () => track(createSqliteStore({ file, pollMs: 10, ...(options.sqliteReadPageSize ? { readPageSize: options.sqliteReadPageSize } : {}) })),
       remove: async () => { await closeAll(); await rm(dir, { recursive: true, force: true }); },
     };
   }
