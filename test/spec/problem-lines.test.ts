@@ -107,6 +107,12 @@ describe('problem lines stay one line (issue 7, item 7)', () => {
     expect(text.stdout).toContain('machines/esc/esc\\u001b[1m.flow.json#/id CODEGEN_FILE_NAME');
   }, 180_000);
 
+  it('escapes a file name it cannot find in the usage error', async () => {
+    const result = await run(['validate', 'machines/none\u001b[2J\n.flow.json'], project.dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('flowing validate: no such file: machines/none\\u001b[2J\\n.flow.json\n');
+  }, 60_000);
+
   it('codegen prints the same safe lines for specs it refuses, and writes nothing for them', async () => {
     await writeFixtures(project.dir);
     const files = Object.values(FILES);
