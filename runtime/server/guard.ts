@@ -6,7 +6,10 @@ import { ServerError } from './errors.ts';
 import type { ResolvedServerOptions } from './options.ts';
 import { RateLimiter } from './rate-limit.ts';
 
-const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+/** Health routes, also when the app is mounted under a prefix of another app. */
+function isHealthPath(path: string): boolean {
+  return path.endsWith('/healthz') || path.endsWith('/readyz');
+}
 
 /** Host name of a Host header value (`[::1]` form for IPv6), lower-cased; undefined when it is not a host[:port]. */
 function hostnameOf(host: string | undefined): string | undefined {
@@ -75,7 +78,7 @@ export function authGuard(options: ResolvedServerOptions): MiddlewareHandler {
     invalidToken: { message: unauthorized('the bearer token is wrong') },
   });
   return async (c, next) => {
-    if (options.publicHealth && HEALTH_PATHS.has(c.req.path)) return next();
+    if (options.publicHealth && isHealthPath(c.req.path)) return next();
     return check(c, next);
   };
 }
@@ -85,7 +88,7 @@ export function clientRateGuard(options: ResolvedServerOptions): MiddlewareHandl
   if (options.clientRate === false) return async (_c, next) => next();
   const limiter = new RateLimiter(options.clientRate, options.now);
   return async (c, next) => {
-    if (HEALTH_PATHS.has(c.req.path)) return next();
+    if (isHealthPath(c.req.path)) return next();
     const waitMs = limiter.take(options.clientKey(c));
     if (waitMs > 0) throw rateLimited('this client', waitMs);
     await next();
