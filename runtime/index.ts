@@ -12,7 +12,7 @@ export type {
 } from './llm/types.ts';
 export { createRuntime, type Runtime, type RuntimeOptions, type Session, type SessionEvent, type SessionSnapshot, type SendOptions } from './runtime.ts';
 export type { SendResult } from './session/run.ts';
-export type { EventListener } from './session/subscriptions.ts';
+export type { EventListener, SubscriptionErrorListener } from './session/subscriptions.ts';
 export { RUNTIME_EVENT_TYPES, type RuntimeEvent, type RuntimeEventType } from './events.ts';
 export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './store/memory.ts';
 export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord, SessionQuery, SessionSummary, SessionPage, StoreFeedListener } from './store/types.ts';

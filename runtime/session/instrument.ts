@@ -58,6 +58,7 @@ function wrapTransition(transition: unknown, where: string): unknown {
   const t = transition as Config;
   const copy: Config = { ...t };
   if (isPlainFunction(t.guard)) copy.guard = guardWrapper(t.guard, `the guard of ${where}`, false);
+  else if (hasParamsFunction(t.guard)) copy.guard = withParams(t.guard, 'GUARD_THREW', `the guard parameters of ${where}`);
   if (t.actions) copy.actions = wrapActions(t.actions, where);
   return copy;
 }
@@ -69,6 +70,7 @@ function wrapActions(actions: unknown, where: string): unknown {
 
 /** Plain functions are wrapped; `assign` gets wrapped assigners; other built-ins (raise, sendTo ...) stay as they are. */
 function wrapAction(action: unknown, where: string): unknown {
+  if (hasParamsFunction(action)) return withParams(action, 'ACTION_THREW', `the parameters of ${where}`);
   if (typeof action !== 'function') return action;
   const builtin = action as Fn & { type?: string; resolve?: unknown; assignment?: unknown };
   if (builtin.resolve === undefined) return thrower(builtin, 'ACTION_THREW', () => where);
@@ -81,6 +83,15 @@ function wrapAction(action: unknown, where: string): unknown {
     )) as never);
   }
   return action;
+}
+
+/** A `{ type, params }` reference whose params are computed (generated code passes `output`, `error`, `event`). */
+function hasParamsFunction(value: unknown): value is { type: string; params: Fn } {
+  return value !== null && typeof value === 'object' && typeof (value as { params?: unknown }).params === 'function';
+}
+
+function withParams(ref: { type: string; params: Fn }, code: ThrownCode, where: string): unknown {
+  return { ...ref, params: thrower(ref.params, code, () => `${where} ('${ref.type}')`) };
 }
 
 /** A named guard does not know where it is used, so its place is completed with the event being processed. */

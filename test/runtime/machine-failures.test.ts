@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
+import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { settle } from '../helpers/runtime-clock.ts';
 import { guardedDoneMachine, quoteTool, startsWithCallMachine, throwingImplMachine } from '../helpers/runtime-failing-machines.ts';
 import { gateTool, singleToolMachine } from '../helpers/runtime-machines.ts';
@@ -106,6 +107,18 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(result).toMatchObject({ applied: false, code: 'GUARD_THREW' });
     expect((result as { message: string }).message).toBe("the guard of PING in state 'throwing-impl.idle' threw: Cannot read properties of undefined (reading 'deep')");
     expect(await session.snapshot()).toMatchObject({ status: 'waiting', state: 'idle', context: { pings: 0 } });
+  });
+
+  it('ends a generated machine\'s session with GUARD_THREW naming the guard when its parameterized guard throws on a call result', async () => {
+    const odd = defineTool({ ...orderSupport.tools.query_order!, output: z.any(), async run() { return null; } });
+    const runtime = createRuntime({ machines: [orderSupport], tools: { query_order: odd } });
+    const session = await runtime.createSession(orderSupport);
+    const result = await settlesWithin(session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' }));
+    expect(result).toMatchObject({ applied: true, status: 'error' });
+    const snapshot = await session.snapshot();
+    expect(snapshot.error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining("guard 'fetchOrderDone1'") });
+    expect(snapshot.error!.message).toContain('Cannot read properties of null');
+    expect((await session.events()).at(-1)).toMatchObject({ type: 'error', data: { code: 'GUARD_THREW', recoverable: false } });
   });
 
   it('refuses the event with ACTION_THREW when a named action throws, and keeps the state', async () => {
