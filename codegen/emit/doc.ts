@@ -121,7 +121,11 @@ function emit(doc: Doc, indent: number, out: DocWriter, trailing: number): void 
     return;
   }
   if (doc.kind === 'seq') {
-    doc.parts.forEach((part, i) => emit(part, indent, out, i === doc.parts.length - 1 ? trailing : 0));
+    // What follows a part on its line counts against it: `({ ... })` must leave room for its closing `)` and `,`.
+    doc.parts.forEach((part, i) => {
+      const rest = doc.parts.slice(i + 1).reduce((width, next) => width + (flat(next)?.split('\n')[0]?.length ?? 0), 0);
+      emit(part, indent, out, trailing + rest);
+    });
     return;
   }
   const oneLine = fits(doc, out, trailing);

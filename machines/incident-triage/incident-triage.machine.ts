@@ -82,7 +82,9 @@ export const incidentTriageMachine = setup({
               invoke: {
                 id: "fetching_logs",
                 src: "tool.fetch_logs",
-                input: ({ context }): Input<"tool.fetch_logs"> => ({ args: { service: context.service, minutes: 15 } }),
+                input: ({ context }): Input<"tool.fetch_logs"> => ({
+                  args: { service: context.service, minutes: 15 },
+                }),
                 onDone: {
                   target: "logs_ready",
                   actions: { type: "fetchingLogsDone", params: ({ event }) => event.output },

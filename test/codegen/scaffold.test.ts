@@ -72,6 +72,33 @@ describe('scaffolding of hand-written code', () => {
     expect(await readFile(join(project.dir, 'machines/incident-triage/incident-triage.registry.ts'), 'utf8')).toContain('open_ticket: openTicket,');
   }, 90_000);
 
+  it('writes no tool stub, impl stub or generated file from a refused run, and all of them once the run succeeds', async () => {
+    const machineFile = join(project.dir, 'machines/incident-triage/incident-triage.machine.ts');
+    const readImpl = () => readFile(join(project.dir, IMPL), 'utf8').catch(() => undefined);
+    const [machineBefore, implBefore] = await Promise.all([readFile(machineFile, 'utf8'), readImpl()]);
+    await editSpec((s) => {
+      s.actions = { ...s.actions, notifyPager: {} };
+      s.states.paging.invoke.tool = 'open_pager';
+      s.states.paging.invoke.input = { service: 'context.service' };
+      s.states.paging.invoke.onDone = { target: 'monitoring', assign: { pageId: 'context.servce' }, actions: ['notifyPager'] };
+    });
+    const refused = await project.codegen.generate(SPEC);
+    expect(refused.ok).toBe(false);
+    expect(errorsOf(refused).map((p: any) => [p.code, p.path])).toEqual([['CODEGEN_TYPE_ERROR', '/states/paging/invoke/onDone/assign/pageId']]);
+    expect(refused.scaffolded).toEqual([]);
+    expect(await exists('tools/open_pager.ts')).toBe(false);
+    expect(await readImpl()).toBe(implBefore);
+    expect(await readFile(machineFile, 'utf8')).toBe(machineBefore);
+
+    await editSpec((s) => { s.states.paging.invoke.onDone.assign = {}; });
+    const accepted = await project.codegen.generate(SPEC);
+    expect(errorsOf(accepted)).toEqual([]);
+    expect(accepted.scaffolded).toEqual(['tools/open_pager.ts', IMPL]);
+    expect(await readFile(join(project.dir, 'tools/open_pager.ts'), 'utf8')).toContain('export const openPager = defineTool({');
+    expect(await readFile(join(project.dir, IMPL), 'utf8')).toContain('notifyPager: (args: Args): void =>');
+    expect(await readFile(machineFile, 'utf8')).toContain('src: "tool.open_pager"');
+  }, 120_000);
+
   it('leaves a guards table declared some other way alone instead of declaring it twice', () => {
     const existing = 'import { makeGuards } from "./guards.ts";\nexport const incidentTriageGuards = makeGuards();\n';
     expect(implText('incident-triage', existing, ['isWeekend'], [])).toBeUndefined();
