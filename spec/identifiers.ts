@@ -1,3 +1,6 @@
+/** Names that would collide with Object.prototype members wherever a spec name becomes a property key. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
+
 /**
  * Words that cannot name a binding (`export const x`, `import { x }`) in an ES module, which is strict-mode code:
  * the ECMAScript reserved words, the words reserved in strict mode, `await` (reserved in modules), `eval` and
@@ -44,6 +47,23 @@ export function toolExportProblem(name: string): string | undefined {
   }
   if (TOOL_MODULE_IMPORTS.has(exportName)) {
     return `tool name '${name}' would make its module export \`${exportName}\`, a name the tool module imports; choose another name, e.g. '${name}_tool'`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a kebab-case machine id cannot be used, or undefined when it can. The id names the generated exports
+ * (`order-support` -> `orderSupport`, `orderSupportMachine`) and is a key in the runtime's machine table, so neither
+ * its camelCase form may be a reserved word nor the id an Object.prototype member. Codegen could rename `class` to
+ * `classDefinition`, but then a machine's export name would no longer follow from its id; the studio's New machine
+ * check and the validator apply this one rule.
+ * @example machineIdProblem('class') // "machine id 'class' is reserved in JavaScript ..."
+ */
+export function machineIdProblem(id: string): string | undefined {
+  if (RESERVED_NAMES.has(id)) return `machine id '${id}' is reserved (an Object.prototype member); choose another, e.g. '${id}-flow'`;
+  const exportName = generatedIdentifier(id);
+  if (isReservedWord(exportName)) {
+    return `machine id '${id}' is reserved in JavaScript: its generated export would be \`${exportName}\`; choose another, e.g. '${id}-flow'`;
   }
   return undefined;
 }

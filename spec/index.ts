@@ -6,11 +6,13 @@ export {
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
-  validateSpec, RESERVED_NAMES, MAX_STATE_DEPTH, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
+  validateSpec, MAX_STATE_DEPTH, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
   type ToolInfo, type ValidateOptions, type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
-export { RESERVED_WORDS, isReservedWord, generatedIdentifier, toolExportProblem } from './identifiers.ts';
+export {
+  RESERVED_NAMES, RESERVED_WORDS, isReservedWord, generatedIdentifier, toolExportProblem, machineIdProblem,
+} from './identifiers.ts';
 export {
   parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
   type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,

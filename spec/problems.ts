@@ -9,7 +9,7 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_VERSION_UNSUPPORTED: { severity: 'error', summary: 'specVersion is not one this version of Flowing reads.' },
   SPEC_INVALID_ID: { severity: 'error', summary: 'The machine id is not kebab-case (a-z, 0-9, single dashes).' },
   SPEC_INVALID_IDENTIFIER: { severity: 'error', summary: 'A state, event, field, tool, guard, action, tag or label name is not a valid identifier.' },
-  SPEC_RESERVED_NAME: { severity: 'error', summary: 'A name is reserved: an Object.prototype member (__proto__, constructor, toString ...), or a tool name whose module export would be a JavaScript reserved word (class, default, import ...) or a name the tool module imports (z, defineTool).' },
+  SPEC_RESERVED_NAME: { severity: 'error', summary: 'A name is reserved: an Object.prototype member (__proto__, constructor, toString ...), a machine id or tool name whose generated export would be a JavaScript reserved word (class, default, import ...), or a tool name the tool module imports (z, defineTool).' },
   SPEC_NESTING_TOO_DEEP: { severity: 'error', summary: 'States nest deeper than MAX_STATE_DEPTH (16) levels; generated code that deep does not type-check.' },
   SPEC_DUPLICATE_STATE: { severity: 'error', summary: 'Two states share a name; state names are unique across the whole machine.' },
   SPEC_DUPLICATE_NAME: { severity: 'error', summary: 'A list that must hold distinct names (labels, tags, agent tools, actions) repeats one.' },

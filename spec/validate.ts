@@ -3,7 +3,7 @@ import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
-import { toolExportProblem } from './identifiers.ts';
+import { machineIdProblem, RESERVED_NAMES, toolExportProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
 /** What the validator needs to know about a tool from tools/. */
@@ -37,8 +37,6 @@ export const EVENT_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 const MAX_NAME_LENGTH = 64;
-/** Names that would collide with Object.prototype members wherever a spec name becomes a property key. */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
 const MAX_DELAY_MS = 2 ** 31 - 1;
 /**
  * How deep states may nest (a top-level state is at depth 1). XState's types recurse once per level: TypeScript gives
@@ -106,6 +104,9 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   if (!MACHINE_ID_PATTERN.test(spec.id) || spec.id.length > MAX_NAME_LENGTH) {
     report('SPEC_INVALID_ID', ['id'], `machine id ${JSON.stringify(spec.id)} must be kebab-case, e.g. order-support`);
+  } else {
+    const idProblem = machineIdProblem(spec.id);
+    if (idProblem !== undefined) report('SPEC_RESERVED_NAME', ['id'], idProblem);
   }
 
   for (const [field, type] of Object.entries(spec.context)) {

@@ -65,6 +65,14 @@ describe('what codegen could not generate, validate refuses and codegen leaves n
     }, 120_000);
   }
 
+  for (const id of ['class', 'default', 'await']) {
+    it(`refuses the machine id '${id}' with SPEC_RESERVED_NAME at /id, writing nothing`, async () => {
+      const result = await project.codegen.generate(await writeSpec(specWith(id)));
+      expect(result.problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/id']]);
+      expect(await readdir(join(project.dir, 'machines', id))).toEqual([`${id}.flow.json`]);
+    }, 120_000);
+  }
+
   it(`refuses states nested ${MAX_STATE_DEPTH + 1} levels deep with SPEC_NESTING_TOO_DEEP instead of crashing TypeScript`, async () => {
     const spec = specWith('too-deep', (s) => { s.states.l1 = { ...nestedStates(1, 50), onDone: 'done' }; s.states.idle.on.GO = 'l1'; });
     const result = await project.codegen.generate(await writeSpec(spec));

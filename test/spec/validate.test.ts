@@ -217,6 +217,22 @@ describe('validateSpec refuses what generated code cannot hold', () => {
     }
   });
 
+  for (const id of ['class', 'default', 'import', 'let', 'await', 'static', 'constructor', 'prototype']) {
+    it(`refuses the machine id '${id}' with SPEC_RESERVED_NAME at /id`, () => {
+      const spec = baseSpec();
+      spec.id = id;
+      expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/id']]);
+    });
+  }
+
+  it('accepts machine ids that only contain a reserved word or name a generated module\'s import (class-flow, setup)', () => {
+    for (const id of ['class-flow', 'default-order', 'new-user', 'setup', 'assign', 'spec']) {
+      const spec = baseSpec();
+      spec.id = id;
+      expect(validateSpec(spec, { tools }).problems, id).toEqual([]);
+    }
+  });
+
   it(`accepts states nested exactly ${MAX_STATE_DEPTH} levels deep`, () => {
     const spec = baseSpec();
     spec.states.l1 = nestedStates(1, MAX_STATE_DEPTH);
