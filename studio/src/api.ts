@@ -13,6 +13,10 @@ export interface ToolSummary {
 }
 /** One generated file, with the text that was on disk before. */
 export interface GeneratedFile { path: string; text: string; previous: string | undefined; changed: boolean }
+/** The answer to "New machine": the spec written with one initial state. */
+export interface CreatedMachine { id: string; file: string; version: string; spec: FlowSpec }
+/** The answer to "Delete machine": project paths removed, and files left in the folder (a hand-written impl.ts). */
+export interface DeletedMachine { id: string; removed: string[]; kept: string[] }
 export interface GenerateResponse { ok: boolean; files: GeneratedFile[]; problems: SpecProblem[]; timings: Record<string, number> }
 
 /** An error answer of the studio API: `{ code, message, ...details }` with the HTTP status. */
@@ -54,6 +58,8 @@ const machinePath = (id: string) => `/api/machines/${encodeURIComponent(id)}`;
 export const api = {
   listMachines: () => call<{ machines: MachineSummary[] }>('GET', '/api/machines').then((r) => r.machines),
   getMachine: (id: string) => call<MachineDocument>('GET', machinePath(id)),
+  createMachine: (id: string) => call<CreatedMachine>('POST', '/api/machines', { id }),
+  deleteMachine: (id: string, baseVersion: string) => call<DeletedMachine>('DELETE', machinePath(id), { baseVersion }),
   saveMachine: (id: string, spec: FlowSpec, baseVersion: string | null, draft = false) =>
     call<{ version: string; problems: SpecProblem[] }>('PUT', machinePath(id), { spec, baseVersion, ...(draft ? { draft: true } : {}) }),
   generate: (id: string) => call<GenerateResponse>('POST', `${machinePath(id)}/generate`),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import ElkModule from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, it } from 'vitest';
 import type { FlowSpec } from '../../spec/index.ts';
+import { generatedMachine } from '../e2e/graph-machines.ts';
 import {
   absoluteBoxes, computeGeometry, computeLayout, specToGraph, toElkGraph, type Box, type ElkGraphNode, type ElkLayouter,
 } from '../../studio/src/graph/index.ts';
@@ -63,9 +64,9 @@ describe('routes and label boxes from elkjs', () => {
   const inside = (p: { x: number; y: number }, b: Box) => p.x > b.x + 0.5 && p.x < b.x + b.width - 0.5 && p.y > b.y + 0.5 && p.y < b.y + b.height - 0.5;
   const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
-  for (const id of ['order-support', 'incident-triage']) {
-    it(`${id}: every transition has a route and a label box, no label box on a leaf state or on another label`, async () => {
-      const spec = example(id);
+  for (const id of ['order-support', 'incident-triage', 'generated-60']) {
+    it(`${id}: every transition has an orthogonal route and a label box, no label box on a leaf state or on another label`, async () => {
+      const spec = id === 'generated-60' ? generatedMachine() : example(id);
       const geometry = await computeGeometry(spec, new ELK());
       const graph = specToGraph({ ...spec, layout: geometry.layout });
       const boxes = absoluteBoxes(graph.nodes);
@@ -76,10 +77,26 @@ describe('routes and label boxes from elkjs', () => {
         for (const leaf of leaves) expect(overlap(label!, boxes.get(leaf.id)!), `${graph.edges[i]!.id} on ${leaf.id}`).toBe(false);
         for (const other of labels.slice(i + 1)) expect(overlap(label!, other!)).toBe(false);
       }
-      // Routes go around states: no bend point of a route lies inside a leaf state.
+      // Routes go around states: no segment of a route crosses a leaf state other than its own two ends.
       for (const edge of graph.edges) {
-        for (const point of geometry.edges[edge.id]!.points.slice(1, -1)) {
+        const points = geometry.edges[edge.id]!.points;
+        for (let i = 1; i < points.length; i++) {
+          const straight = Math.abs(points[i]!.x - points[i - 1]!.x) < 0.5 || Math.abs(points[i]!.y - points[i - 1]!.y) < 0.5;
+          expect(straight, `${edge.id} has a diagonal step`).toBe(true);
+        }
+        for (const point of points.slice(1, -1)) {
           for (const leaf of leaves) expect(inside(point, boxes.get(leaf.id)!), `${edge.id} bends inside ${leaf.id}`).toBe(false);
+        }
+        for (let i = 1; i < points.length; i++) {
+          const [a, b] = [points[i - 1]!, points[i]!];
+          const segment = { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y) };
+          for (const leaf of leaves) {
+            if (leaf.id === edge.source || leaf.id === edge.target) continue;
+            const box = boxes.get(leaf.id)!;
+            const crosses = segment.x < box.x + box.width - 1 && box.x + 1 < segment.x + segment.width + 0.01
+              && segment.y < box.y + box.height - 1 && box.y + 1 < segment.y + segment.height + 0.01;
+            expect(crosses, `${edge.id} runs through ${leaf.id}`).toBe(false);
+          }
         }
       }
       // The stored node boxes are the ones the spec's new layout gives: the routes stay current until a state moves.

@@ -2,14 +2,19 @@ import { useState } from 'react';
 import type { FieldType } from '@flowing/spec';
 import { setAt } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { DeleteMachineDialog } from './DeleteMachineDialog.tsx';
 import { SelectField, TextField, splitList } from './ExpressionInput.tsx';
 import { FieldMapEditor } from './FieldMapEditor.tsx';
+import { closeDeletedMachine } from './machine-lifecycle.ts';
 
 /** The machine panel: description, initial state, context fields and event payload types, named guards and actions. */
 export function MachinePanel() {
   const spec = useEditor((s) => s.spec)!;
   const apply = useEditor((s) => s.apply);
+  const machineId = useEditor((s) => s.machineId);
+  const baseVersion = useEditor((s) => s.baseVersion);
   const [newEvent, setNewEvent] = useState('');
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const set = (key: string, value: unknown, coalesce = false) => apply((s) => setAt(s, `/${key}`, value), { coalesce: coalesce ? `/${key}` : undefined });
   const events = spec.events ?? {};
   const eventOk = /^[A-Z][A-Z0-9_]*$/.test(newEvent) && !(newEvent in events);
@@ -43,6 +48,12 @@ export function MachinePanel() {
         onChange={(v) => set('guards', splitList(v).length ? Object.fromEntries(splitList(v).map((g) => [g, spec.guards?.[g] ?? {}])) : undefined, true)} />
       <TextField label="Named actions (comma-separated)" value={Object.keys(spec.actions ?? {}).join(', ')}
         onChange={(v) => set('actions', splitList(v).length ? Object.fromEntries(splitList(v).map((a) => [a, spec.actions?.[a] ?? {}])) : undefined, true)} />
+      <button type="button" className="danger" disabled={baseVersion === null} onClick={() => setConfirmDelete(true)} data-testid="delete-machine"
+        title="Delete this machine's spec and generated files (a hand-written impl.ts is kept)">Delete machine</button>
+      {confirmDelete && machineId !== undefined && baseVersion !== null && (
+        <DeleteMachineDialog id={machineId} baseVersion={baseVersion} onCancel={() => setConfirmDelete(false)}
+          onDeleted={(result) => { setConfirmDelete(false); void closeDeletedMachine(result); }} />
+      )}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { NewMachineButton } from './NewMachineButton.tsx';
 import { PromptDialog } from './PromptDialog.tsx';
 
 /** The top bar: machine picker, editing commands, Save, Generate and New tool. */
@@ -29,6 +30,7 @@ export function Toolbar() {
           {machines.map((m) => <option key={m.id} value={m.id}>{m.id}{m.problems.some((p) => p.severity === 'error') ? ' (errors)' : ''}</option>)}
         </select>
       </label>
+      <NewMachineButton />
       <span className={dirty ? 'dirty dirty--yes' : 'dirty'} data-testid="dirty-flag">{machineId ? (dirty ? '● unsaved' : 'saved') : ''}</span>
       <div className="toolbar__group">
         <button type="button" disabled={!machineId} onClick={addAtFreeSpot} data-testid="add-state" title="Add a state (N, or double-click the canvas)">+ State</button>
