@@ -72,7 +72,8 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
-    await durable(run, canRetry);
+    // A high-risk call waits too: its start and the approval it consumes are stored before it can pay out.
+    await durable(run, canRetry && tool.risk !== 'high');
     if (scope.stopped) {
       // Cancelled while the start was being written: the tool never ran, and the journal says so.
       const error = { code: 'CANCELLED', message: `'${tool.name}' was cancelled before it ran` };

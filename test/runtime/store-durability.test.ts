@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRuntime, defineTool, type SessionStore } from '@flowing/runtime';
+import { createRedisStore } from '@flowing/runtime/redis';
+import { createSqliteStore } from '@flowing/runtime/sqlite';
+import { REPO_DIR } from '../helpers/project.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { approvalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
+
+const CHILD = join(REPO_DIR, 'test/helpers/durability-child.ts');
+
+let redis: TestRedis;
+let dir: string;
+beforeAll(async () => {
+  redis = await startRedis();
+  dir = await mkdtemp(join(tmpdir(), 'flowing-durable-'));
+});
+afterAll(async () => {
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+type Kind = 'sqlite' | 'redis';
+/** A fresh place for one run, as the child names it and as this process opens it. */
+function place(kind: Kind): { spec: string; open(): SessionStore } {
+  const n = ++runs;
+  if (kind === 'sqlite') {
+    const file = join(dir, `run-${n}.db`);
+    return { spec: `sqlite:${file}`, open: () => createSqliteStore({ file }) };
+  }
+  const prefix = `durable-${n}:`;
+  return { spec: `redis:${redis.url}#${prefix}`, open: () => createRedisStore({ url: redis.url, prefix }) };
+}
+
+interface Child {
+  lines: string[];
+  /** Resolves with the exit signal (or code). */
+  exited: Promise<string>;
+  kill(): void;
+  waitFor(check: (lines: string[]) => boolean, ms?: number): Promise<void>;
+}
+
+function startChild(args: string[]): Child {
+  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const parts = text.split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `code ${code}: ${stderr.slice(-2_000)}`)));
+  return {
+    lines, exited,
+    kill: () => child.kill('SIGKILL'),
+    async waitFor(check, ms = 30_000) {
+      const deadline = Date.now() + ms;
+      while (!check(lines)) {
+        if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null) {
+          if (check(lines)) return;
+          throw new Error(`child did not get there (exit ${child.exitCode ?? child.signalCode}); stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2_000)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    },
+  };
+}
+
+const sessionOf = (lines: string[]) => lines.find((l) => l.startsWith('SESSION '))!.slice('SESSION '.length);
+
+/** The same tools as the child's, for a resume in this process: they record in the ledger and answer. */
+const recording = (name: string, ledger: string, options: { idempotent: boolean; risk: 'low' | 'high' }) => defineTool({
+  name, description: 'records that it ran and answers', input: z.object({ amount: z.number() }), output: z.object({ receipt: z.string() }),
+  idempotent: options.idempotent, risk: options.risk,
+  async run(_input, { idempotencyKey }) {
+    appendFileSync(ledger, `RAN ${idempotencyKey}\n`);
+    return { receipt: 'r-1' };
+  },
+});
+
+const ledgerLines = (ledger: string) => readFileSync(ledger, 'utf8').split('\n').filter(Boolean);
+
+describe.each(['sqlite', 'redis'] as Kind[])('what is durable when: %s', (kind) => {
+  it('D5: every send acknowledged before a SIGKILL at a random moment is in the store after it, with its whole commit', async () => {
+    const rounds = 2;
+    let acknowledged = 0;
+    for (let round = 0; round < rounds; round++) {
+      const where = place(kind);
+      const child = startChild(['sends', where.spec]);
+      await child.waitFor((lines) => lines.filter((l) => l.startsWith('ACK ')).length >= 8);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)));
+      child.kill();
+      expect(await child.exited).toBe('SIGKILL');
+      const acked = new Map<string, number>();
+      for (const line of child.lines.filter((l) => l.startsWith('ACK '))) {
+        const [, id, seq] = line.split(' ');
+        acked.set(id!, Math.max(acked.get(id!) ?? 0, Number(seq)));
+      }
+      const store = where.open();
+      try {
+        for (const id of child.lines.filter((l) => l.startsWith('SESSION ')).map((l) => l.slice('SESSION '.length))) {
+          const log = await store.readEvents(id);
+          const record = await store.load(id);
+          expect(log.length).toBeGreaterThanOrEqual(acked.get(id) ?? 1);
+          expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+          expect(record!.seq).toBe(log.length);
+        }
+        acknowledged += acked.size;
+      } finally {
+        await store.close?.();
+      }
+    }
+    expect(acknowledged).toBeGreaterThan(rounds);
+  }, 180_000);
+
+  it('stores the started record of a non-idempotent call before the tool runs; the resumed session waits for a person', async () => {
+    const where = place(kind);
+    const ledger = join(dir, `ledger-${runs}.txt`);
+    writeFileSync(ledger, '');
+    const child = startChild(['charge', where.spec, ledger]);
+    expect(await child.exited).toBe('SIGKILL'); // the tool killed its own process right after it started
+    expect(ledgerLines(ledger)).toHaveLength(1);
+    const store = where.open();
+    try {
+      const id = sessionOf(child.lines);
+      const journal = await store.readJournal(id);
+      expect(journal).toEqual([expect.objectContaining({ kind: 'tool', name: 'charge', idempotent: false })]);
+      expect(journal[0]!.completed).toBeUndefined();
+      expect(ledgerLines(ledger)[0]).toBe(`RAN ${id}:${journal[0]!.key}`);
+      const machine = singleToolMachine(recording('charge', ledger, { idempotent: false, risk: 'low' }));
+      const runtime = createRuntime({ machines: [machine], store });
+      await runtime.resume(id);
+      expect(await runtime.session(id).snapshot()).toMatchObject({ status: 'needs_attention', error: { code: 'TOOL_UNKNOWN_OUTCOME' } });
+      expect(ledgerLines(ledger)).toHaveLength(1);
+    } finally {
+      await store.close?.();
+    }
+  }, 120_000);
+
+  it('stores the start of a high-risk call and its consumed approval before the tool runs; a resume pays with the same key', async () => {
+    const where = place(kind);
+    const ledger = join(dir, `ledger-${runs}.txt`);
+    writeFileSync(ledger, '');
+    const child = startChild(['pay', where.spec, ledger]);
+    expect(await child.exited).toBe('SIGKILL');
+    const store = where.open();
+    try {
+      const id = sessionOf(child.lines);
+      const record = await store.load(id);
+      expect(record!.approval).toMatchObject({ tool: 'pay', decision: 'approved', consumed: true });
+      const journal = await store.readJournal(id);
+      expect(journal).toEqual([expect.objectContaining({ kind: 'tool', name: 'pay' })]);
+      expect(journal[0]!.completed).toBeUndefined();
+      const machine = approvalMachine(recording('pay', ledger, { idempotent: true, risk: 'high' }));
+      const runtime = createRuntime({ machines: [machine], store });
+      await runtime.resume(id);
+      const lines = ledgerLines(ledger);
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toBe(lines[0]); // the same idempotency key: the service sees one payment
+      expect(await runtime.session(id).snapshot()).toMatchObject({ status: 'waiting', context: { paid: 'r-1' } });
+      // The consumed approval is not a second approval: another APPROVE is refused.
+      expect(await runtime.session(id).send({ type: 'APPROVE' })).toMatchObject({ applied: false });
+    } finally {
+      await store.close?.();
+    }
+  }, 120_000);
+});
