@@ -83,7 +83,7 @@ describe('Redis store: commits', () => {
       const kill = (async () => {
         // Sent right behind the commit, the kill often lands while the script runs: applied, reply lost.
         if (i % 2 === 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
-        kills += Number(await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
+        kills += Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
       })();
       const [result] = await Promise.allSettled([commit, kill]);
       if (result.status === 'rejected') {
@@ -147,7 +147,7 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     for (const kind of ['r', 'e', 'j']) await admin.pexpire(`${store.prefix}{ends}:${kind}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await store.listSessions()).sessions.map((s) => s.sessionId)).toEqual(['runs']);
-    expect(await admin.zrange(`${store.prefix}index`, 0, -1)).toEqual(['runs']);
+    expect(await admin.zrange(`${store.prefix}index`, '0', '-1')).toEqual(['runs']);
     expect(await store.load('ends')).toBeUndefined();
   });
 
