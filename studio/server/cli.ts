@@ -1,4 +1,5 @@
 import { DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
+import { StudioError } from './errors.ts';
 import { startStudio, type StudioServer } from './server.ts';
 
 function parsePort(value: string | undefined): number | undefined {
@@ -10,12 +11,21 @@ function parsePort(value: string | undefined): number | undefined {
 
 /**
  * `flowing studio`: serves the prebuilt studio for the project in the current directory, on `PORT` (default 5173)
- * and `HOST` (default 127.0.0.1), and prints its URL.
+ * and `HOST` (default 127.0.0.1), and prints its URL. A start that fails with a studio code prints it and sets
+ * the exit code 1 (undefined is returned).
  */
-export async function studioCommand(options: { port?: string; host?: string } = {}): Promise<StudioServer> {
+export async function studioCommand(options: { port?: string; host?: string } = {}): Promise<StudioServer | undefined> {
   const port = parsePort(options.port) ?? parsePort(process.env.PORT) ?? DEFAULT_STUDIO_PORT;
   const host = options.host ?? (process.env.HOST || DEFAULT_STUDIO_HOST);
-  const studio = await startStudio({ rootDir: process.cwd(), port, host });
+  let studio: StudioServer;
+  try {
+    studio = await startStudio({ rootDir: process.cwd(), port, host });
+  } catch (error) {
+    if (!(error instanceof StudioError)) throw error;
+    process.stderr.write(`flowing studio: ${error.code} ${error.message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
   process.stdout.write(`Flowing studio: ${studio.url}\n`);
   const stop = (): void => {
     void studio.close().finally(() => process.exit(0));

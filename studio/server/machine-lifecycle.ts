@@ -1,9 +1,6 @@
 import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  formatSpec, generatedIdentifier, isReservedWord, MACHINE_ID_PATTERN, RESERVED_NAMES, SPEC_VERSION, validateSpec,
-  type FlowSpec,
-} from '@flowing/spec';
+import { formatSpec, MACHINE_ID_PATTERN, SPEC_VERSION, validateSpec, type FlowSpec } from '@flowing/spec';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf } from './files.ts';
@@ -30,9 +27,9 @@ export function newMachineSpec(id: string): FlowSpec {
 }
 
 /**
- * Checks a new machine id the way the CLI's validator does (kebab-case, at most 64 characters), and refuses ids that
- * are reserved: an Object.prototype name, or one whose generated identifier (`order-support` -> `orderSupport`) is a
- * JavaScript reserved word. Throws 400 STUDIO_BAD_MACHINE_ID with the spec code in `problem`.
+ * Checks a new machine id: a kebab-case string of at most 64 characters (checked here, since the id becomes a path),
+ * then whatever the CLI's validator says about `/id` (reserved names such as `class` or `constructor`).
+ * Throws 400 STUDIO_BAD_MACHINE_ID with the spec code in `problem`.
  */
 export function checkNewMachineId(value: unknown): string {
   const shown = JSON.stringify(String(value).slice(0, 80));
@@ -42,11 +39,7 @@ export function checkNewMachineId(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) return refuse('SPEC_INVALID_ID', 'send { id } with the new machine id, e.g. order-support');
   if (value.length > MAX_MACHINE_ID_LENGTH) return refuse('SPEC_INVALID_ID', `machine id ${shown} is longer than ${MAX_MACHINE_ID_LENGTH} characters`);
   if (!MACHINE_ID_PATTERN.test(value)) return refuse('SPEC_INVALID_ID', `machine id ${shown} must be kebab-case: a-z first, then a-z, 0-9 and single dashes, e.g. order-support`);
-  if (RESERVED_NAMES.has(value) || isReservedWord(generatedIdentifier(value))) {
-    return refuse('SPEC_RESERVED_NAME', `machine id ${shown} is reserved in JavaScript; choose another, e.g. ${value}-flow`);
-  }
-  // Whatever else the validator says about an id (now or in a later version) holds for "New machine" too.
-  const idProblem = validateSpec(newMachineSpec(value)).problems.find((p) => p.severity === 'error');
+  const idProblem = validateSpec(newMachineSpec(value)).problems.find((p) => p.severity === 'error' && p.path === '/id');
   if (idProblem) return refuse(idProblem.code, idProblem.message);
   return value;
 }

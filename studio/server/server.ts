@@ -1,8 +1,11 @@
+import { access } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createStudioApp } from './app.ts';
 import { BUILT_APP_DIR, DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
 import { createStudioContext } from './context.ts';
+import { StudioError } from './errors.ts';
 import { allowedHostnames } from './guard.ts';
 import { createStudioListener } from './listener.ts';
 
@@ -33,26 +36,34 @@ export function hostForUrl(host: string): string {
 
 /**
  * Starts the studio: the prebuilt app and its API on one small Node server (Hono), resolving once it listens.
+ * Rejects with STUDIO_APP_MISSING when the app was never built, STUDIO_PORT_IN_USE when the port is taken.
  * @example const studio = await startStudio({ rootDir: process.cwd(), port: 0 }); console.log(studio.url)
  */
 export async function startStudio(options: StudioOptions): Promise<StudioServer> {
   const host = options.host ?? DEFAULT_STUDIO_HOST;
-  const context = await createStudioContext(options.rootDir);
-  const { app, warm } = createStudioApp({ context, appDir: options.appDir ?? BUILT_APP_DIR });
-  const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_STUDIO_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const appDir = options.appDir ?? BUILT_APP_DIR;
+  await access(join(appDir, 'index.html')).catch(() => {
+    throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
-  const port = (server.address() as AddressInfo).port;
+  const context = await createStudioContext(options.rootDir);
+  const { app, warm } = createStudioApp({ context, appDir });
+  const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
+  const port = options.port ?? DEFAULT_STUDIO_PORT;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      context.dispose();
+      reject(error.code === 'EADDRINUSE'
+        ? new StudioError('STUDIO_PORT_IN_USE', `port ${port} on ${host} is taken; start with --port <another> (0 picks a free one)`, { port, host })
+        : error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const listening = (server.address() as AddressInfo).port;
   // The page needs none of the API's modules; load them while the browser fetches it.
   setImmediate(() => void warm().catch((error: unknown) => console.error('[studio] loading the API failed', error)));
   return {
-    url: `http://${hostForUrl(host)}:${port}/`,
-    port,
+    url: `http://${hostForUrl(host)}:${listening}/`,
+    port: listening,
     server,
     close: () => new Promise<void>((resolve) => {
       context.dispose();
