@@ -9,6 +9,7 @@ export const STORE_ERROR_CODES = {
   FLOW_STORE_CORRUPT: 'A stored session cannot be read back (a damaged row or entry); that session is refused, others load.',
   STORE_BAD_CURSOR: 'The paging cursor was not produced by this store; start again without a cursor.',
   STORE_BAD_QUERY: 'A listing filter or page size is out of range.',
+  STORE_BAD_OPTIONS: 'A store option is invalid (the message names it).',
   STORE_BAD_WRITE: 'A commit is malformed (events do not continue the log, or the record does not match the request).',
   STORE_SCHEMA_TOO_NEW: 'The store was written by a newer version of Flowing; upgrade before opening it.',
   STORE_UNAVAILABLE: 'The store cannot be reached or opened (file, permissions, connection).',

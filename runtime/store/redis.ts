@@ -54,8 +54,12 @@ const FINISHED: ReadonlySet<SessionStatus> = new Set(['done', 'error', 'cancelle
 export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
   const ttl = options.finishedTtlSeconds ?? 0;
-  if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_QUERY', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
+  if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_OPTIONS', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
   const budget = options.listScanBudget ?? 1_000;
+  if (options.redis?.options.keyPrefix) {
+    // ioredis would prefix the script's KEYS but not the key names the listing script builds itself.
+    throw storeError('STORE_BAD_OPTIONS', `the given ioredis client has keyPrefix '${options.redis.options.keyPrefix}'; pass a client without one and use the store's prefix option`);
+  }
   const owned = !options.redis;
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
@@ -146,8 +150,16 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
         const flat = Array.isArray(reply) ? reply.map(String) : Object.entries(reply as Record<string, string>).flat();
         return flat[1];
       };
-      const appendonly = (await read('appendonly')) === 'yes';
-      const appendfsync = appendonly ? await read('appendfsync') : undefined;
+      let appendonly: boolean;
+      let appendfsync: string | undefined;
+      try {
+        appendonly = (await read('appendonly')) === 'yes';
+        appendfsync = appendonly ? await read('appendfsync') : undefined;
+      } catch (error) {
+        // Managed Redis services often refuse CONFIG; say so rather than guess.
+        if ((error as { code?: string }).code === 'STORE_CLOSED') throw error;
+        return { appendonly: false, summary: 'Redis durability: unknown (CONFIG GET refused); check the server\'s appendonly and appendfsync settings' };
+      }
       const summary = !appendonly ? 'Redis durability: snapshot only' : `Redis durability: append-only file, fsync ${appendfsync}`;
       return { appendonly, ...(appendfsync ? { appendfsync } : {}), summary };
     },

@@ -55,7 +55,7 @@ interface SessionRow {
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const file = resolve(options.projectDir ?? process.cwd(), options.file ?? DEFAULT_SQLITE_FILE);
   const synchronous = options.synchronous ?? 'FULL';
-  if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_UNAVAILABLE', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
+  if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_BAD_OPTIONS', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
   const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
 

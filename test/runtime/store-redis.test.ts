@@ -151,6 +151,13 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     expect(await store.load('ends')).toBeUndefined();
   });
 
+  it('refuses bad options with STORE_BAD_OPTIONS: a negative TTL, a client that prefixes keys itself', () => {
+    expect(() => createRedisStore({ url: server.url, finishedTtlSeconds: -1 })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }));
+    const prefixed = new Redis(server.url, { keyPrefix: 'mine:', lazyConnect: true });
+    expect(() => createRedisStore({ redis: prefixed })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('keyPrefix') }));
+    prefixed.disconnect();
+  });
+
   it('keeps finished sessions forever when no TTL is configured', async () => {
     const store = open();
     await store.commit({ expectedVersion: 0, record: testRecord('kept', 1, 1, { status: 'done' }), events: [testEvent('kept', 1)], journal: [] });

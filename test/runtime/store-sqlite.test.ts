@@ -60,6 +60,10 @@ describe('SQLite store: where and how it opens', () => {
     expect(open({ synchronous: 'EXTRA', busyTimeoutMs: 12_000 }).settings()).toEqual({ journalMode: 'wal', synchronous: 3, busyTimeoutMs: 12_000 });
   });
 
+  it('refuses an unknown synchronous level with STORE_BAD_OPTIONS', () => {
+    expect(() => open({ synchronous: 'SOMETIMES' as never })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }));
+  });
+
   it('versions its schema in user_version and refuses a file from a newer schema with STORE_SCHEMA_TOO_NEW', async () => {
     await open().close();
     const raw = new Database(join(dir, 'sessions.db'));
