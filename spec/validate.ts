@@ -160,7 +160,9 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   const misnamed = new Set<string>();
   for (const entry of states) {
     if (entry.path.length === MAX_STATE_DEPTH + 1) {
-      report('SPEC_NESTING_TOO_DEEP', entry.pointer, `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${truncate(entry.parent!.path[0]!)}'`);
+      const top = truncate(entry.path[0]!);
+      report('SPEC_NESTING_TOO_DEEP', entry.pointer, `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states `
+        + `nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${top}'`);
     }
     if (!checkName(entry.name, entry.pointer, 'state')) {
       misnamed.add(entry.name);

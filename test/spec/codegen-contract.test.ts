@@ -23,6 +23,42 @@ function nestedStates(from: number, to: number): any {
   return from === to ? { type: 'final' } : { initial: `l${from + 1}`, states: { [`l${from + 1}`]: nestedStates(from + 1, to) } };
 }
 
+/** Reserved words wherever a name becomes a property key or a string in generated code, never a binding. */
+function reservedWordsEverywhere(): any {
+  return {
+    specVersion: 1, id: 'reserved-everywhere',
+    context: {
+      class: { type: 'string', default: '' }, default: { type: 'number', default: 0 },
+      new: { type: 'object', optional: true, fields: { delete: { type: 'string' } } },
+    },
+    events: { GO: { import: { type: 'string' }, export: { type: 'number' } }, DELETE: {} },
+    guards: { class: {}, await: {} },
+    actions: { yield: {}, let: {} },
+    initial: 'default',
+    states: {
+      default: {
+        entry: { actions: ['let'] },
+        on: { GO: [
+          { target: 'new', guard: { ref: 'class' }, assign: { class: 'event.import', default: 'event.export' }, actions: ['yield'] },
+          { target: 'delete', guard: 'event.export > 1' },
+          { target: 'return' },
+        ] },
+      },
+      new: {
+        invoke: {
+          llm: 'classify', input: 'context.class', labels: ['class', 'default'],
+          onDone: [{ guard: "output.label == 'class'", target: 'return' }, { target: 'delete' }], onError: 'return',
+        },
+      },
+      delete: {
+        initial: 'switch', onDone: 'return',
+        states: { switch: { on: { DELETE: { target: 'case', guard: { ref: 'await' } } } }, case: { type: 'final' } },
+      },
+      return: { type: 'final' },
+    },
+  };
+}
+
 async function writeSpec(spec: any): Promise<string> {
   const file = `machines/${spec.id}/${spec.id}.flow.json`;
   await mkdir(join(project.dir, 'machines', spec.id), { recursive: true });
@@ -35,6 +71,8 @@ const exists = (path: string) => access(join(project.dir, path)).then(() => true
 describe('what validate accepts, codegen turns into code that type-checks', () => {
   const accepted: Array<[string, any]> = [
     [`states nested ${MAX_STATE_DEPTH} levels deep`, specWith('deep-states', (s) => { s.states.l1 = { ...nestedStates(1, MAX_STATE_DEPTH), onDone: 'done' }; s.states.idle.on.GO = 'l1'; })],
+    ['a spec with no events', specWith('no-events', (s) => { delete s.events; s.states.idle = { after: { '10': 'done' } }; })],
+    ['reserved words as context, payload, state, guard, action and label names', reservedWordsEverywhere()],
     ['a tool name that contains a reserved word', specWith('tool-near-reserved', (s) => {
       s.states.idle.on.GO = 'call';
       s.states.call = { invoke: { tool: 'class_name', onDone: 'done', onError: 'done' } };
