@@ -15,6 +15,7 @@ export const SERVER_ERROR_CODES = {
   SESSION_EXISTS: { status: 409, summary: 'A session with the requested id already exists.' },
   NO_PENDING_APPROVAL: { status: 409, summary: 'The session waits for no approval (or a different one than the request names).' },
   SERVER_INVALID_INPUT: { status: 422, summary: 'The input of a new session does not match the machine\'s context fields.' },
+  NO_UNRESOLVED_CALL: { status: 409, summary: 'The session is not in needs_attention, or the named call has no unknown outcome.' },
   SERVER_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit.' },
   SERVER_RATE_LIMITED: { status: 429, summary: 'Too many requests from this client or for this session; Retry-After says when to retry.' },
   SERVER_INTERNAL: { status: 500, summary: 'The server failed unexpectedly; the log has the details, the response has none.' },

@@ -84,4 +84,49 @@ describe('runtime server: recovery on start', () => {
     await server.recovered;
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
+
+  it('lets a person resolve the unknown outcome as completed: the machine takes onDone and the tool never runs again', async () => {
+    const { data, sessionId } = await crashMidCall(false);
+    const after = countingTool(false);
+    const runtime = createRuntime({ machines: [singleToolMachine(after.tool)], store: createMemoryStore({ data }) });
+    server = await startServer(runtime, { port: 0, log: () => {} });
+    await server.recovered;
+    const post = (body: unknown) => fetch(`${server!.url}/sessions/${sessionId}/resolve`, { method: 'POST', body: JSON.stringify(body) });
+    const { events } = await (await fetch(`${server.url}/sessions/${sessionId}/events`)).json();
+    const callId = events.find((e: { type: string }) => e.type === 'tool.unknown_outcome').data.callId;
+
+    const wrongCall = await post({ callId: 'calling@99', outcome: 'completed', output: { ok: true } });
+    expect(wrongCall.status).toBe(409);
+    expect((await wrongCall.json()).code).toBe('NO_UNRESOLVED_CALL');
+    const badOutput = await post({ callId, outcome: 'completed', output: { ok: 'yes' } });
+    expect(badOutput.status).toBe(422);
+
+    const resolved = await post({ callId, outcome: 'completed', output: { ok: true }, note: 'checked the ledger' });
+    expect(resolved.status).toBe(200);
+    const view = await resolved.json();
+    expect(view.status).toBe('waiting');
+    expect(view.context.result).toEqual({ ok: true });
+    expect(after.state.calls).toBe(0);
+    const log = (await (await fetch(`${server.url}/sessions/${sessionId}/events`)).json()).events;
+    expect(log.filter((e: { type: string }) => e.type === 'tool.completed').map((e: { data: unknown }) => e.data)).toEqual([
+      expect.objectContaining({ callId, resolvedBy: 'person', note: 'checked the ledger', output: { ok: true } }),
+    ]);
+    const again = await post({ callId, outcome: 'completed', output: { ok: true } });
+    expect(again.status).toBe(409);
+  });
+
+  it('lets a person resolve the unknown outcome as failed: the machine takes onError with that code', async () => {
+    const { data, sessionId } = await crashMidCall(false);
+    const after = countingTool(false);
+    const runtime = createRuntime({ machines: [singleToolMachine(after.tool)], store: createMemoryStore({ data }) });
+    server = await startServer(runtime, { port: 0, log: () => {} });
+    await server.recovered;
+    const { events } = await (await fetch(`${server.url}/sessions/${sessionId}/events`)).json();
+    const callId = events.find((e: { type: string }) => e.type === 'tool.unknown_outcome').data.callId;
+    const resolved = await fetch(`${server.url}/sessions/${sessionId}/resolve`, { method: 'POST', body: JSON.stringify({ callId, outcome: 'failed', error: { code: 'PAYMENT_NOT_SENT', message: 'the bank has no record' } }) });
+    const view = await resolved.json();
+    expect(view.status).toBe('waiting');
+    expect(view.context.error).toBe('PAYMENT_NOT_SENT');
+    expect(after.state.calls).toBe(0);
+  });
 });

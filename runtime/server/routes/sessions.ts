@@ -7,6 +7,7 @@ import { readJsonObject } from '../body.ts';
 import { SESSION_ID_PATTERN } from '../constants.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { ServerError, statusOf } from '../errors.ts';
+import { ResolutionBody, resolveUnknownOutcome } from '../resolve.ts';
 import { toSessionView } from '../session-view.ts';
 
 const STATUSES: readonly SessionStatus[] = ['running', 'waiting', 'done', 'error', 'cancelled', 'needs_attention'];
@@ -110,6 +111,14 @@ export function sessionRoutes(app: Hono, scope: ServerScope) {
     await session.snapshot();
     await session.cancel(body.reason ?? 'cancelled through the API');
     return c.json(toSessionView(await session.snapshot()));
+  });
+
+  app.post('/sessions/:id/resolve', async (c) => {
+    const id = sessionIdParam(c);
+    scope.checkSessionRate(id);
+    const resolution = parseBody(ResolutionBody, await readJsonObject(c, options));
+    await resolveUnknownOutcome(runtime, id, resolution, options.now());
+    return c.json(toSessionView(await runtime.session(id).snapshot()));
   });
 
   for (const decision of ['approve', 'reject'] as const) {
