@@ -19,7 +19,8 @@ const session = await runtime.createSession(orderLookup);
 const found = await session.send({ type: 'ASK', orderId: 'A1' });
 const missing = await session.send({ type: 'ASK', orderId: 'Z9' });
 const snapshot = await session.snapshot();
-console.log(JSON.stringify({ found: found.state, missing: missing.state, context: snapshot.context }));
+const stateOf = (result: typeof found) => (result.applied ? result.state : result.code);
+console.log(JSON.stringify({ found: stateOf(found), missing: stateOf(missing), context: snapshot.context }));
 `;
 
 let work: string;
@@ -82,7 +83,7 @@ describe('Flowing installed from its packages into a project outside the reposit
     await mkdir(join(dir, 'src'));
     await writeFile(join(dir, 'src/server.ts'), SERVICE);
     await run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: dir });
-    const expected = { found: { active: 'answered' }, missing: { active: 'idle' } };
+    const expected = { found: 'answered', missing: 'idle' };
     const plain = await run(process.execPath, ['dist/src/server.js'], { cwd: dir });
     expect(JSON.parse(plain.stdout)).toMatchObject({ ...expected, context: { orderId: 'Z9', status: 'shipped', problem: 'no such order' } });
     const viaTsx = await run('npx', ['--no-install', 'tsx', 'src/server.ts'], { cwd: dir });

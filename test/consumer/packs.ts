@@ -13,7 +13,9 @@ export type Tarballs = Record<string, string>;
 /** Builds every package once (tsc -b is incremental) and packs each into `dir`, as a release would. */
 export async function packAll(dir: string): Promise<Tarballs> {
   await mkdir(dir, { recursive: true });
-  await run('npm', ['run', 'build', '--silent'], { cwd: REPO_DIR, maxBuffer: 16 * 1024 * 1024 });
+  await run('npm', ['run', 'build', '--silent'], { cwd: REPO_DIR, maxBuffer: 16 * 1024 * 1024 }).catch((error) => {
+    throw new Error(`npm run build failed:\n${error.stdout}\n${error.stderr}`);
+  });
   await run('npm', ['pack', '--workspaces', '--include-workspace-root', '--pack-destination', dir, '--silent'], { cwd: REPO_DIR });
   const files = await readdir(dir);
   const byName: Tarballs = {};
