@@ -46,13 +46,16 @@ function plusOperands(node: ExprNode, reads: Set<ExpressionRoot>): string[] {
   return [...left, precedence(node.right) <= own ? `(${print(node.right, reads)})` : print(node.right, reads)];
 }
 
-/** A prompt template as a `+` chain of its text pieces and `asText(hole)` calls. */
-export function templateDoc(source: string, reads: Set<ExpressionRoot> = new Set()): Doc {
+/** A prompt template as a `+` chain of its text pieces and `asText(hole)` calls; `onHole` is told of each call. */
+export function templateDoc(source: string, reads: Set<ExpressionRoot>, onHole: () => void): Doc {
   const parsed = parseTemplate(source, ['context']);
   if (!parsed.ok) throw new Error(`${parsed.error.code}: ${parsed.error.message}`);
   const operands: Doc[] = [];
   for (const part of parsed.parts) {
-    if (part.kind === 'hole') operands.push(`asText(${print(part.ast, reads)})`);
+    if (part.kind === 'hole') {
+      operands.push(`asText(${print(part.ast, reads)})`);
+      onHole();
+    }
     else {
       const text = stringDoc(part.text);
       if (typeof text === 'string') operands.push(text);

@@ -35,8 +35,8 @@ function parameter(place: Place): { params: string; declaration: string } {
 export class ImplementationTable {
   readonly guards: Member[] = [];
   readonly actions: Member[] = [];
-  /** What the module must declare or import for the implementations: `EventOf`, `Output`, `toFlowError`, ... */
-  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'toFlowError'>();
+  /** What the module must declare or import for what was written: `EventOf`, `Output`, `toFlowError`, `asText`, ... */
+  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'toFlowError' | 'asText'>();
   private readonly guardNames: Set<string>;
   private readonly actionNames: Set<string>;
 

@@ -120,7 +120,7 @@ function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table
   out.line(`import { ${xstate.filter(Boolean).join(', ')} } from "xstate";`);
   const llm = invokes.some((i) => 'llm' in i);
   const runtime = [
-    llm ? 'asText' : '', 'defineMachine', llm ? 'fromLlm' : '', invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
+    table.uses.has('asText') ? 'asText' : '', 'defineMachine', llm ? 'fromLlm' : '', invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
     table.uses.has('toFlowError') ? 'toFlowError' : '', table.uses.has('FlowError') ? 'type FlowError' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);

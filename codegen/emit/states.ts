@@ -72,7 +72,7 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
     { key: 'src', value: JSON.stringify(actor), pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'llm') },
     'tool' in invoke
       ? { key: 'input', value: toolInputDoc(invoke, actor, at), pointer: pointer(...at, 'input') }
-      : { key: 'input', value: llmInputDoc(invoke, scope.models, actor, at), pointer: pointer(...at) },
+      : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
     members.push({ key: 'onDone', value: transitionDoc(scope, { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'] }, invoke.onDone) });
@@ -101,20 +101,22 @@ function toolInputDoc(invoke: ToolInvokeSpec, actor: string, at: Array<string | 
 }
 
 /** The model request a state sends: kind, model, the text or prompts, and the scripted provider's rules. */
-function llmInputDoc(invoke: LlmInvokeSpec, models: TransitionScope['models'], actor: string, at: Array<string | number>): Doc {
+function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: string, at: Array<string | number>): Doc {
   const reads = new Set<ExpressionRoot>();
   const members: Member[] = [{ key: 'kind', value: JSON.stringify(invoke.llm) }];
-  const model = invoke.model ?? models?.[invoke.llm] ?? models?.default;
+  const model = invoke.model ?? scope.models?.[invoke.llm] ?? scope.models?.default;
   if (model !== undefined) members.push({ key: 'model', value: stringDoc(model), pointer: pointer(...at, 'model') });
   if (invoke.input !== undefined) {
     const text = compileAt(invoke.input, 'context');
     text.reads.forEach((r) => reads.add(r));
     members.push({ key: 'text', value: `asText(${text.source})`, pointer: pointer(...at, 'input') });
+    scope.table.uses.add('asText');
   }
   if (invoke.labels) members.push({ key: 'labels', value: literalDoc(invoke.labels), pointer: pointer(...at, 'labels') });
   if (invoke.fields) members.push({ key: 'fields', value: literalDoc(invoke.fields), pointer: pointer(...at, 'fields') });
-  if (invoke.system !== undefined) members.push({ key: 'system', value: templateDoc(invoke.system, reads), pointer: pointer(...at, 'system') });
-  if (invoke.prompt !== undefined) members.push({ key: 'prompt', value: templateDoc(invoke.prompt, reads), pointer: pointer(...at, 'prompt') });
+  const template = (source: string) => templateDoc(source, reads, () => scope.table.uses.add('asText'));
+  if (invoke.system !== undefined) members.push({ key: 'system', value: template(invoke.system), pointer: pointer(...at, 'system') });
+  if (invoke.prompt !== undefined) members.push({ key: 'prompt', value: template(invoke.prompt), pointer: pointer(...at, 'prompt') });
   if (invoke.llm === 'agent') {
     members.push({ key: 'tools', value: literalDoc(invoke.tools ?? []) });
     members.push({ key: 'maxIterations', value: String(invoke.maxIterations ?? DEFAULT_AGENT_ITERATIONS) });
@@ -124,7 +126,7 @@ function llmInputDoc(invoke: LlmInvokeSpec, models: TransitionScope['models'], a
     const rules: Member[] = [];
     if (scripted.keywords) rules.push({ key: 'keywords', value: literalDoc(scripted.keywords) });
     if (scripted.patterns) rules.push({ key: 'patterns', value: literalDoc(scripted.patterns) });
-    if (scripted.reply !== undefined) rules.push({ key: 'reply', value: templateDoc(scripted.reply, reads), pointer: pointer(...at, 'scripted', 'reply') });
+    if (scripted.reply !== undefined) rules.push({ key: 'reply', value: template(scripted.reply), pointer: pointer(...at, 'scripted', 'reply') });
     members.push({ key: 'scripted', value: object(rules), pointer: pointer(...at, 'scripted') });
   }
   return inputFunction(reads, actor, object(members));

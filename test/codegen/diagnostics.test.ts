@@ -54,6 +54,15 @@ describe('type errors in generated code are mapped to the spec element that caus
     expect(errors.map((e) => e.path)).toEqual(['/states/active/states/refund/invoke/onDone/assign/refundId']);
   }, 60_000);
 
+  it('maps a misspelled field of a call error to the onError guard (the error is typed, not cast)', async () => {
+    await editSpec((s) => { s.states.active.states.fetch_order.invoke.onError[0].guard = "error.cod == 'ORDER_NOT_FOUND'"; });
+    const result = await project.codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toEqual(['/states/active/states/fetch_order/invoke/onError/0/guard']);
+    expect(errors[0]!.message).toMatch(/Property 'cod' does not exist on type 'FlowError'/);
+  }, 60_000);
+
   it('does not write generated files when they do not type-check', async () => {
     const machineFile = join(project.dir, 'machines/order-support/order-support.machine.ts');
     const before = await readFile(machineFile, 'utf8');

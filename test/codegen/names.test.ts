@@ -76,6 +76,20 @@ describe('reserved and clashing names', () => {
     }
   }, 300_000);
 
+  it('imports only what a module uses: a model call with no input and no template holes type-checks', async () => {
+    const spec = {
+      specVersion: 1, id: 'plain-prompt', context: { reply: { type: 'string', optional: true } }, events: { GO: {} }, initial: 'a',
+      states: {
+        a: { on: { GO: 'talk' } },
+        talk: { invoke: { llm: 'generate', prompt: 'Say hello (asText(context) is not code here)', onDone: 'b', onError: 'b' } },
+        b: { type: 'final' },
+      },
+    };
+    const result = await project.codegen.generate(await writeSpec(spec));
+    expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(result.files[0]!.text).not.toMatch(/import \{[^}]*asText/);
+  }, 120_000);
+
   it('generates code that type-checks and runs for a spec with no events', async () => {
     const spec = {
       specVersion: 1, id: 'no-events', context: { n: { type: 'number', default: 0 } }, initial: 'a',
