@@ -1,5 +1,4 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { RuntimeEvent } from '../events.ts';
 import { encodeSealed, unsealEvent, unsealJournal, unsealRecord } from './codec.ts';
 import { checkCommitShape } from './commit-check.ts';
 import { storeError } from './errors.ts';
@@ -179,4 +178,3 @@ function fieldE(fields: unknown): unknown {
   return undefined;
 }
 
-export type { RuntimeEvent };

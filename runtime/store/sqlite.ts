@@ -13,6 +13,9 @@ import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionSt
 /** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
 export const DEFAULT_SQLITE_FILE = '.flowing/sessions.db';
 
+/** Most events one poll of the feed reads per session. */
+const FEED_BATCH = 1_000;
+
 export interface SqliteStoreOptions {
   /** The database file; relative paths resolve against `projectDir`. Default `.flowing/sessions.db`. */
   file?: string;
@@ -98,7 +101,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   const followers = new FeedFollowers();
   let poller: NodeJS.Timeout | undefined;
   let closed = false;
+  // `data_version` changes when another connection commits; with our own commits it tells when a poll can find news.
+  let seenVersion = -1;
+  let ownCommits = true;
+  let lagging = false;
   followers.onChange = () => {
+    ownCommits = true; // a new follower starts from its own cursor: look once whatever the version says
     if (followers.size > 0 && !poller && !closed) {
       poller = setInterval(poll, options.pollMs ?? 50);
       poller.unref();
@@ -109,11 +117,24 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   };
 
   function poll() {
+    let version: number;
+    try {
+      version = Number(db.pragma('data_version', { simple: true }));
+    } catch {
+      return; // locked or closing: the next tick asks again
+    }
+    if (version === seenVersion && !ownCommits && !lagging) return;
+    seenVersion = version;
+    ownCommits = false;
+    lagging = false;
     for (const [sessionId, after] of followers.cursors()) {
       try {
-        followers.dispatch(sessionId, readEventsNow(sessionId, after, 1_000));
+        const events = readEventsNow(sessionId, after, FEED_BATCH);
+        if (events.length === FEED_BATCH) lagging = true; // more than one batch behind: read again next tick
+        followers.dispatch(sessionId, events);
       } catch {
         // A corrupt or locked row: readEvents reports it with its code to whoever reads; the feed tries again next tick.
+        lagging = true;
       }
     }
   }
@@ -144,6 +165,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     },
     async commit(request) {
       guard(() => write.immediate(request));
+      ownCommits = true;
     },
     async readEvents(sessionId, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER) {
       const max = Math.max(0, Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER));
