@@ -158,6 +158,26 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     prefixed.disconnect();
   });
 
+  it('bounds the work of one listing: a short page with a cursor, and paging still finds every match once', async () => {
+    const store = open({ listScanBudget: 3 });
+    for (let i = 0; i < 12; i++) {
+      const id = `s${String(i).padStart(2, '0')}`;
+      await store.commit({ expectedVersion: 0, record: testRecord(id, 1, 0, { status: i % 4 === 0 ? 'waiting' : 'done', createdAt: 100 + i }), events: [], journal: [] });
+    }
+    const first = await store.listSessions({ status: 'waiting', limit: 2 });
+    // s11, s10 and s09 are the budget and none is waiting: an empty page that says where to go on.
+    expect(first.sessions).toEqual([]);
+    expect(first.nextCursor).toBeDefined();
+    const seen = [...first.sessions.map((s) => s.sessionId)];
+    let cursor = first.nextCursor;
+    for (let pages = 0; cursor && pages < 20; pages++) {
+      const page = await store.listSessions({ status: 'waiting', limit: 2, cursor });
+      seen.push(...page.sessions.map((s) => s.sessionId));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(['s08', 's04', 's00']);
+  });
+
   it('keeps finished sessions forever when no TTL is configured', async () => {
     const store = open();
     await store.commit({ expectedVersion: 0, record: testRecord('kept', 1, 1, { status: 'done' }), events: [testEvent('kept', 1)], journal: [] });
