@@ -1,5 +1,4 @@
 import { createRuntime, toFlowError, type LlmProvider } from '@flowing/runtime';
-import { DEFAULT_HOST, DEFAULT_PORT, startServer } from '@flowing/runtime/server';
 import { chooseProvider } from '../run/provider.ts';
 import { loadServedMachines } from './machines.ts';
 import { openServeStore } from './store.ts';
@@ -29,8 +28,14 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
     err(`error ${flow.code}: ${flow.message}`);
     return status;
   };
+  let server: typeof import('@flowing/runtime/server');
+  try {
+    server = await import('@flowing/runtime/server');
+  } catch (error) {
+    return fail({ code: 'SERVER_DEPS_MISSING', message: `the runtime server needs hono and @hono/node-server (npm install hono @hono/node-server): ${(error as Error).message}` }, 2);
+  }
   const portText = options.port ?? process.env.PORT;
-  const port = portText === undefined ? DEFAULT_PORT : Number(portText);
+  const port = portText === undefined ? server.DEFAULT_PORT : Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail({ code: 'SERVER_BAD_PORT', message: `--port must be 0-65535, not '${portText}'` }, 2);
 
   let opened;
@@ -49,10 +54,10 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   for (const id of served.notGenerated) err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
 
   const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm });
-  let server;
+  let running;
   try {
-    server = await startServer(runtime, {
-      host: options.host ?? process.env.HOST ?? DEFAULT_HOST,
+    running = await server.startServer(runtime, {
+      host: options.host ?? process.env.HOST ?? server.DEFAULT_HOST,
       port,
       token: process.env.FLOWING_TOKEN,
       corsOrigins: options.cors ? options.cors.split(',').map((o) => o.trim()).filter(Boolean) : [],
@@ -63,12 +68,12 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
     const code = toFlowError(error).code;
     return fail(error, code === 'SERVER_TOKEN_REQUIRED' || error instanceof RangeError ? 2 : 1);
   }
-  out(`flowing serve: ${server.url} (machines: ${served.definitions.map((d) => d.id).join(', ')}; store: ${opened.description})`);
+  out(`flowing serve: ${running.url} (machines: ${served.definitions.map((d) => d.id).join(', ')}; store: ${opened.description})`);
   await (options.stopSignal ?? new Promise((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   }));
-  await server.close();
+  await running.close();
   await opened.close();
   return 0;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliArgs } from '../helpers/cli.ts';
+import { followSse, readSse } from './sse-client.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -94,4 +95,35 @@ describe('flowing serve and flowing sessions', () => {
     expect(status.status).toBe(2);
     expect(status.stderr).toContain('SESSIONS_BAD_STATUS');
   }, 60_000);
+
+  it('continues a stream exactly after Last-Event-ID when the server was SIGKILLed mid-stream and restarted on the same SQLite file', async () => {
+    const first = await startServe(['--store', 'sqlite:kill.db']);
+    const id = (await (await fetch(`${first.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json()).sessionId;
+    for (const text of ['hello there', 'where is my order A1001']) {
+      await fetch(`${first.url}/sessions/${id}/events`, { method: 'POST', body: JSON.stringify({ type: 'USER_MESSAGE', text }) });
+    }
+    const seenBefore = await readSse(`${first.url}/sessions/${id}/stream`, {
+      until: (r) => {
+        if (r.events.length >= 3) first.child.kill('SIGKILL');
+        return false;
+      },
+    });
+    await first.exited;
+    expect(seenBefore.complete).toBe(false);
+    expect(seenBefore.events.length).toBeGreaterThanOrEqual(3);
+
+    const second = await startServe(['--store', 'sqlite:kill.db']);
+    try {
+      const lastSeen = seenBefore.events.at(-1)!.id!;
+      const following = followSse(`${second.url}/sessions/${id}/stream`, { headers: { 'last-event-id': lastSeen } });
+      await fetch(`${second.url}/sessions/${id}/events`, { method: 'POST', body: JSON.stringify({ type: 'CANCEL' }) });
+      const { events: after } = await following;
+      const log = (await (await fetch(`${second.url}/sessions/${id}/events`)).json()).events as Array<{ seq: number; type: string }>;
+      expect([...seenBefore.events, ...after].map((e) => Number(e.id))).toEqual(log.map((e) => e.seq));
+      expect(log.map((e) => e.seq)).toEqual(log.map((_e, i) => i + 1));
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  }, 90_000);
 });
