@@ -16,14 +16,16 @@ export interface StudioContext {
 
 let typescriptReady: Promise<void> | undefined;
 /**
- * Makes sure tools/*.ts can be imported. `flowing studio` runs under tsx and vitest transforms TypeScript itself, but
- * plain `vite` loads this plugin on Node without a TypeScript loader: then tsx's loader is registered, once.
+ * Makes sure tools/*.ts can be imported: when this process cannot import a `.ts` file, tsx's loader is registered,
+ * once. Under tsx or vitest the probe imports fine. The built server (`flowing studio` from dist/) has no ts-probe.ts
+ * next to it (ERR_MODULE_NOT_FOUND), and plain `vite` loading this plugin on Node cannot import it
+ * (ERR_UNKNOWN_FILE_EXTENSION): both need the loader.
  */
 function ensureTypeScript(): Promise<void> {
   typescriptReady ??= import(`${new URL('./ts-probe.ts', import.meta.url).href}?probe`).then(
     () => undefined,
     async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+      if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION' && error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
       const { register } = await import('tsx/esm/api');
       register();
     },
