@@ -86,10 +86,11 @@ program
 
 program
   .command('studio')
-  .description('Open the studio (graph editor) on a local port')
-  .option('--port <port>', 'port (default: $PORT or 5173)')
+  .description('Serve the prebuilt studio (graph editor) and its API for this project on a local port')
+  .option('--port <port>', 'port (default: $PORT or 5173; 0 picks a free one)')
   .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
   .action(async (options: { port?: string; host?: string }) => {
+    // No TypeScript loader up front: the server registers tsx itself when it first imports the project's tools.
     const { studioCommand } = await import('@flowing/studio/server');
     await studioCommand(options);
   });
