@@ -1,10 +1,11 @@
+import { graphOf } from '../store/graph-cache.ts';
 import {
-  Background, ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useNodesInitialized, useReactFlow,
+  Background, ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow,
   type Connection, type NodeChange, type NodeMouseHandler, type EdgeMouseHandler, type OnNodeDrag,
 } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
-  absoluteBoxes, addTransition, moveState, problemsByElement, routeIfCurrent, setStateLayout, specToGraph, type GraphNode, type TransitionPlace,
+  absoluteBoxes, addTransition, moveState, problemsByElement, routeIfCurrent, setStateLayout, type GraphNode, type TransitionPlace,
 } from '../graph/index.ts';
 import type { SpecProblem } from '@flowing/spec';
 import { useAddState } from '../hooks/useAddState.ts';
@@ -32,29 +33,39 @@ export function Canvas() {
   const select = useEditor((s) => s.select);
   const flow = useReactFlow();
   const fitView = useFitView();
-  const initialized = useNodesInitialized();
   const [pendingConnection, setPendingConnection] = useState<Connection | undefined>();
   const openMarkPending = useRef(false);
 
-  const graph = useMemo(() => (spec ? specToGraph(spec) : undefined), [spec]);
+  const graph = useMemo(() => (spec ? graphOf(spec) : undefined), [spec]);
   const byElement = useMemo(
     () => (graph ? problemsByElement(graph, [...problems, ...codegenProblems]) : new Map<string, SpecProblem[]>()),
     [graph, problems, codegenProblems],
   );
   const specBoxes = useMemo(() => absoluteBoxes(graph?.nodes ?? []), [graph]);
 
+  // Unchanged states and transitions keep their view objects, so React Flow re-renders only what an edit touched
+  // (a 300-state machine would otherwise redraw every state on each keystroke in the panel).
+  const nodeViews = useRef(new Map<string, { key: string; view: StateNodeView }>());
+  const edgeViews = useRef(new Map<string, { key: string; route: unknown; view: TransitionEdgeView }>());
+
   const viewNodes = useMemo<StateNodeView[]>(() => (graph?.nodes ?? []).map((node) => {
     const list = byElement.get(node.id) ?? [];
-    const errors = list.filter((p) => p.severity === 'error');
+    const errors = list.filter((p) => p.severity === 'error').length;
     const box = specBoxes.get(node.id);
     const laid = geometry?.nodes[node.id];
     const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
-    return {
+    const ports = current ? geometry?.ports[node.id] : undefined;
+    const selected = selection?.kind === 'state' && selection.id === node.id;
+    const key = JSON.stringify([node.position, node.parentId, node.width, node.height, node.data, errors, list.length, list[0]?.message, selected, ports]);
+    const cached = nodeViews.current.get(node.id);
+    if (cached?.key === key) return cached.view;
+    const view: StateNodeView = {
       id: node.id, type: 'state', position: node.position, parentId: node.parentId,
-      width: node.width, height: node.height, zIndex: node.data.depth,
-      selected: selection?.kind === 'state' && selection.id === node.id,
-      data: { ...node.data, errors: errors.length, warnings: list.length - errors.length, firstProblem: list[0]?.message, ports: current ? geometry?.ports[node.id] : undefined },
+      width: node.width, height: node.height, zIndex: node.data.depth, selected,
+      data: { ...node.data, errors, warnings: list.length - errors, firstProblem: list[0]?.message, ports },
     };
+    nodeViews.current.set(node.id, { key, view });
+    return view;
   }), [graph, byElement, selection, geometry, specBoxes]);
 
   const [nodes, setNodes] = useState<StateNodeView[]>([]);
@@ -64,22 +75,31 @@ export function Canvas() {
 
   const edges = useMemo<TransitionEdgeView[]>(() => (graph?.edges ?? []).filter((e) => !e.data.dangling).map((edge) => {
     const list = byElement.get(edge.id) ?? [];
-    const errors = list.filter((p) => p.severity === 'error');
+    const errors = list.filter((p) => p.severity === 'error').length;
     const moving = dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
     const route = moving ? undefined : routeIfCurrent(geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, specBoxes);
-    return {
+    const selected = selection?.kind === 'transition' && selection.id === edge.id;
+    const key = JSON.stringify([edge.source, edge.target, edge.sourceHandle, edge.data, errors, list[0]?.message, selected]);
+    const cached = edgeViews.current.get(edge.id);
+    if (cached?.key === key && cached.route === route) return cached.view;
+    const view: TransitionEdgeView = {
       id: edge.id, type: 'transition', source: edge.source, target: edge.target,
-      sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in',
-      selected: selection?.kind === 'transition' && selection.id === edge.id,
+      sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in', selected,
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-      data: { ...edge.data, errors: errors.length, firstProblem: list[0]?.message, route },
+      data: { ...edge.data, errors, firstProblem: list[0]?.message, route },
     };
+    edgeViews.current.set(edge.id, { key, route, view });
+    return view;
   }), [graph, byElement, selection, geometry, specBoxes, dragging]);
 
   useEffect(() => { openMarkPending.current = true; }, [fitRequest]);
+  const fitted = useRef(-1);
   useEffect(() => {
-    if (!initialized || nodes.length === 0) return;
+    // Fit once per request (a machine opened or laid out again), not on every edit. States carry their sizes, so this
+    // needs no measuring (with only visible states rendered, off-screen ones are never measured).
+    if (nodes.length === 0 || fitted.current === fitRequest) return;
     const id = window.setTimeout(() => {
+      fitted.current = fitRequest;
       fitView();
       if (openMarkPending.current && performance.getEntriesByName('flowing:open:start').length > 0) {
         openMarkPending.current = false;
@@ -91,9 +111,8 @@ export function Canvas() {
       }
     }, 0);
     return () => window.clearTimeout(id);
-    // Fit only when a machine is opened or laid out again, not on every edit.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [fitRequest, initialized]);
+  }, [fitRequest, nodes.length > 0]);
 
   // An edit (a guard typed in the panel, a drop) is measured from the store's change to the next painted frame.
   useEffect(() => { markAfterPaint('flowing:edit'); }, [graph]);

@@ -1,5 +1,6 @@
+import { graphOf } from '../store/graph-cache.ts';
 import { useMemo } from 'react';
-import { elementForProblem, specToGraph } from '../graph/index.ts';
+import { elementForProblem } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 
 /** Every validation and codegen problem; clicking one selects and centres the element it belongs to. */
@@ -8,7 +9,7 @@ export function ProblemsPanel() {
   const problems = useEditor((s) => s.problems);
   const codegenProblems = useEditor((s) => s.codegenProblems);
   const select = useEditor((s) => s.select);
-  const graph = useMemo(() => (spec ? specToGraph(spec) : undefined), [spec]);
+  const graph = useMemo(() => (spec ? graphOf(spec) : undefined), [spec]);
   const all = [...problems, ...codegenProblems];
   const errors = all.filter((p) => p.severity === 'error').length;
   return (

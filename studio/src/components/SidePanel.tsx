@@ -1,5 +1,5 @@
+import { graphOf } from '../store/graph-cache.ts';
 import { useMemo } from 'react';
-import { specToGraph } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { MachinePanel } from './MachinePanel.tsx';
 import { StatePanel } from './StatePanel.tsx';
@@ -9,7 +9,7 @@ import { TransitionPanel } from './TransitionPanel.tsx';
 export function SidePanel() {
   const spec = useEditor((s) => s.spec);
   const selection = useEditor((s) => s.selection);
-  const graph = useMemo(() => (spec ? specToGraph(spec) : undefined), [spec]);
+  const graph = useMemo(() => (spec ? graphOf(spec) : undefined), [spec]);
   if (!spec || !graph) return <aside className="side-panel" aria-label="properties" />;
   return (
     <aside className="side-panel" aria-label="properties">

@@ -91,7 +91,7 @@ export function toElkGraph(spec: FlowSpec, measure: LabelMeasure = estimateLabel
   for (const node of ordered(graph.nodes, initialOf)) {
     const size = leafSize(node.data.skeleton);
     // The initial state opens its level: the layout reads top-down from it (edges back into it are routed as back edges).
-    const first = node.data.isInitial && !node.data.isRegion ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : {};
+    const first: Record<string, string> = node.data.isInitial && !node.data.isRegion ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : {};
     const elkNode: ElkGraphNode = parents.has(node.id)
       ? { id: node.id, layoutOptions: { ...GROUP_OPTIONS, ...first }, children: [], ports: [] }
       : { id: node.id, width: size.width, height: size.height, layoutOptions: { ...LEAF_OPTIONS, ...first }, ports: [] };

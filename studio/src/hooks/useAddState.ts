@@ -1,5 +1,6 @@
+import { graphOf } from '../store/graph-cache.ts';
 import { useCallback } from 'react';
-import { addState, freshStateName, specToGraph } from '../graph/index.ts';
+import { addState, freshStateName } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 
 /** Returns a command that adds a new state (named `state_N`) at a position and selects it for renaming. */
@@ -24,7 +25,7 @@ export function useAddStateAtFreeSpot(): () => void {
   return useCallback(() => {
     const spec = useEditor.getState().spec;
     if (!spec) return;
-    const roots = specToGraph(spec).nodes.filter((n) => n.parentId === undefined);
+    const roots = graphOf(spec).nodes.filter((n) => n.parentId === undefined);
     const right = Math.max(0, ...roots.map((n) => n.position.x + n.width));
     addState({ x: right + 80, y: Math.min(0, ...roots.map((n) => n.position.y)) });
   }, [addState]);

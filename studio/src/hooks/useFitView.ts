@@ -1,6 +1,7 @@
+import { graphOf } from '../store/graph-cache.ts';
 import { useReactFlow } from '@xyflow/react';
 import { useCallback } from 'react';
-import { absoluteBoxes, FIT_ZOOM_FLOOR, specToGraph, type Box } from '../graph/index.ts';
+import { absoluteBoxes, FIT_ZOOM_FLOOR, type Box } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 
 const PADDING = 24;
@@ -10,7 +11,7 @@ const MAX_FIT_ZOOM = 1.1;
 function machineBounds(): { bounds: Box; start: Box | undefined } | undefined {
   const { spec, geometry } = useEditor.getState();
   if (!spec) return undefined;
-  const graph = specToGraph(spec);
+  const graph = graphOf(spec);
   const absolute = absoluteBoxes(graph.nodes);
   // The initial leaf: the machine's initial state, then its initial child, down to a state without children.
   let start = graph.nodes.find((n) => n.parentId === undefined && n.data.isInitial);

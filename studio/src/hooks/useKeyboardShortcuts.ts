@@ -1,5 +1,6 @@
+import { graphOf } from '../store/graph-cache.ts';
 import { useEffect } from 'react';
-import { deleteState, deleteTransition, specToGraph } from '../graph/index.ts';
+import { deleteState, deleteTransition } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -38,7 +39,7 @@ export function useKeyboardShortcuts(commands: { fitView: () => void; addState: 
           store.apply((s) => deleteState(s, selection.id));
           store.select(null);
         } else if (selection.kind === 'transition') {
-          const edge = specToGraph(store.spec).edges.find((e) => e.id === selection.id);
+          const edge = graphOf(store.spec).edges.find((e) => e.id === selection.id);
           if (!edge) return;
           event.preventDefault();
           store.apply((s) => deleteTransition(s, edge.data));
