@@ -102,10 +102,12 @@ describe('Flowing installed from its packages into a project outside the reposit
     try {
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`flowing studio printed no URL: ${output}`)), 30_000);
-        studio.stdout.on('data', () => {
+        const check = () => {
           const match = /(http:\/\/\S+)/.exec(output);
           if (match) { clearTimeout(timer); resolve(match[1]!); }
-        });
+        };
+        check();
+        studio.stdout.on('data', check);
         studio.once('exit', (code) => reject(new Error(`flowing studio exited with ${code}: ${output}`)));
       });
       const response = await fetch(url);
