@@ -53,10 +53,10 @@ export function toolExportProblem(name: string): string | undefined {
 
 /**
  * Why a kebab-case machine id cannot be used, or undefined when it can. The id names the generated exports
- * (`order-support` -> `orderSupport`, `orderSupportMachine`) and is a key in the runtime's machine table, so neither
- * its camelCase form may be a reserved word nor the id an Object.prototype member. Codegen could rename `class` to
- * `classDefinition`, but then a machine's export name would no longer follow from its id; the studio's New machine
- * check and the validator apply this one rule.
+ * (`order-support` -> `orderSupport`, `orderSupportMachine`), so its camelCase form may not be a reserved word; and
+ * like every name a spec declares it may not be an Object.prototype member (names end up as object keys). Codegen
+ * could rename `class` to `classDefinition`, but then a machine's export name would no longer follow from its id;
+ * the studio's New machine check and the validator apply this one rule.
  * @example machineIdProblem('class') // "machine id 'class' is reserved in JavaScript ..."
  */
 export function machineIdProblem(id: string): string | undefined {
