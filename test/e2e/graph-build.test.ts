@@ -163,4 +163,28 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       await studio.close();
     }
   }, 120_000);
+
+  it('updates the machine picker at once when a saved spec gains or loses errors', async () => {
+    const studio = await startStudioServer();
+    const { page, errors } = await openPage(browser);
+    try {
+      await open(page, studio, 'order-support');
+      const option = page.locator('[data-testid=machine-select] option[value="order-support"]');
+      expect(await option.textContent()).toBe('order-support');
+      await page.click('[data-testid="edge-fetch_order-onDone-0"]');
+      await page.fill('[data-testid=transition-guard]', "context.intent == ");
+      await page.click('[data-testid=save]');
+      await page.locator('[data-testid=notice-save-draft]').click();
+      await expect.poll(() => option.textContent()).toBe('order-support (errors)');
+      await page.fill('[data-testid=transition-guard]', "context.intent == 'refund'");
+      await expect.poll(() => page.locator('[data-testid=problem-count]').textContent()).toMatch(/^0 errors/);
+      await page.click('[data-testid=save]');
+      await expect.poll(() => page.locator('[data-testid=dirty-flag]').textContent()).toBe('saved');
+      await expect.poll(() => option.textContent()).toBe('order-support');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      await studio.close();
+    }
+  }, 120_000);
 });
