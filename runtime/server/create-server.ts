@@ -4,7 +4,7 @@ import type { Runtime } from '../runtime.ts';
 import { bodySizeGuard } from './body.ts';
 import type { ServerScope } from './context.ts';
 import { DisconnectWatch } from './disconnect.ts';
-import { ServerError, statusOf } from './errors.ts';
+import { isCoded, publicError, ServerError, statusOf } from './errors.ts';
 import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -63,12 +63,11 @@ function answerError(error: Error, c: Context, options: ResolvedServerOptions): 
     return c.json(error.toJSON(), error.status as 400);
   }
   if (error instanceof HTTPException) return error.getResponse();
-  const coded = error as Error & { code?: unknown; details?: unknown };
-  if (typeof coded.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(coded.code)) {
-    const status = statusOf(coded.code);
-    if (status >= 500) options.log({ level: 'error', code: coded.code, message: coded.message, path: c.req.path });
-    return c.json({ code: coded.code, message: coded.message, ...(coded.details === undefined ? {} : { details: coded.details }) }, status as 400);
+  if (isCoded(error)) {
+    const status = statusOf(error.code);
+    if (status >= 500) options.log({ level: 'error', code: error.code, message: error.message, path: c.req.path });
+    return c.json({ code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, status as 400);
   }
   options.log({ level: 'error', code: 'SERVER_INTERNAL', message: `${c.req.method} ${c.req.path}: ${error.message}`, stack: error.stack });
-  return c.json(new ServerError('SERVER_INTERNAL', 'the server failed while answering this request; its log has the details').toJSON(), 500);
+  return c.json(publicError(error), 500);
 }

@@ -81,3 +81,14 @@ export class ServerError extends Error {
     return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
+
+/** Whether a thrown value carries a stable code of its own (a FlowingError, a store error, a ServerError). */
+export function isCoded(error: unknown): error is Error & { code: string; details?: unknown } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /^[A-Z][A-Z0-9_]*$/.test((error as unknown as { code: string }).code);
+}
+
+/** What a client may see of a failure: a coded error's code and message; for anything else, a code and no detail. */
+export function publicError(error: unknown): { code: string; message: string } {
+  if (isCoded(error)) return { code: error.code, message: error.message };
+  return { code: 'SERVER_INTERNAL', message: 'the server failed while answering this request; its log has the details' };
+}

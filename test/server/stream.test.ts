@@ -110,6 +110,23 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
     expect(JSON.parse(read.events[1]!.data)).toMatchObject({ applied: false, code: 'GUARD_REJECTED' });
   });
 
+  it('ends with a coded result when the send itself fails (the store breaks mid-request)', async () => {
+    const { server: s, id } = await sessionWithEvents(0);
+    const load = s.store.load;
+    let loads = 0;
+    s.store.load = async (sessionId) => {
+      if (++loads > 1) throw new Error('disk unplugged');
+      return load(sessionId);
+    };
+    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, { method: 'POST', body: JSON.stringify({ type: 'FINISH' }), headers: { 'content-type': 'application/json' } });
+    expect(read.complete).toBe(true);
+    const result = read.events.at(-1)!;
+    expect(result.event).toBe('result');
+    expect(JSON.parse(result.data)).toMatchObject({ applied: false, code: 'SERVER_INTERNAL' });
+    expect(read.raw).not.toContain('disk unplugged');
+    expect(s.logs.some((e) => e.level === 'error' && e.message.includes('disk unplugged'))).toBe(true);
+  });
+
   it('cancels the generation when the client leaves and stays away past the grace period', async () => {
     const wait = abortableTool();
     const { server: s, id } = await sessionWithEvents(0, { disconnectGraceMs: 150 }, wait.tool);

@@ -1,9 +1,10 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Session } from '../../runtime.ts';
+import type { SendResult } from '../../session/run.ts';
 import { readJsonObject } from '../body.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
-import { ServerError } from '../errors.ts';
+import { publicError, ServerError } from '../errors.ts';
 import { EventPipe, FINISHED_STATUSES } from '../sse.ts';
 
 /** Where a stream starts: Last-Event-ID (a reconnect) wins over `?after=`; both must be a seq the session has reached. */
@@ -65,10 +66,15 @@ export function streamRoutes(app: Hono, scope: ServerScope) {
       stream.onAbort(() => {
         if (!settled) scope.disconnects.clientGone(id, () => cancelGeneration(session));
       });
-      const result = await sending;
+      // A send that throws (the session's machine changed, the store failed) still ends the stream with a coded result.
+      const result: SendResult = await sending.catch((error: unknown) => {
+        const shown = publicError(error);
+        options.log({ level: 'error', code: shown.code, message: `streaming send to session ${id} failed: ${(error as Error).message}`, sessionId: id });
+        return { applied: false as const, ...shown };
+      });
       if (!stream.aborted) {
-        const after = await session.snapshot();
-        await pipe.waitFor(after.seq);
+        const lastSeq = await session.snapshot().then((snapshot) => snapshot.seq, () => pipe.lastSeq);
+        await pipe.waitFor(lastSeq);
         const { events: _events, ...summary } = result.applied ? result : { ...result, events: undefined };
         // The outcome has no id: it is not a log event, so a reconnect's Last-Event-ID never points at it.
         await stream.writeSSE({ event: 'result', data: JSON.stringify(summary) });
