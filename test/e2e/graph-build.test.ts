@@ -171,6 +171,7 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       await open(page, studio, 'order-support');
       const option = page.locator('[data-testid=machine-select] option[value="order-support"]');
       expect(await option.textContent()).toBe('order-support');
+      await zoomOutUntilVisible(page, ['[data-testid="edge-fetch_order-onDone-0"]']);
       await page.click('[data-testid="edge-fetch_order-onDone-0"]');
       await page.fill('[data-testid=transition-guard]', "context.intent == ");
       await page.click('[data-testid=save]');
@@ -181,7 +182,8 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       await page.click('[data-testid=save]');
       await expect.poll(() => page.locator('[data-testid=dirty-flag]').textContent()).toBe('saved');
       await expect.poll(() => option.textContent()).toBe('order-support');
-      expect(errors).toEqual([]);
+      // The refused save (422 STUDIO_SPEC_INVALID) is logged by the browser; nothing else may be.
+      expect(errors.filter((e) => !e.includes('status of 422'))).toEqual([]);
     } finally {
       await page.context().close();
       await studio.close();

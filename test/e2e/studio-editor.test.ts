@@ -103,6 +103,7 @@ describe('studio graph editor in Chromium', () => {
     try {
       await openMachine(page, studio, 'order-support');
       const label = '[data-testid="edge-fetch_order-onDone-0"]';
+      await zoomOutUntilVisible(page, [label]);
       await page.click(label);
       await page.locator('[data-testid=transition-panel]').waitFor();
       await page.fill('[data-testid=transition-guard]', "context.intnet == 'refund'");

@@ -54,8 +54,10 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
   const plain = route ? undefined : plainPath(props, data.lane);
   const path = route ? roundedPath(route.points) : plain!.path;
   const box = route?.label;
+  // A placed label sits above the states (the layout kept it off every state, so it covers no handle and stays
+  // clickable inside a compound state); an unplaced one stays below them, so it never hides a handle.
   const style: React.CSSProperties = box
-    ? { transform: `translate(${box.x}px, ${box.y}px)`, width: box.width, height: box.height }
+    ? { transform: `translate(${box.x}px, ${box.y}px)`, width: box.width, height: box.height, zIndex: 1001 }
     : { transform: `translate(-50%, -50%) translate(${plain?.x ?? 0}px, ${plain?.y ?? 0}px)` };
   const testId = edgeTestId(data);
   return (
