@@ -68,7 +68,7 @@ describe('a studio graph people can read (Chromium, 1280x800, fit-view)', () => 
       await openAt(page, 'incident-triage');
       const box = async (name: string) => (await page.locator(`[data-testid=state-${name}]`).boundingBox())!;
       const [waiting, gathering, summarize, logs, metrics] = await Promise.all(['waiting', 'gathering', 'summarize', 'logs', 'metrics'].map(box));
-      expect(waiting.y + waiting.height).toBeLessThan(gathering!.y);
+      expect(waiting!.y + waiting!.height).toBeLessThan(gathering!.y);
       expect(gathering!.y + gathering!.height).toBeLessThan(summarize!.y);
       // Parallel regions: side by side (same top, one right of the other).
       expect(Math.abs(logs!.y - metrics!.y)).toBeLessThan(2);
