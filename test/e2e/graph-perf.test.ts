@@ -75,7 +75,7 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       await writeFile(join(ARTIFACTS_DIR, 'graph-perf-300.json'), JSON.stringify(figures, null, 2) + '\n');
       console.log('300-state figures (ms):', JSON.stringify(figures));
       expect(frames.length).toBeGreaterThan(5);
-      // Bounds for the development server (React's development build, about 5x slower than the prebuilt studio).
+      // Generous bounds (the figures above are what counts): a shared 2-core machine, and the Vite dev server when used.
       expect((figures.dragFrameMs as { median: number }).median).toBeLessThan(100);
       expect((figures.guardKeystrokeMs as { median: number }).median).toBeLessThan(1000);
       expect(figures.longestMainThreadTaskDuringOpenMs as number).toBeLessThan(figures.layoutInWorkerMs as number);
