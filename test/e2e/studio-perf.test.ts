@@ -61,7 +61,8 @@ describe('studio figures (Performance API marks in Chromium)', () => {
         }
         await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 120_000 });
         figures[`open300_run${run}_ms`] = await measure(page, 'flowing:open');
-        expect(await page.locator('.react-flow__node').count()).toBe(300);
+        // Only states in view are rendered on a machine this large; the minimap draws every one.
+        expect(await page.locator('.react-flow__minimap-node').count()).toBe(300);
       }
       await screenshot(page, 'perf-300-states');
 
