@@ -54,7 +54,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('Flowing installed from its packages into a project outside the repository', { timeout: 400_000 }, () => {
+describe('Flowing installed from its packages into a project outside the repository', { timeout: 900_000 }, () => {
   it('packs dist/ with types and no sources or tests', async () => {
     expect(Object.keys(tarballs).sort()).toEqual([...FLOWING_PACKAGES].sort());
     const { stdout } = await run('tar', ['tzf', tarballs['@flowing/runtime']!]);

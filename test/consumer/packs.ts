@@ -27,7 +27,7 @@ export async function packAll(dir: string): Promise<Tarballs> {
 }
 
 /** npm in a project folder (the registry serves third-party packages; ours come from the tarballs). */
-export function npm(cwd: string, args: string[], timeout = 300_000) {
+export function npm(cwd: string, args: string[], timeout = 600_000) {
   return run('npm', [...args, ...NPM_FLAGS], { cwd, timeout, maxBuffer: 16 * 1024 * 1024 });
 }
 
