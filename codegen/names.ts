@@ -1,6 +1,8 @@
+import { generatedIdentifier, isReservedWord } from '@flowing/spec';
+
 /** Names derived from a machine id and from tool names, shared by every emitter. */
 export function camelCase(id: string): string {
-  return id.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+  return generatedIdentifier(id);
 }
 
 export function pascalCase(id: string): string {
@@ -13,14 +15,8 @@ export function eventWord(event: string): string {
   return event.toLowerCase().split(/_+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
-/** Words that cannot name a binding in an ES module (strict mode), plus globals a binding must not shadow. */
-const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum',
-  'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'implements', 'import', 'in', 'instanceof',
-  'interface', 'let', 'new', 'null', 'package', 'private', 'protected', 'public', 'return', 'static', 'super', 'switch',
-  'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'arguments', 'eval', 'undefined',
-  'NaN', 'Infinity', 'globalThis',
-]);
+/** Globals a generated binding must not shadow, beyond the spec's reserved words. */
+const SHADOWED_GLOBALS: ReadonlySet<string> = new Set(['NaN', 'Infinity', 'globalThis']);
 
 /**
  * Module-level names every generated machine module may declare or import; a name derived from the spec that equals
@@ -33,7 +29,7 @@ export const MODULE_NAMES: ReadonlySet<string> = new Set([
 
 /** `name` when it can be declared in a generated module, else `name` + `suffix` (e.g. `class` -> `classTool`). */
 export function safeIdentifier(name: string, suffix: string, taken: ReadonlySet<string> = MODULE_NAMES): string {
-  return RESERVED_WORDS.has(name) || taken.has(name) ? `${name}${suffix}` : name;
+  return isReservedWord(name) || SHADOWED_GLOBALS.has(name) || taken.has(name) ? `${name}${suffix}` : name;
 }
 
 export interface MachineNames {
