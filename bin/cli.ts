@@ -92,16 +92,25 @@ program
   .action(async (options: { port?: string; host?: string }) => {
     // No TypeScript loader up front: the server registers tsx itself when it first imports the project's tools.
     const { studioCommand } = await import('@flowing/studio/server');
-    await studioCommand(options);
+    // The Inspect mode's runtime loads the generated machines on its first request, with the loader registered then.
+    const runtimeApp = async () => {
+      await ensureTypeScriptLoader();
+      const { createStudioRuntimeApp } = await import('./studio/runtime-app.ts');
+      return createStudioRuntimeApp();
+    };
+    await studioCommand({ ...options, runtimeApp });
   });
 
 program
   .command('bench')
   .description('Measure runtime overhead against bare XState and a hand-written loop')
-  .action(async () => {
+  .option('--rounds <n>', 'rounds, each in a new process (default 7)')
+  .option('--sessions <n>', 'sessions timed per case and round (default 300)')
+  .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
+  .action(async (options: { rounds?: string; sessions?: string; redis?: string }) => {
     await ensureTypeScriptLoader();
     const { benchCommand } = await import('./bench/index.ts');
-    process.exitCode = await benchCommand();
+    process.exitCode = await benchCommand(options);
   });
 
 if (process.argv.length <= 2) {

@@ -3,6 +3,7 @@ import type { StudioEnv } from './api.ts';
 import { API_PREFIX } from './api-target.ts';
 import type { StudioContext } from './context.ts';
 import { errorResponse, StudioError } from './errors.ts';
+import { RUNTIME_PREFIX, runtimeHandler, type RuntimeAppSource } from './runtime-mount.ts';
 import { serveAppFiles } from './static-files.ts';
 
 export interface StudioAppOptions {
@@ -10,6 +11,8 @@ export interface StudioAppOptions {
   context: StudioContext;
   /** The built app to serve; without it only `/api/*` is answered (the Vite dev server serves the app itself). */
   appDir?: string;
+  /** The runtime API answered under `/api/runtime` (sessions for the Inspect mode); without it those routes answer 503. */
+  runtimeApp?: RuntimeAppSource;
 }
 
 export interface StudioApp {
@@ -17,6 +20,8 @@ export interface StudioApp {
   app: Hono<StudioEnv>;
   /** Loads the API's modules now instead of on the first API request. */
   warm(): Promise<void>;
+  /** Closes the mounted runtime (its store), if one was started. */
+  close(): Promise<void>;
 }
 
 /**
@@ -30,11 +35,14 @@ export function createStudioApp(options: StudioAppOptions): StudioApp {
   const app = new Hono<StudioEnv>();
   app.onError((error) => errorResponse(error));
   app.notFound(() => errorResponse(new StudioError('STUDIO_NOT_FOUND', 'no such route')));
+  const runtime = runtimeHandler(options.runtimeApp);
+  app.all(RUNTIME_PREFIX, runtime);
+  app.all(`${RUNTIME_PREFIX}/*`, runtime);
   app.all(API_PREFIX, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   app.all(`${API_PREFIX}/*`, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   if (options.appDir) app.on(['GET', 'HEAD'], '*', serveAppFiles(options.appDir));
   app.all('*', (c) => {
     throw new StudioError(options.appDir ? 'STUDIO_METHOD_NOT_ALLOWED' : 'STUDIO_NOT_FOUND', `${c.req.method} ${c.req.path} is not served here`);
   });
-  return { app, warm: () => loadApi().then(() => undefined) };
+  return { app, warm: () => loadApi().then(() => undefined), close: () => runtime.close() };
 }

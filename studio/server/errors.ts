@@ -18,6 +18,7 @@ export const STUDIO_ERROR_CODES = {
   STUDIO_MACHINE_EXISTS: { status: 409, summary: 'A machine with this id already exists; "New machine" never overwrites one.' },
   STUDIO_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit.' },
   STUDIO_SPEC_INVALID: { status: 422, summary: 'The spec has errors (save it as a draft, or fix it before generating).' },
+  STUDIO_RUNTIME_UNAVAILABLE: { status: 503, summary: 'No runtime is mounted under /api/runtime (the studio was started without one), or it could not start (no generated machine, store not openable); the message says which.' },
   STUDIO_INTERNAL: { status: 500, summary: 'The studio server failed unexpectedly; the message says where.' },
   STUDIO_APP_MISSING: { status: 500, summary: '`flowing studio` found no built app (dist/app/index.html); run `npm run build`.' },
   STUDIO_PORT_IN_USE: { status: 500, summary: '`flowing studio` could not listen: the port is taken (choose another with --port or PORT).' },

@@ -8,6 +8,7 @@ import { createStudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { allowedHostnames } from './guard.ts';
 import { createStudioListener } from './listener.ts';
+import type { RuntimeAppSource } from './runtime-mount.ts';
 
 export interface StudioOptions {
   /** The project whose machines/ and tools/ the studio edits. */
@@ -18,6 +19,8 @@ export interface StudioOptions {
   host?: string;
   /** The built app to serve (default: this package's dist/app). */
   appDir?: string;
+  /** The runtime API to mount under `/api/runtime` for the Inspect mode (the CLI passes one over the project's machines). */
+  runtimeApp?: RuntimeAppSource;
 }
 
 export interface StudioServer {
@@ -46,7 +49,7 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
     throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
   const context = await createStudioContext(options.rootDir);
-  const { app, warm } = createStudioApp({ context, appDir });
+  const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   const port = options.port ?? DEFAULT_STUDIO_PORT;
   await new Promise<void>((resolve, reject) => {
@@ -65,10 +68,13 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
     url: `http://${hostForUrl(host)}:${listening}/`,
     port: listening,
     server,
-    close: () => new Promise<void>((resolve) => {
-      context.dispose();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        context.dispose();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await closeRuntime();
+    },
   };
 }
