@@ -27,6 +27,7 @@ export const RUNTIME_ERROR_CODES = {
   TOOL_FAILED: 'The tool failed without a declared error code.',
   TOOL_CONTRACT: 'The tool input or output does not match its zod contract.',
   TOOL_UNKNOWN: 'The tool is not registered.',
+  TOOL_EXAMPLE_INVALID: 'A tool\'s declared example does not match its input/output schema or names an undeclared error code.',
   TOOL_UNKNOWN_OUTCOME: 'A non-idempotent tool call started but its result was never recorded.',
   APPROVAL_REQUIRED: 'A high-risk tool was invoked without an approval.',
   APPROVAL_REJECTED: 'A person rejected the call.',

@@ -1,4 +1,4 @@
-export { defineTool, ToolError, DEFAULT_TOOL_RETRIES, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type AnyTool, type ToolConfig, type ToolRisk, type ToolRunContext, type ToolInput, type ToolOutput } from './tool.ts';
+export { defineTool, ToolError, DEFAULT_TOOL_RETRIES, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type AnyTool, type ToolConfig, type ToolRisk, type ToolRunContext, type ToolInput, type ToolOutput, type ToolExample, type ToolErrorExample } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
 export { fromTool, fromLlm, asText, type ToolCallInput } from './actors.ts';
 export {

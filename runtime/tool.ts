@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { FlowingError } from './errors.ts';
+import { FlowingError, formatIssues } from './errors.ts';
 
 export type ToolRisk = 'low' | 'medium' | 'high';
 
@@ -28,12 +28,33 @@ export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType>
   risk?: ToolRisk;
   /** Error codes the tool may throw, code -> when. */
   errors?: Record<string, string>;
+  /**
+   * Inputs with the output the tool gives for them; `flowing test` answers the tool's calls with these in path tests
+   * (never calling `run`). Checked against `input` and `output` when the tool is defined.
+   */
+  examples?: ReadonlyArray<ToolExample<z.input<TInput>, z.input<TOutput>>>;
+  /** Inputs the tool fails for, with the error; the code is one of `errors` (or TOOL_FAILED / TOOL_TIMEOUT). */
+  errorExamples?: ReadonlyArray<ToolErrorExample<z.input<TInput>>>;
   run: (input: z.output<TInput>, context: ToolRunContext) => Promise<z.input<TOutput>>;
 }
 
+/** One declared input and the output the tool answers it with. */
+export interface ToolExample<TIn = unknown, TOut = unknown> {
+  input: TIn;
+  output: TOut;
+}
+
+/** One declared input and the coded error the tool fails it with. */
+export interface ToolErrorExample<TIn = unknown> {
+  input: TIn;
+  error: { code: string; message: string };
+}
+
 export interface Tool<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType>
-  extends Readonly<Required<Omit<ToolConfig<TInput, TOutput>, 'errors'>>> {
+  extends Readonly<Required<Omit<ToolConfig<TInput, TOutput>, 'errors' | 'examples' | 'errorExamples'>>> {
   readonly errors: Readonly<Record<string, string>>;
+  readonly examples: ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>>;
+  readonly errorExamples: ReadonlyArray<ToolErrorExample<z.input<TInput>>>;
 }
 
 export type AnyTool = Tool<z.ZodType, z.ZodType>;
@@ -50,6 +71,8 @@ export const DEFAULT_TOOL_RETRIES = 2;
  *   name: 'query_order', description: 'Looks up an order', idempotent: true,
  *   input: z.object({ order_id: z.string() }), output: z.object({ status: z.string() }),
  *   errors: { ORDER_NOT_FOUND: 'no such order' },
+ *   examples: [{ input: { order_id: 'A1' }, output: { status: 'shipped' } }],
+ *   errorExamples: [{ input: { order_id: 'Z9' }, error: { code: 'ORDER_NOT_FOUND', message: 'no order Z9' } }],
  *   async run({ order_id }, { signal }) { ... },
  * });
  */
@@ -69,8 +92,44 @@ export function defineTool<TInput extends z.ZodType, TOutput extends z.ZodType>(
     idempotent: config.idempotent ?? false,
     risk: config.risk ?? 'low',
     errors: Object.freeze({ ...(config.errors ?? {}) }),
+    examples: checkExamples(config),
+    errorExamples: checkErrorExamples(config),
     run: config.run,
   });
+}
+
+/** Codes any tool call can fail with besides the tool's own. */
+const RUNTIME_TOOL_CODES = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
+
+function checkExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(config: ToolConfig<TInput, TOutput>): ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>> {
+  return Object.freeze((config.examples ?? []).map((example, i) => {
+    const where = `tool '${config.name}' examples[${i}]`;
+    checkAgainst(config.input, example?.input, `${where}.input`);
+    const output = checkAgainst(config.output, example?.output, `${where}.output`);
+    return Object.freeze({ input: example.input, output: output as z.output<TOutput> });
+  }));
+}
+
+function checkErrorExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(config: ToolConfig<TInput, TOutput>): ReadonlyArray<ToolErrorExample<z.input<TInput>>> {
+  return Object.freeze((config.errorExamples ?? []).map((example, i) => {
+    const where = `tool '${config.name}' errorExamples[${i}]`;
+    checkAgainst(config.input, example?.input, `${where}.input`);
+    const { code, message } = example.error ?? {};
+    if (typeof code !== 'string' || typeof message !== 'string') {
+      throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error must be { code, message } with string values`);
+    }
+    if (!RUNTIME_TOOL_CODES.has(code) && !Object.hasOwn(config.errors ?? {}, code)) {
+      const declared = Object.keys(config.errors ?? {});
+      throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error.code '${code}' is not declared in the tool's errors (declared: ${declared.join(', ') || 'none'}; TOOL_FAILED and TOOL_TIMEOUT are always allowed)`);
+    }
+    return Object.freeze({ input: example.input, error: Object.freeze({ code, message }) });
+  }));
+}
+
+function checkAgainst(schema: z.ZodType, value: unknown, where: string): unknown {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where} does not match the tool's schema: ${formatIssues(parsed.error.issues)}`);
+  return parsed.data;
 }
 
 /** Thrown by a tool's `run` to fail with one of its declared codes. */

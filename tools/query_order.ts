@@ -15,6 +15,14 @@ export const queryOrder = defineTool({
   timeoutMs: 3_000,
   idempotent: true,
   errors: { ORDER_NOT_FOUND: 'no order with this id' },
+  examples: [
+    { input: { order_id: 'A1001', customer_id: 'c-100' }, output: { order_id: 'A1001', status: 'shipped', total: 59.9, tracking_number: 'TRK-88231' } },
+    { input: { order_id: 'A1002', customer_id: 'c-100' }, output: { order_id: 'A1002', status: 'processing', total: 120 } },
+  ],
+  errorExamples: [
+    { input: { order_id: 'Z9999', customer_id: 'c-100' }, error: { code: 'ORDER_NOT_FOUND', message: 'no order Z9999' } },
+    { input: { order_id: 'A1001', customer_id: 'c-100' }, error: { code: 'TOOL_TIMEOUT', message: 'the order service did not answer' } },
+  ],
   async run({ order_id }) {
     const order = DEMO_ORDERS[order_id.toUpperCase()];
     if (!order) throw new ToolError('ORDER_NOT_FOUND', `no order ${order_id}`);

@@ -10,6 +10,8 @@ export const resolveUser = defineTool({
   timeoutMs: 2_000,
   idempotent: true,
   errors: { USER_NOT_FOUND: 'no customer for this user id' },
+  examples: [{ input: { user_id: 'guest' }, output: { id: 'c-100', name: 'Guest', tier: 'standard' } }],
+  errorExamples: [{ input: { user_id: 'nobody' }, error: { code: 'USER_NOT_FOUND', message: 'no customer for user nobody' } }],
   async run({ user_id }) {
     const customer = DEMO_CUSTOMERS[user_id];
     if (!customer) throw new ToolError('USER_NOT_FOUND', `no customer for user ${user_id}`);

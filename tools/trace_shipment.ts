@@ -10,6 +10,8 @@ export const traceShipment = defineTool({
   timeoutMs: 5_000,
   idempotent: true,
   errors: { TRACKING_UNKNOWN: 'the carrier does not know this tracking number' },
+  examples: [{ input: { tracking_number: 'TRK-88231' }, output: { carrier: 'Parcelo', location: 'Leipzig hub', eta: '2026-12-02' } }],
+  errorExamples: [{ input: { tracking_number: 'TRK-0' }, error: { code: 'TRACKING_UNKNOWN', message: 'carrier does not know TRK-0' } }],
   async run({ tracking_number }) {
     const shipment = DEMO_SHIPMENTS[tracking_number];
     if (!shipment) throw new ToolError('TRACKING_UNKNOWN', `carrier does not know ${tracking_number}`);
