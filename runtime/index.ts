@@ -20,4 +20,6 @@ export { STORE_ERROR_CODES, type StoreErrorCode } from './store/errors.ts';
 export { systemClock, type Clock } from './clock.ts';
 export type { RuntimeLimits } from './limits.ts';
 export { argsHash, stableJson } from './session/approvals.ts';
-export { replaySession, type ReplayOptions } from './replay.ts';
+export { replaySession, reexecuteSession, type ReplayOptions, type ReexecuteOptions, type ReplayResult } from './replay.ts';
+export { createRecordedCalls, type RecordedCalls, type RecordedCallsOptions, type RecordedCallInfo } from './inspect/recorded-calls.ts';
+export { INSPECT_ERROR_CODES, type InspectErrorCode } from './inspect/errors.ts';

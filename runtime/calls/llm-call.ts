@@ -5,6 +5,7 @@ import { MAX_LLM_REPAIRS } from '../constants.ts';
 import { FlowingError, toFlowError } from '../errors.ts';
 import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import type { SessionRun } from '../session/run.ts';
+import { requestHash } from '../inspect/request-hash.ts';
 import { CallScope } from './signals.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
@@ -46,7 +47,8 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
   try {
     release = await host.calls.acquire(callSignal.signal);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
-    run.append('llm.started', { callId: key, kind, model: host.llm.modelFor?.(request) ?? request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel });
+    // The request's hash lets a replay match each model call to its recording (createRecordedCalls).
+    run.append('llm.started', { callId: key, kind, model: host.llm.modelFor?.(request) ?? request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel, inputHash: requestHash(request) });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     run.scheduleCommit();
@@ -90,8 +92,8 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
         const result: LlmResult<unknown> = request.kind === 'classify'
-          ? await llm.classify(current as typeof request, { signal, timeoutMs })
-          : await llm.extract(current as typeof request, { signal, timeoutMs });
+          ? await llm.classify(current as typeof request, { signal, timeoutMs, callId: key })
+          : await llm.extract(current as typeof request, { signal, timeoutMs, callId: key });
         count(run, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
@@ -103,7 +105,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
     }
     case 'generate': {
-      const result = await llm.generate(request, { signal, timeoutMs, onDelta(text) { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
+      const result = await llm.generate(request, { signal, timeoutMs, callId: key, onDelta(text) { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
       count(run, usage, result);
       run.append('message.complete', { callId: key, text: result.output.text });
       return { ...result, usage };
@@ -140,7 +142,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
       const result = await Promise.race([
         llm.agent({ ...request, maxIterations }, {
-          signal: controller.signal, timeoutMs, callTool: callToolFromAgent, toolSchemas,
+          signal: controller.signal, timeoutMs, callId: key, callTool: callToolFromAgent, toolSchemas,
           onStep: (step) => {
             run.append('agent.step', { callId: key, ...step });
             if (step.iteration > maxIterations) controller.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));

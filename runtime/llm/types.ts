@@ -40,6 +40,8 @@ export type AgentToolCaller = (name: string, args: unknown) => Promise<{ ok: tru
 export interface LlmCallOptions {
   signal: AbortSignal;
   timeoutMs?: number;
+  /** The runtime's key of this call (`<invoke>@<step>`), for providers that log or answer by call. */
+  callId?: string;
   /** generate: each streamed piece of text. */
   onDelta?: (text: string) => void;
   /** agent: runs a tool the model asked for. */

@@ -8,6 +8,7 @@ import { isCoded, publicError, ServerError, statusOf } from './errors.ts';
 import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
 import { healthRoutes } from './routes/health.ts';
+import { inspectRoutes } from './routes/inspect.ts';
 import { machineRoutes } from './routes/machines.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { streamRoutes } from './routes/stream.ts';
@@ -46,6 +47,7 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   machineRoutes(app, scope);
   sessionRoutes(app, scope);
   streamRoutes(app, scope);
+  inspectRoutes(app, scope);
   return Object.assign(app, {
     settings: options,
     dispose: () => scope.disconnects.close(),

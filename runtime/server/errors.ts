@@ -52,6 +52,13 @@ export const RUNTIME_CODE_STATUS: Readonly<Record<string, number>> = {
   STORE_BAD_QUERY: 400,
   STORE_UNAVAILABLE: 503,
   FLOW_STORE_CORRUPT: 500,
+  INSPECT_SEQ_OUT_OF_RANGE: 404,
+  FORK_CONTEXT_INVALID: 422,
+  FORK_NO_STATE: 409,
+  FORK_MID_CALL: 409,
+  FORK_ENDED: 409,
+  SESSION_FILE_INVALID: 422,
+  REPLAY_MISSING_CALL: 409,
 };
 
 /** The HTTP status for a code of the server or of the runtime. */

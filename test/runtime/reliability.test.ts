@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, replaySession, type LlmProvider } from '@flowing/runtime';
+import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, reexecuteSession, replaySession, type LlmProvider } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { createManualClock, settle } from '../helpers/runtime-clock.ts';
 import { gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
@@ -170,7 +170,7 @@ describe('D11: replay a recorded session', () => {
     const recorded = await record();
     const changed = defineTool({ ...orderSupport.tools.trace_shipment!, async run() { return { carrier: 'Other', location: 'Paris', eta: '2027-01-01' }; } });
     const firstTrace = recorded.log.find((e) => e.type === 'tool.completed' && (e.data as { tool: string }).tool === 'trace_shipment')!;
-    await expect(replaySession({ machine: orderSupport, log: recorded.log, clock: createManualClock(), tools: { trace_shipment: changed } }))
+    await expect(reexecuteSession({ machine: orderSupport, log: recorded.log, clock: createManualClock(), tools: { trace_shipment: changed } }))
       .rejects.toMatchObject({ code: 'NONDETERMINISM', details: { seq: firstTrace.seq } });
   });
 });

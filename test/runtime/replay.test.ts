@@ -1,0 +1,154 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createRecordedCalls, createRuntime, defineTool, reexecuteSession, replaySession, ToolError, type AnyMachineDefinition, type Clock,
+  type RuntimeEvent,
+} from '@flowing/runtime';
+import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
+import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { createManualClock } from '../helpers/runtime-clock.ts';
+import { countingTools } from '../helpers/runtime-counting.ts';
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0)) await fn();
+});
+
+async function sqliteStore(): Promise<SqliteStore> {
+  const dir = await mkdtemp(join(tmpdir(), 'flowing-replay-'));
+  const store = createSqliteStore({ file: join(dir, 'sessions.db') });
+  cleanup.push(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+/** order-support with tools that count every real run. */
+function countedOrderSupport(): { machine: AnyMachineDefinition; counts: Record<string, number> } {
+  const { tools, counts } = countingTools(orderSupport.tools);
+  return { machine: { ...orderSupport, tools } as AnyMachineDefinition, counts };
+}
+
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** A refund session recorded on SQLite: an order question (tools + model), then a refund approved and paid. */
+async function recordRefundSession(clock: Clock = createManualClock()) {
+  const store = await sqliteStore();
+  const recording = countedOrderSupport();
+  const runtime = createRuntime({ machines: [recording.machine], store, clock });
+  const session = await runtime.createSession(recording.machine, { userId: 'u-ada' }, { sessionId: 'refund-1', traceId: 'trace-1' });
+  await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+  await session.send({ type: 'USER_MESSAGE', text: 'refund A1002 please' });
+  await session.send({ type: 'APPROVE' });
+  return { store, session, counts: recording.counts, log: await store.readEvents(session.id, 0), journal: await store.readJournal(session.id), snapshot: await session.snapshot() };
+}
+
+describe('replaySession: no side effects', () => {
+  it('replays a refund session with zero tool runs and a byte-identical log and snapshot', async () => {
+    const recorded = await recordRefundSession();
+    expect(recorded.counts.issue_refund).toBe(1);
+    expect(recorded.log.some((e) => e.type === 'tool.completed' && e.data.tool === 'issue_refund')).toBe(true);
+    const replaying = countedOrderSupport();
+    const replayed = await replaySession({ machine: replaying.machine, log: recorded.log, journal: recorded.journal, clock: createManualClock() });
+    expect(total(replaying.counts)).toBe(0);
+    expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(recorded.log));
+    expect(JSON.stringify(replayed.snapshot)).toBe(JSON.stringify(recorded.snapshot));
+    const toolStarts = recorded.log.filter((e) => e.type === 'tool.started').length;
+    expect(replayed.answered).toEqual({ tools: toolStarts, llm: recorded.log.filter((e) => e.type === 'llm.started').length });
+  });
+
+  it('refuses a session whose refund arguments differ from the recording with REPLAY_MISSING_CALL, paying nothing', async () => {
+    const recorded = await recordRefundSession();
+    // The recording says the refund was for another amount: the machine asks for a call the recording lacks.
+    const tampered = recorded.log.map((e) => (e.type === 'tool.started' && e.data.tool === 'issue_refund' ? { ...e, data: { ...e.data, args: { ...(e.data.args as object), amount: 1 } } } : e));
+    const replaying = countedOrderSupport();
+    const failure = await replaySession({ machine: replaying.machine, log: tampered, clock: createManualClock() }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'REPLAY_MISSING_CALL', details: { kind: 'tool', name: 'issue_refund', state: 'refund', argsHash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect((failure as Error).message).toMatch(/tool 'issue_refund' in state 'refund'/);
+    expect(total(replaying.counts)).toBe(0);
+  });
+
+  it('reexecuteSession is the one that runs the tools again (documented, counted)', async () => {
+    const recorded = await recordRefundSession();
+    const again = countedOrderSupport();
+    await reexecuteSession({ machine: again.machine, log: recorded.log, clock: createManualClock() });
+    expect(again.counts.issue_refund).toBe(1);
+  });
+});
+
+describe('createRecordedCalls', () => {
+  it('answers a missing tool call with REPLAY_MISSING_CALL as the call\'s error, never with a real run', async () => {
+    const recorded = await recordRefundSession();
+    // A recording cut before the refund was paid.
+    const refundStart = recorded.log.find((e) => e.type === 'tool.started' && e.data.tool === 'issue_refund')!;
+    const cut = recorded.log.filter((e) => e.seq < refundStart.seq);
+    const live = countedOrderSupport();
+    const calls = createRecordedCalls({ log: cut, machine: live.machine });
+    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createManualClock() });
+    const session = await runtime.createSession(live.machine, { userId: 'u-ada' });
+    await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+    await session.send({ type: 'USER_MESSAGE', text: 'refund A1002 please' });
+    await session.send({ type: 'APPROVE' });
+    expect(total(live.counts)).toBe(0);
+    const failed = (await session.events()).find((e) => e.type === 'tool.failed')!;
+    expect(failed.data).toMatchObject({ tool: 'issue_refund', error: { code: 'REPLAY_MISSING_CALL' } });
+    expect(calls.misses.map((m) => m.details)).toEqual([expect.objectContaining({ kind: 'tool', name: 'issue_refund', state: 'refund' })]);
+  });
+
+  it('answers a model call the recording lacks with REPLAY_MISSING_CALL naming the kind and state', async () => {
+    const recorded = await recordRefundSession();
+    const live = countedOrderSupport();
+    const calls = createRecordedCalls({ log: recorded.log, machine: live.machine });
+    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createManualClock() });
+    const session = await runtime.createSession(live.machine, { userId: 'u-ada' });
+    // A message never recorded: its classify request hashes differently.
+    await session.send({ type: 'USER_MESSAGE', text: 'hello there, nice weather' });
+    expect(calls.misses[0]).toMatchObject({ code: 'REPLAY_MISSING_CALL', details: { kind: 'llm', name: 'classify', state: 'classify' } });
+    expect((await session.events()).find((e) => e.type === 'llm.failed')!.data).toMatchObject({ kind: 'classify', error: { code: 'REPLAY_MISSING_CALL' } });
+    expect(total(live.counts)).toBe(0);
+  });
+
+  it('answers a call asked twice with the same arguments by occurrence, and a third time not at all', async () => {
+    const live = countedOrderSupport();
+    const log: RuntimeEvent[] = [];
+    const ev = (type: RuntimeEvent['type'], data: Record<string, unknown>) => log.push({ seq: log.length + 1, sessionId: 's', traceId: 't', at: 0, type, data });
+    const args = { order_id: 'A1001', customer_id: 'c-1' };
+    ev('session.started', { machineId: 'order-support' });
+    ev('tool.started', { callId: 'fetch_order@3', tool: 'query_order', args });
+    ev('tool.completed', { callId: 'fetch_order@3', tool: 'query_order', output: { order_id: 'A1001', status: 'shipped', total: 1 } });
+    ev('tool.started', { callId: 'fetch_order@9', tool: 'query_order', args });
+    ev('tool.completed', { callId: 'fetch_order@9', tool: 'query_order', output: { order_id: 'A1001', status: 'delivered', total: 1 } });
+    const calls = createRecordedCalls({ log, machine: live.machine });
+    const run = (key: string) => calls.tools.query_order!.run(args, { signal: new AbortController().signal, idempotencyKey: key, log: () => {} });
+    await expect(run('s:fetch_order@3')).resolves.toMatchObject({ status: 'shipped' });
+    await expect(run('s:fetch_order@9')).resolves.toMatchObject({ status: 'delivered' });
+    await expect(run('s:fetch_order@12')).rejects.toMatchObject({ code: 'REPLAY_MISSING_CALL', details: { state: 'fetch_order' } });
+    expect(total(live.counts)).toBe(0);
+  });
+
+  it('plays retried attempts again: the same retry events, the same result, no run', async () => {
+    // Frozen time with real timers: the backoff waits for real (briefly), the timestamps stay comparable.
+    const clock: Clock = { now: () => 5_000_000, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>) };
+    let failures = 1;
+    const flaky = defineTool({
+      ...orderSupport.tools.query_order!,
+      async run(input, context) {
+        if (failures-- > 0) throw new ToolError('TOOL_FAILED', 'the order service hiccuped');
+        return orderSupport.tools.query_order!.run(input, context);
+      },
+    });
+    const machine = { ...orderSupport, tools: { ...orderSupport.tools, query_order: flaky } } as AnyMachineDefinition;
+    const runtime = createRuntime({ machines: [machine], clock, limits: { retryBaseMs: 1, retryMaxMs: 2 }, random: () => 0 });
+    const session = await runtime.createSession(machine, { userId: 'u-ada' });
+    await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+    const log = await session.events();
+    expect(log.filter((e) => e.type === 'tool.retry')).toHaveLength(1);
+    const replaying = countedOrderSupport();
+    const replayed = await replaySession({ machine: replaying.machine, log, clock, limits: { retryBaseMs: 1, retryMaxMs: 2 }, random: () => 0 });
+    expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
+    expect(total(replaying.counts)).toBe(0);
+  });
+});
