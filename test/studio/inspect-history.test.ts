@@ -43,7 +43,7 @@ async function recordedRefund(): Promise<{ events: WireEvent[]; counts: Record<s
 
 function exportText(events: readonly WireEvent[], header: Record<string, unknown> = {}): string {
   const head = { kind: 'flowing.session', formatVersion: 1, machineId: 'order-support', specHash: 'abc', sessionId: events[0]!.sessionId, exportedAt: 1, ...header };
-  return [head, ...events, { kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 }].map((l) => JSON.stringify(l)).join('\n') + '\n';
+  return [head, ...events, { journal: { kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 } }].map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
 function codeOf(run: () => unknown): string {
@@ -137,7 +137,8 @@ describe('session files', () => {
     const file = parseSessionFile(exportText(events));
     expect(file.events).toEqual(events);
     expect(file.header).toMatchObject({ machineId: 'order-support', specHash: 'abc' });
-    expect(file.journal).toHaveLength(1);
+    expect(file.journal).toEqual([{ kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 }]);
+    expect(parseSessionFile(exportText(events, { events: events.length, journal: 1 })).events).toHaveLength(events.length);
   });
 
   it('refuses hostile and damaged files with a code naming the problem', async () => {
@@ -146,7 +147,8 @@ describe('session files', () => {
     expect(codeOf(() => parseSessionFile(''))).toBe('INSPECT_FILE_EMPTY');
     expect(codeOf(() => parseSessionFile('\n\n'))).toBe('INSPECT_FILE_EMPTY');
     expect(codeOf(() => parseSessionFile(text.slice(0, Math.floor(text.length / 2))))).toBe('INSPECT_FILE_TRUNCATED');
-    expect(codeOf(() => parseSessionFile(exportText(events.slice(0, 6), { eventCount: 7 })))).toBe('INSPECT_FILE_TRUNCATED');
+    expect(codeOf(() => parseSessionFile(exportText(events.slice(0, 6), { events: 7 })))).toBe('INSPECT_FILE_TRUNCATED');
+    expect(codeOf(() => parseSessionFile(exportText(events, { events: events.length, journal: 2 })))).toBe('INSPECT_FILE_TRUNCATED');
     expect(codeOf(() => parseSessionFile(exportText([...events.slice(0, 3), ...events.slice(4)])))).toBe('INSPECT_FILE_TRUNCATED');
     expect(codeOf(() => parseSessionFile(exportText(events.slice(1).map((e, i) => ({ ...e, seq: i + 1 })))))).toBe('INSPECT_FILE_BAD_EVENT');
     expect(codeOf(() => parseSessionFile(exportText(events, { kind: 'flowing.spec' })))).toBe('INSPECT_FILE_WRONG_KIND');

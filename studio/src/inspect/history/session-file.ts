@@ -8,15 +8,17 @@ export const SESSION_FILE_VERSION = 1;
 /** Larger files are refused before they are read (a 10,000-event session is a few MB). */
 export const MAX_SESSION_FILE_BYTES = 64 * 1024 * 1024;
 
-/** The first line of an export: what session of which machine, from which spec. */
+/** The first line of an export: what session of which machine, from which spec, and how many lines follow. */
 export interface SessionFileHeader {
   kind: typeof SESSION_FILE_KIND;
   formatVersion: number;
   machineId: string;
   specHash: string;
   sessionId: string;
-  exportedAt: number | string;
-  [key: string]: unknown;
+  exportedAt: number;
+  /** Event lines that follow (files without the counts are read too). */
+  events?: number;
+  journal?: number;
 }
 
 /** A journal entry of the export (a tool or model call as the runtime recorded it outside the machine). */
@@ -59,12 +61,26 @@ function readHeader(value: unknown): SessionFileHeader {
       throw historyError('INSPECT_FILE_WRONG_KIND', `line 1 has no ${field}`, { line: 1, field });
     }
   }
-  return value as SessionFileHeader;
+  const counts: Pick<SessionFileHeader, 'events' | 'journal'> = {};
+  for (const field of ['events', 'journal'] as const) {
+    const counted = value[field];
+    if (counted === undefined) continue;
+    if (!Number.isSafeInteger(counted) || (counted as number) < 0) {
+      throw historyError('INSPECT_FILE_WRONG_KIND', `line 1 has ${field}: ${JSON.stringify(counted)}, not a count`, { line: 1, field });
+    }
+    counts[field] = counted as number;
+  }
+  return {
+    kind: SESSION_FILE_KIND, formatVersion: SESSION_FILE_VERSION, machineId: value.machineId as string, specHash: value.specHash as string,
+    sessionId: value.sessionId as string, exportedAt: typeof value.exportedAt === 'number' ? value.exportedAt : 0, ...counts,
+  };
 }
 
-function isJournalEntry(value: Record<string, unknown>): boolean {
-  return value.entry === 'journal' || value.record === 'journal' || value.line === 'journal'
-    || (typeof value.key === 'string' && (value.kind === 'tool' || value.kind === 'llm') && !('seq' in value));
+/** A journal line is `{ "journal": entry }` (the runtime's export writes events bare, journal entries wrapped). */
+function journalEntryOf(value: Record<string, unknown>): SessionFileJournalEntry | undefined {
+  const entry = value.journal;
+  if (!isObject(entry) || 'seq' in value) return undefined;
+  return typeof entry.key === 'string' && (entry.kind === 'tool' || entry.kind === 'llm') ? (entry as SessionFileJournalEntry) : undefined;
 }
 
 function readEvent(value: Record<string, unknown>, lineNo: number, sessionId: string): WireEvent {
@@ -81,7 +97,7 @@ function readEvent(value: Record<string, unknown>, lineNo: number, sessionId: st
 }
 
 /**
- * Reads a session export (JSON lines: a header, then the events, then the journal entries). Throws a HistoryError
+ * Reads a session export (JSON lines: a header, then one event per line, then `{ "journal": entry }` lines). Throws a HistoryError
  * naming the line: INSPECT_FILE_EMPTY, INSPECT_FILE_NOT_JSON, INSPECT_FILE_WRONG_KIND, INSPECT_FILE_VERSION,
  * INSPECT_FILE_BAD_EVENT, or INSPECT_FILE_TRUNCATED when the file ends early (a cut-off line, a log with a gap or
  * missing its start, fewer events than the header counts).
@@ -102,9 +118,9 @@ export function parseSessionFile(text: string): SessionFile {
     if (line.trim() === '') continue;
     const value = parseLine(line, i + 1, i === lines.length - 1);
     if (!isObject(value)) throw historyError('INSPECT_FILE_BAD_EVENT', `line ${i + 1} is not an object`, { line: i + 1 });
-    if (isJournalEntry(value)) {
-      const entry = isObject(value.entry) ? value.entry : value;
-      journal.push(entry as SessionFileJournalEntry);
+    const entry = journalEntryOf(value);
+    if (entry) {
+      journal.push(entry);
       continue;
     }
     const event = readEvent(value, i + 1, header.sessionId);
@@ -118,9 +134,12 @@ export function parseSessionFile(text: string): SessionFile {
   if (events[0]!.type !== 'session.started') {
     throw historyError('INSPECT_FILE_BAD_EVENT', `the first event is ${JSON.stringify(events[0]!.type)}, not session.started`, { seq: 1 });
   }
-  const counted = header.eventCount ?? header.events;
-  if (typeof counted === 'number' && counted !== events.length) {
-    throw historyError('INSPECT_FILE_TRUNCATED', `the header counts ${counted} events and the file holds ${events.length}`, { expected: counted, found: events.length });
+  // The header counts the lines that follow, so a file cut exactly at a line end is caught too.
+  for (const [field, found] of [['events', events.length], ['journal', journal.length]] as const) {
+    const counted = header[field];
+    if (typeof counted === 'number' && counted !== found) {
+      throw historyError('INSPECT_FILE_TRUNCATED', `the header counts ${counted} ${field === 'events' ? 'events' : 'journal entries'} and the file holds ${found}`, { field, expected: counted, found });
+    }
   }
   return { header, events, journal };
 }

@@ -1,0 +1,108 @@
+import { useEditor } from '../../store/editor-store.ts';
+import { useInspect } from '../inspect-store.ts';
+import { HistoryError, historyError } from './errors.ts';
+import { useHistory, type SpecNotice } from './history-store.ts';
+import { markFileStart } from './perf.ts';
+import { parseSessionFile, type SessionFileHeader } from './session-file.ts';
+import { browserSpecHash } from './spec-hash.ts';
+
+/** Where a same-origin session file may be fetched from (`flowing inspect FILE` serves it there). */
+export const INSPECT_FILE_PATH = '/api/inspect-file/';
+
+function noticeOf(error: unknown): { code: string; message: string } {
+  if (error instanceof HistoryError) return { code: error.code, message: error.message };
+  return { code: 'INSPECT_FILE_NOT_JSON', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Compares the file's spec hash with the machine open in the editor (opening the file's machine first when another
+ * one is open and the project has it). Returns the notice to show, or null when the graph matches the log.
+ */
+export async function specNoticeFor(header: SessionFileHeader): Promise<SpecNotice | null> {
+  const editor = useEditor.getState();
+  if (editor.machineId !== header.machineId && editor.machines.some((m) => m.id === header.machineId) && !editor.dirty) {
+    await editor.openMachine(header.machineId);
+  }
+  const { machineId, spec } = useEditor.getState();
+  if (machineId !== header.machineId || !spec) {
+    return {
+      code: 'INSPECT_MACHINE_MISSING', fileSpecHash: header.specHash, currentSpecHash: null,
+      message: `The file is a session of machine '${header.machineId}', which is not open${machineId ? ` (open: '${machineId}')` : ''}; the events and the scrubber work, the graph shows nothing.`,
+    };
+  }
+  const current = await browserSpecHash(spec);
+  if (current === header.specHash) return null;
+  return {
+    code: 'INSPECT_SPEC_CHANGED', fileSpecHash: header.specHash, currentSpecHash: current,
+    message: `The session was recorded from another version of '${header.machineId}' (spec ${header.specHash.slice(0, 12)}, open now ${current.slice(0, 12)}); the graph is not highlighted, so it cannot show a wrong picture. The events and the scrubber still work.`,
+  };
+}
+
+/**
+ * Opens a session export in the inspector, offline: the log replaces the selected session's, the cursor goes to the
+ * last event, and the graph is highlighted only when the file's spec hash is that of the open machine. A file that
+ * cannot be read leaves whatever was shown in place and sets a coded error instead.
+ * @returns whether the file was opened
+ */
+export async function openSessionText(text: string, name: string): Promise<boolean> {
+  const history = useHistory.getState();
+  let file;
+  try {
+    file = parseSessionFile(text);
+  } catch (error) {
+    history.setError(noticeOf(error));
+    return false;
+  }
+  history.setError(null);
+  history.setSpecNotice(null);
+  const inspect = useInspect.getState();
+  inspect.selectSession(null);
+  inspect.setEvents(file.events);
+  inspect.setCursor(file.events.length - 1);
+  history.setFile({ name, header: file.header, journalCount: file.journal.length });
+  try {
+    useHistory.getState().setSpecNotice(await specNoticeFor(file.header));
+  } catch (error) {
+    useHistory.getState().setSpecNotice({ code: 'INSPECT_MACHINE_MISSING', fileSpecHash: file.header.specHash, currentSpecHash: null, message: `the open machine could not be compared with the file: ${(error as Error).message}` });
+  }
+  return true;
+}
+
+/** Opens a file the user picked or dropped. */
+export async function openSessionFile(file: File): Promise<boolean> {
+  markFileStart();
+  let text: string;
+  try {
+    text = await file.text();
+  } catch (error) {
+    useHistory.getState().setError(noticeOf(historyError('INSPECT_FILE_EMPTY', `${file.name} could not be read (${(error as Error).message})`)));
+    return false;
+  }
+  return openSessionText(text, file.name);
+}
+
+/**
+ * Opens the file `flowing inspect FILE` serves (the `?inspect=` query of the page). Only a path of this studio's
+ * own file route is fetched; anything else is refused with INSPECT_FILE_FETCH_FAILED.
+ */
+export async function openSessionUrl(path: string): Promise<boolean> {
+  markFileStart();
+  const history = useHistory.getState();
+  if (!path.startsWith(INSPECT_FILE_PATH) || !/^[A-Za-z0-9/_.-]+$/.test(path)) {
+    history.setError(noticeOf(historyError('INSPECT_FILE_FETCH_FAILED', `${JSON.stringify(path.slice(0, 80))} is not a file this studio serves`)));
+    return false;
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { accept: 'application/x-ndjson' } });
+  } catch (error) {
+    history.setError(noticeOf(historyError('INSPECT_FILE_FETCH_FAILED', `the studio server did not answer (${(error as Error).message})`)));
+    return false;
+  }
+  if (!response.ok) {
+    history.setError(noticeOf(historyError('INSPECT_FILE_FETCH_FAILED', `the studio server answered ${response.status}`)));
+    return false;
+  }
+  const name = response.headers.get('x-flowing-file-name') ?? path.slice(INSPECT_FILE_PATH.length);
+  return openSessionText(await response.text(), name);
+}
