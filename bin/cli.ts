@@ -104,7 +104,7 @@ program
 program
   .command('bench')
   .description('Measure runtime overhead against bare XState and a hand-written loop')
-  .option('--rounds <n>', 'rounds, each in a new process (default 7)')
+  .option('--rounds <n>', 'rounds, each case of each in a new process (default 5)')
   .option('--sessions <n>', 'sessions timed per case and round (default 300)')
   .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
   .action(async (options: { rounds?: string; sessions?: string; redis?: string }) => {

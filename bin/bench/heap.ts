@@ -1,13 +1,16 @@
 import { createMemoryStore, createRuntime } from '@flowing/runtime';
+import { ensureTypeScriptLoader } from '../typescript-loader.ts';
 import { loadMachine } from '../run/load.ts';
+import { benchProvider } from './model.ts';
 
 /** Child-process part of the benchmark (run with --expose-gc): bytes retained per idle session. */
 export async function measureIdleHeap(count: number): Promise<{ perSession: number; storeOnly: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
+  await ensureTypeScriptLoader();
   const definition = await loadMachine('order-support');
   const store = createMemoryStore();
-  const runtime = createRuntime({ machines: [definition], store });
+  const runtime = createRuntime({ machines: [definition], store, llm: benchProvider() });
   // Warm up the code paths so compiled code is not counted.
   for (let i = 0; i < 200; i++) await runtime.createSession(definition, undefined, { sessionId: `warm-${i}` });
   const settle = async () => {

@@ -1,99 +1,108 @@
-import { spawn } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { loadMachine } from '../run/load.ts';
-import { createMemoryStore, createRuntime, type SessionStore } from '@flowing/runtime';
-import { benchRedis, benchSqlite } from './stores.ts';
-import { bareXState, handWritten, withRuntime } from './workload.ts';
+import { runChild } from './child.ts';
+import { startBenchRedis } from './redis-server.ts';
+import { CASE_NAMES, type CaseFigure, type CaseId, type RoundConfig } from './round.ts';
+import { median } from './stats.ts';
 
-const ROUNDS = 9;
-const PER_ROUND = 200;
-const WARMUP = 300;
-const IDLE_SESSIONS = 10_000;
-
-async function timePerSession(fn: () => Promise<unknown>, count: number): Promise<number> {
-  const start = performance.now();
-  for (let i = 0; i < count; i++) await fn();
-  return ((performance.now() - start) * 1000) / count;
+export interface BenchOptions {
+  /** Rounds (default 5); every case of every round runs in a new child process. */
+  rounds?: string;
+  /** Sessions timed per case and round (default 300). */
+  sessions?: string;
+  /** A Redis server to use instead of starting one. */
+  redis?: string;
+  out?: (line: string) => void;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** Ratio of each case to bare XState that the issue sets as the target. */
+const TARGETS: Readonly<Record<string, number>> = { [CASE_NAMES.memory]: 1.5, [CASE_NAMES.sqlite]: 2.5 };
+const IDLE_SESSIONS = 10_000;
+
+function positive(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, not '${text}'`);
+  return value;
 }
 
 /**
- * `npm run bench`: the order-support workload (instantaneous tools, scripted model) as (a) a hand-written async
- * function, (b) the generated machine on bare XState, (c) the Flowing runtime with the memory store, (d) with SQLite
- * and (e) with Redis (when a redis-server can be started or `REDIS_URL` is set), interleaved in rounds in one
- * process; then the heap retained per idle session in a child process. The last line is `runtime/xstate ratio: R`
- * (the memory store's).
+ * `npm run bench`: the order-support workload (instantaneous tools, a model that answers at once) as (a) a
+ * hand-written async function, (b) the generated machine on bare XState with plain `fromPromise` actors making the
+ * same calls, (c) the Flowing runtime with the memory store, (d) with SQLite (WAL, synchronous=FULL, a temporary file)
+ * and (e) with Redis (`--redis URL`, or a redis-server of its own; skipped with the reason when there is none). Every
+ * case of every round runs in a new child process (JIT and GC state of one case never reach another); the figure of a
+ * case is the median over the rounds, and its ratio is to (b) of the same run. Then the heap retained per idle session, in one more child. Exit 0 when it measured, 1
+ * when a round failed, 2 for bad options.
  */
-export async function benchCommand(options: { out?: (line: string) => void } = {}): Promise<number> {
+export async function benchCommand(options: BenchOptions = {}): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const definition = await loadMachine('order-support');
-  // A fresh runtime and store per round, so sessions of earlier rounds do not pile up in the heap being timed.
-  let runtime = createRuntime({ machines: [definition], store: createMemoryStore() });
-  const cases: Array<[string, () => Promise<unknown>, () => void]> = [
-    ['(a) hand-written async', () => handWritten(definition.tools), () => {}],
-    ['(b) bare XState', () => bareXState(definition), () => {}],
-    ['(c) Flowing runtime', () => withRuntime(runtime, definition), () => { runtime = createRuntime({ machines: [definition], store: createMemoryStore() }); }],
-  ];
-  // The durable stores: the same runtime case with its commits going to SQLite (WAL, synchronous=FULL) and Redis.
-  const sqlite = await benchSqlite();
-  const redis = await benchRedis();
-  const durable: Array<[string, SessionStore]> = [];
-  if (typeof sqlite !== 'string') durable.push(['(d) Flowing + SQLite', sqlite.store]);
-  if (typeof redis !== 'string') durable.push(['(e) Flowing + Redis', redis.store]);
-  for (const [name, store] of durable) {
-    let onStore = createRuntime({ machines: [definition], store });
-    cases.push([name, () => withRuntime(onStore, definition), () => { onStore = createRuntime({ machines: [definition], store }); }]);
+  let rounds: number;
+  let sessions: number;
+  try {
+    rounds = positive(options.rounds, 5, '--rounds');
+    sessions = positive(options.sessions, 300, '--sessions');
+  } catch (error) {
+    out(`error BENCH_BAD_OPTION: ${(error as Error).message}`);
+    return 2;
   }
-  for (const [, fn] of cases) await timePerSession(fn, WARMUP);
-  const samples = cases.map(() => [] as number[]);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < cases.length; i++) {
-      cases[i]![2]();
-      samples[i]!.push(await timePerSession(cases[i]![1], PER_ROUND));
+  let redisUrl = options.redis;
+  let redisSkipped: string | undefined;
+  let stopRedis = async () => {};
+  if (!redisUrl) {
+    const started = await startBenchRedis();
+    if (typeof started === 'string') redisSkipped = started;
+    else {
+      redisUrl = started.url;
+      stopRedis = started.stop;
     }
   }
-  const [a, b, c] = samples.map(median) as [number, number, number];
-  out(`order-support session, ${ROUNDS} rounds x ${PER_ROUND} sessions, median µs/session (node ${process.version})`);
-  for (let i = 0; i < cases.length; i++) out(`  ${cases[i]![0].padEnd(26)} ${median(samples[i]!).toFixed(1).padStart(9)} µs`);
-  out(`  (c)/(a) ${(c / a).toFixed(2)}`);
-  for (let i = 3; i < cases.length; i++) out(`  ${cases[i]![0].slice(0, 3)}/(b) ${(median(samples[i]!) / b).toFixed(2)}  (${cases[i]![0].slice(4)} / bare XState)`);
-  if (typeof sqlite === 'string') out(`  (d) Flowing + SQLite: skipped, ${sqlite}`);
-  else await sqlite.close();
-  if (typeof redis === 'string') out(`  (e) Flowing + Redis: skipped, ${redis}`);
-  else await redis.close();
-  const heap = await childHeap();
-  if (heap) {
-    out(`idle sessions: ${IDLE_SESSIONS} waiting for input, ${heap.perSession.toFixed(0)} bytes retained per session (memory store: snapshot + log), ${heap.storeOnly} bytes as JSON`);
-  } else {
-    out('idle sessions: heap measurement failed (see stderr)');
-  }
-  out(`runtime/xstate ratio: ${(c / b).toFixed(2)}`);
-  return 0;
-}
-
-function childHeap(): Promise<{ perSession: number; storeOnly: number } | undefined> {
-  const api = import.meta.resolve('tsx/esm/api');
-  const heap = new URL('./heap.ts', import.meta.url).href;
-  const code = `const { tsImport } = await import(${JSON.stringify(api)});
-const { measureIdleHeap } = await tsImport(${JSON.stringify(heap)}, import.meta.url);
-process.stdout.write(JSON.stringify(await measureIdleHeap(${IDLE_SESSIONS})));`;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', code], {
-      cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    child.on('close', (code) => {
-      try {
-        resolve(code === 0 ? JSON.parse(text) : undefined);
-      } catch {
-        resolve(undefined);
+  const ids = Object.keys(CASE_NAMES) as CaseId[];
+  const results = new Map<CaseId, CaseFigure[]>(ids.map((id) => [id, []]));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      // Each case in a process of its own, the order rotated per round so no case always runs first.
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[(i + round) % ids.length]!;
+        if (id === 'redis' && !redisUrl) continue;
+        const config: RoundConfig = { case: id, sessions, warmup: id === 'sqlite' || id === 'redis' ? 600 : 2_000, redisUrl };
+        results.get(id)!.push(await runChild<CaseFigure>('round-main', config));
       }
-    });
-  });
+    }
+  } catch (error) {
+    out(`error BENCH_ROUND_FAILED: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await stopRedis();
+  }
+
+  const measured = (id: CaseId) => results.get(id)!.filter((f): f is Exclude<CaseFigure, { skipped: string }> => !('skipped' in f));
+  const figures = (id: CaseId, key: 'us' | 'cpuUs' | 'gcUs') => measured(id).map((f) => f[key]);
+  const baseline = median(figures('bare', 'us'));
+  const cpuBaseline = median(figures('bare', 'cpuUs'));
+  out(`order-support session (create + one message: classify, extract, 3 tools, generate), node ${process.version}`);
+  out(`median of ${rounds} rounds x ${sessions} sessions, every case of every round in a new process; ratios to (b) bare XState of this run`);
+  out(`  ${'case'.padEnd(28)} ${'wall µs'.padStart(9)} ${'min-max'.padStart(13)} ${'ratio'.padStart(6)} ${'cpu µs'.padStart(9)} ${'ratio'.padStart(6)} ${'gc µs'.padStart(7)}  target (wall ratio)`);
+  for (const id of ids) {
+    const name = CASE_NAMES[id];
+    const skipped = results.get(id)!.find((f): f is { skipped: string } => 'skipped' in f);
+    if (id === 'redis' && redisSkipped) out(`  ${name}: skipped, ${redisSkipped}`);
+    else if (skipped) out(`  ${name}: skipped, ${skipped.skipped}`);
+    if (measured(id).length === 0) continue;
+    const wall = figures(id, 'us');
+    const value = median(wall);
+    const cpu = median(figures(id, 'cpuUs'));
+    const target = TARGETS[name];
+    const ratio = value / baseline;
+    const range = `${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}`;
+    const verdict = target === undefined ? '' : `<= ${target}x: ${ratio <= target ? 'met' : 'missed'}`;
+    out(`  ${name.padEnd(28)} ${value.toFixed(1).padStart(9)} ${range.padStart(13)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(1).padStart(9)} ${(cpu / cpuBaseline).toFixed(2).padStart(6)} ${median(figures(id, 'gcUs')).toFixed(1).padStart(7)}  ${verdict}`);
+  }
+
+  try {
+    const heap = await runChild<{ perSession: number; storeOnly: number }>('heap-main', { count: IDLE_SESSIONS });
+    out(`idle sessions: ${IDLE_SESSIONS} waiting for input, ${heap.perSession.toFixed(0)} bytes retained per session (memory store: snapshot + log), ${heap.storeOnly} bytes as JSON`);
+  } catch (error) {
+    out(`idle sessions: heap measurement failed (${(error as Error).message})`);
+  }
+  out(`runtime/xstate ratio: ${(median(figures('memory', 'us')) / baseline).toFixed(2)}`);
+  return 0;
 }

@@ -1,40 +1,67 @@
-import { createActor, type AnyActorRef } from 'xstate';
-import { createScriptedProvider, type AnyMachineDefinition, type AnyTool, type Runtime } from '@flowing/runtime';
+import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import type { AnyMachineDefinition, AnyTool, LlmRequest, Runtime } from '@flowing/runtime';
+import { benchModel } from './model.ts';
 
 /** The message every benchmark session handles: classify, extract, 3 tools, generate. */
 export const BENCH_MESSAGE = 'where is my order A1001';
 
-const provider = createScriptedProvider();
-const signal = new AbortController().signal;
+const noLog = () => {};
 
-/** (a) The same steps as plain async code: scripted model calls and the tools with their zod contracts. */
-export async function handWritten(tools: Readonly<Record<string, AnyTool>>): Promise<string> {
-  const call = async (name: string, args: unknown) => {
-    const tool = tools[name]!;
-    return tool.output.parse(await tool.run(tool.input.parse(args), { signal, idempotencyKey: name, log: () => {} })) as Record<string, any>;
-  };
-  const { output: { label } } = await provider.classify({ kind: 'classify', text: BENCH_MESSAGE, labels: ['order_query', 'refund', 'other'],
-    scripted: { keywords: { refund: ['refund', 'money back', 'return'], order_query: ['order', 'where', 'status', 'track', 'parcel'] } } }, { signal });
-  if (label === 'other') throw new Error('unexpected label');
-  const { output: { orderId } } = await provider.extract({ kind: 'extract', text: BENCH_MESSAGE, fields: { orderId: { type: 'string', optional: true } },
-    scripted: { patterns: { orderId: '\\b([A-Z][0-9]{4})\\b' } } }, { signal });
-  const customer = await call('resolve_user', { user_id: 'guest' });
-  const order = await call('query_order', { order_id: orderId, customer_id: customer.id });
-  const shipment = order.status === 'shipped' ? await call('trace_shipment', { tracking_number: order.tracking_number ?? '' }) : undefined;
-  const reply = await provider.generate({ kind: 'generate', prompt: '', scripted: { reply: `Order ${orderId} is ${order.status}. ${shipment?.location} ${shipment?.eta}` } }, { signal, onDelta: () => {} });
-  return reply.output.text;
+/** One tool's `run`, called the way a hand-written service would: no contract checks, no timer, no journal. */
+function runTool(tools: Readonly<Record<string, AnyTool>>, name: string, args: unknown, signal: AbortSignal): Promise<any> {
+  return Promise.resolve(tools[name]!.run(args as never, { signal, idempotencyKey: name, log: noLog }));
 }
 
-/** (b) The generated machine on bare XState: its default `fromTool` / `fromLlm` actors, no runtime. */
+/**
+ * (a) The floor: the same steps as one async function — the same model answers and the same tool functions, in the
+ * order the machine takes them for this message.
+ */
+export async function handWritten(tools: Readonly<Record<string, AnyTool>>): Promise<string> {
+  const signal = new AbortController().signal;
+  const { label } = benchModel.classify({ kind: 'classify', text: BENCH_MESSAGE, labels: ['refund', 'order_query', 'other'],
+    scripted: { keywords: { refund: ['refund', 'money back', 'return'], order_query: ['order', 'where', 'status', 'track', 'parcel'] } } });
+  if (label !== 'order_query') throw new Error(`unexpected label ${label}`);
+  const { orderId } = benchModel.extract({ kind: 'extract', text: BENCH_MESSAGE, fields: { orderId: { type: 'string', optional: true } },
+    scripted: { patterns: { orderId: '\\b([A-Z][0-9]{4})\\b' } } }) as { orderId: string };
+  const customer = await runTool(tools, 'resolve_user', { user_id: 'guest' }, signal);
+  const order = await runTool(tools, 'query_order', { order_id: orderId, customer_id: customer.id }, signal);
+  const shipment = order.status === 'shipped' ? await runTool(tools, 'trace_shipment', { tracking_number: order.tracking_number ?? '' }, signal) : undefined;
+  return benchModel.generate({ kind: 'generate', prompt: '', scripted: { reply: `Order ${orderId} is ${order.status}. ${shipment?.location} ${shipment?.eta}` } }).text;
+}
+
+const plainMachines = new WeakMap<AnyMachineDefinition, AnyStateMachine>();
+
+/**
+ * The generated machine with every invoked actor replaced by a plain XState `fromPromise` that calls the tool's
+ * `run` or the model directly: the machine a team would write with XState alone, making the same calls.
+ */
+export function plainMachine(definition: AnyMachineDefinition): AnyStateMachine {
+  let machine = plainMachines.get(definition);
+  if (machine) return machine;
+  const actors: Record<string, ReturnType<typeof fromPromise<any, any>>> = {};
+  for (const name of Object.keys(definition.tools)) {
+    actors[`tool.${name}`] = fromPromise<unknown, { args: unknown }>(({ input, signal }) => runTool(definition.tools, name, input.args, signal));
+  }
+  actors['llm.classify'] = fromPromise<unknown, LlmRequest & { kind: 'classify' }>(async ({ input }) => benchModel.classify(input));
+  actors['llm.extract'] = fromPromise<unknown, LlmRequest & { kind: 'extract' }>(async ({ input }) => benchModel.extract(input));
+  actors['llm.generate'] = fromPromise<unknown, LlmRequest & { kind: 'generate' }>(async ({ input }) => benchModel.generate(input));
+  machine = (definition.machine as AnyStateMachine).provide({ actors } as never);
+  plainMachines.set(definition, machine);
+  return machine;
+}
+
+/** (b) The baseline: `plainMachine` on bare XState, one actor per session, until it is back in `idle`. */
 export function bareXState(definition: AnyMachineDefinition): Promise<string> {
+  const machine = plainMachine(definition);
   return new Promise((resolve, reject) => {
-    const actor: AnyActorRef = createActor(definition.machine);
+    const actor: AnyActorRef = createActor(machine);
     let sent = false;
     actor.subscribe({
       next(snapshot: any) {
         if (sent && Object.keys(snapshot.children).length === 0 && snapshot.matches({ active: 'idle' })) {
           actor.stop();
-          resolve(snapshot.context.reply);
+          if (typeof snapshot.context.reply !== 'string' || snapshot.context.error) reject(new Error(`bare XState session ended without a reply: ${JSON.stringify(snapshot.context).slice(0, 300)}`));
+          else resolve(snapshot.context.reply);
         }
       },
       error: reject,
@@ -45,7 +72,7 @@ export function bareXState(definition: AnyMachineDefinition): Promise<string> {
   });
 }
 
-/** (c) The Flowing runtime: a session created and sent the message, with the log, checks and store. */
+/** (c)-(e) The Flowing runtime: a session created and sent the message, with the log, checks, journal and store. */
 export async function withRuntime(runtime: Runtime, definition: AnyMachineDefinition): Promise<string> {
   const session = await runtime.createSession(definition);
   const result = await session.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
