@@ -65,7 +65,8 @@ program
   .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--cors <origins>', 'comma-separated browser origins allowed to call the API')
-  .action(async (options: { port?: string; host?: string; store?: string; cors?: string }) => {
+  .option('--no-rate-limit', 'turn off the per-client and per-session rate limits (behind a gateway that limits, or for load tests)')
+  .action(async (options: { port?: string; host?: string; store?: string; cors?: string; rateLimit?: boolean }) => {
     await ensureTypeScriptLoader();
     const { serveCommand } = await import('./serve/serve.ts');
     process.exitCode = await serveCommand(options);

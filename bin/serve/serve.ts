@@ -9,6 +9,8 @@ export interface ServeCommandOptions {
   store?: string;
   /** Comma-separated browser origins allowed to call the API. */
   cors?: string;
+  /** False turns off the per-client and per-session rate limits (`--no-rate-limit`). */
+  rateLimit?: boolean;
   out?: (line: string) => void;
   err?: (line: string) => void;
   /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
@@ -62,6 +64,7 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
       token: process.env.FLOWING_TOKEN,
       corsOrigins: options.cors ? options.cors.split(',').map((o) => o.trim()).filter(Boolean) : [],
       specs: served.specs,
+      ...(options.rateLimit === false ? { rateLimit: { client: false, session: false } } : {}),
     });
   } catch (error) {
     await opened.close();
