@@ -1,0 +1,71 @@
+import type { AnyMachineDefinition } from '../definition.ts';
+import type { RuntimeEvent } from '../events.ts';
+import type { RuntimeLimits } from '../limits.ts';
+import type { LlmProvider } from '../llm/types.ts';
+import { createRuntime } from '../runtime.ts';
+import { createMemoryStore } from '../store/memory.ts';
+import type { AnyTool } from '../tool.ts';
+import type { CaseInput, RecordedCall } from './case-file.ts';
+import { createRecordedCalls, type MissingCall } from './recorded-calls.ts';
+import { createVirtualClock } from './virtual-clock.ts';
+
+/** What a driven session did. */
+export interface DriveResult {
+  events: readonly RuntimeEvent[];
+  status: string;
+  context: unknown;
+  missing: MissingCall[];
+  unused: RecordedCall[];
+  /** Real time the run took. */
+  elapsedMs: number;
+}
+
+export interface DriveOptions {
+  limits?: RuntimeLimits;
+  /** Live mode: this provider and these real tools answer instead of the recording (the rest still comes from it). */
+  llm?: LlmProvider;
+  liveTools?: Readonly<Record<string, AnyTool>>;
+  /** Answer calls in the order the results are listed (generated paths), not as soon as asked. */
+  ordered?: boolean;
+}
+
+/**
+ * Runs one session of `machine` in a fresh memory runtime on simulated time: sends the inputs in order and answers
+ * every call from `calls` (never for real, unless live options say so). Nothing it does leaves the process.
+ */
+export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
+  const began = performance.now();
+  const recorded = createRecordedCalls(calls, machine.tools, { ordered: options.ordered });
+  const clock = createVirtualClock(0);
+  const runtime = createRuntime({
+    machines: [machine], store: createMemoryStore(), clock, random: () => 0.5, warmSessions: 1,
+    llm: options.llm ?? recorded.llm, tools: { ...recorded.tools, ...options.liveTools }, limits: options.limits,
+  });
+  const sessionId = 'replay';
+  const session = runtime.session(sessionId);
+  try {
+    await clock.runUntil(runtime.createSession(machine, input ?? undefined, { sessionId, traceId: 'replay' }), 'starting the session');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'REPLAY_STUCK') throw error;
+    // A session that fails while starting is stored with its log: the comparison shows what happened.
+  }
+  for (const [i, step] of inputs.entries()) {
+    const work = step.type === 'cancel' ? session.cancel(step.reason) : session.send(step.event).then(() => undefined);
+    await clock.runUntil(work.catch((error) => {
+      if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
+      throw error;
+    }), `input ${i + 1} (${step.type === 'cancel' ? 'cancel' : step.event.type})`);
+  }
+  let events: readonly RuntimeEvent[] = [];
+  let status = 'error';
+  let context: unknown = null;
+  try {
+    const snapshot = await session.snapshot();
+    events = await session.events();
+    status = snapshot.status;
+    context = snapshot.context;
+  } catch {
+    // nothing was stored: the machine failed before its first commit
+  }
+  return { events, status, context, missing: recorded.missing, unused: recorded.unused(), elapsedMs: performance.now() - began };
+}

@@ -1,0 +1,99 @@
+import type { RuntimeEvent } from '../events.ts';
+import { CASE_FORMAT_VERSION, type CallResult, type CaseFile, type CaseInput, type RecordedCall } from './case-file.ts';
+import { TestingError } from './errors.ts';
+import { observeLog } from './observe.ts';
+
+export interface RecordCaseOptions {
+  name: string;
+  /** `run`, `service`, `inspector` ... (kept in the header). */
+  source?: string;
+  /** Final context keys to expect (default: all of them). */
+  contextKeys?: readonly string[];
+}
+
+/**
+ * Turns a session's log into a case: the events it received, the results its calls got, and what it did as the
+ * expectation. `final` is the session's status and context at the end of the log.
+ * @example caseFromLog(await session.events(), { status: snap.status, context: snap.context }, { name: 'refund-approved' })
+ */
+export function caseFromLog(events: readonly RuntimeEvent[], final: { status: string; context: unknown }, options: RecordCaseOptions): CaseFile {
+  const [first] = events;
+  if (!first || first.type !== 'session.started') throw new TestingError('CASE_NOT_RECORDABLE', 'a case is recorded from a whole session log, starting with session.started');
+  const started = first.data as { machineId?: string; specHash?: string; input?: unknown };
+  const observation = observeLog(events, final.status, final.context);
+  const context = options.contextKeys
+    ? Object.fromEntries(options.contextKeys.filter((key) => key in observation.context).map((key) => [key, observation.context[key]]))
+    : observation.context;
+  return {
+    header: {
+      type: 'case', formatVersion: CASE_FORMAT_VERSION, machineId: String(started.machineId), specHash: String(started.specHash), name: options.name,
+      ...(options.source ? { source: options.source } : {}), ...(started.input !== undefined && started.input !== null ? { input: started.input } : {}),
+    },
+    inputs: inputsOf(events),
+    calls: callsOf(events),
+    expect: { type: 'expect', status: observation.status, steps: observation.steps, context },
+  };
+}
+
+/** The events a session received from outside, and its cancel, in order. */
+export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
+  const inputs: CaseInput[] = [];
+  for (const event of events) {
+    const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string };
+    if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
+      inputs.push({ type: 'event', event: data.payload as CaseInput & { type: string } });
+    } else if (event.type === 'transition.rejected' && typeof data.event === 'string' && !data.event.startsWith('xstate.')) {
+      // Refused before its payload was read (an undeclared event): its type is all there is.
+      inputs.push({ type: 'event', event: { type: data.event } });
+    } else if (event.type === 'session.cancelled') {
+      inputs.push({ type: 'cancel', ...(data.reason ? { reason: data.reason } : {}) });
+    }
+  }
+  return inputs;
+}
+
+/**
+ * The results the session's calls got, in the order they started. A call refused before it ran (approval, contract)
+ * has no result to feed back; one that never finished is `pending`. Tool calls made inside an agent loop are left
+ * out: replay answers the agent call as a whole.
+ */
+export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
+  const calls: RecordedCall[] = [];
+  const open = new Map<string, RecordedCall>();
+  for (const event of events) {
+    const data = event.data as Record<string, any>;
+    const callId = String(data.callId ?? '');
+    switch (event.type) {
+      case 'tool.started':
+        if (callId.includes('/') || data.resumed === true && open.has(callId)) break;
+        open.set(callId, push(calls, { type: 'call', call: 'tool', name: String(data.tool), input: data.args, result: { pending: true } }));
+        break;
+      case 'llm.started':
+        open.set(callId, push(calls, { type: 'call', call: 'llm', name: String(data.kind), result: { pending: true } }));
+        break;
+      case 'tool.completed':
+      case 'llm.completed':
+        settle(open, callId, { ok: true, output: data.output }, data.usage);
+        break;
+      case 'tool.failed':
+      case 'llm.failed':
+        if (data.error?.code === 'CANCELLED') break; // the call was stopped, never answered: it stays pending
+        settle(open, callId, { ok: false, error: { code: String(data.error?.code), message: String(data.error?.message ?? '') } });
+        break;
+    }
+  }
+  return calls;
+}
+
+function push(calls: RecordedCall[], call: RecordedCall): RecordedCall {
+  calls.push(call);
+  return call;
+}
+
+function settle(open: Map<string, RecordedCall>, callId: string, result: CallResult, usage?: RecordedCall['usage']) {
+  const call = open.get(callId);
+  if (!call) return;
+  call.result = result;
+  if (usage && (usage.promptTokens > 0 || usage.completionTokens > 0)) call.usage = usage;
+  open.delete(callId);
+}

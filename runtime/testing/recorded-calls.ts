@@ -1,0 +1,139 @@
+import { FlowingError } from '../errors.ts';
+import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from '../llm/types.ts';
+import { ToolError, type AnyTool } from '../tool.ts';
+import type { CallResult, RecordedCall } from './case-file.ts';
+
+/** The longest delay a timer takes (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A call the replayed machine made that the recording has no result for (it was not made). */
+export interface MissingCall {
+  call: 'tool' | 'llm';
+  name: string;
+  input?: unknown;
+}
+
+/** Tool and model stand-ins that answer from a recording, and what they saw. */
+export interface RecordedCalls {
+  /** The machine's tools with `run` replaced: same contracts, answers from the recording. */
+  tools: Record<string, AnyTool>;
+  llm: LlmProvider;
+  /** Calls made that the recording lacks, in order. */
+  readonly missing: MissingCall[];
+  /** Recorded results nobody asked for. */
+  unused(): RecordedCall[];
+}
+
+/**
+ * Feeds recorded results back instead of calling anything: each tool (and each model call kind) answers its calls
+ * from its own queue of recorded results, in order, so parallel calls match whatever order they start in. A retry of a
+ * call (same idempotency key) gets the same answer again. A call with no result left is refused with
+ * REPLAY_MISSING_CALL and listed in `missing`; a `pending` result never answers (until the call is stopped).
+ */
+export function createRecordedCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: { ordered?: boolean } = {}): RecordedCalls {
+  const order = options.ordered ? createTurns(calls) : undefined;
+  const queues = new Map<string, RecordedCall[]>();
+  for (const call of calls) {
+    const key = `${call.call}:${call.name}`;
+    const queue = queues.get(key) ?? [];
+    queue.push(call);
+    queues.set(key, queue);
+  }
+  const missing: MissingCall[] = [];
+  const take = (call: 'tool' | 'llm', name: string, input: unknown): RecordedCall => {
+    const next = queues.get(`${call}:${name}`)?.shift();
+    if (next) return next;
+    missing.push({ call, name, ...(input === undefined ? {} : { input }) });
+    const what = call === 'tool' ? `tool '${name}'` : `model call '${name}'`;
+    throw new ToolError('REPLAY_MISSING_CALL', `the recording has no result for this ${what} call; replay never calls for real`);
+  };
+
+  const answered = new Map<string, CallResult>();
+  const tools: Record<string, AnyTool> = {};
+  for (const [name, tool] of Object.entries(machineTools)) {
+    tools[name] = Object.freeze({
+      ...tool,
+      // Generated paths: a retried failure would be answered late (after its backoff), behind results listed after it;
+      // a call left unanswered stands for one still running when a timer of the machine fires, not for a tool timeout.
+      ...(order ? { retries: 0, timeoutMs: MAX_TIMER_MS } : {}),
+      async run(input: unknown, context: { idempotencyKey: string; signal: AbortSignal }) {
+        const again = answered.get(context.idempotencyKey);
+        if (again) return answer(again, context.signal);
+        const recorded = take('tool', name, input);
+        answered.set(context.idempotencyKey, recorded.result);
+        await order?.turn(recorded);
+        return answer(recorded.result, context.signal);
+      },
+    }) as AnyTool;
+  }
+
+  const model = <T>(request: LlmRequest, options: LlmCallOptions): Promise<LlmResult<T>> => {
+    if (request.repair) {
+      missing.push({ call: 'llm', name: request.kind, input: { repair: request.repair.problem } });
+      return Promise.reject(new FlowingError('REPLAY_MISSING_CALL', `the recorded ${request.kind} answer is refused by the machine (${request.repair.problem}); a repair call is not in the recording`));
+    }
+    let recorded: RecordedCall;
+    try {
+      recorded = take('llm', request.kind, undefined);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return (order ? order.turn(recorded) : Promise.resolve()).then(() => answer(recorded.result, options.signal)).then((output) => {
+      if (request.kind === 'generate') options.onDelta?.(String((output as { text?: unknown }).text ?? ''));
+      return { output: output as T, model: 'recorded', usage: recorded.usage ?? { promptTokens: 0, completionTokens: 0 }, attempts: 1 };
+    });
+  };
+  const llm: LlmProvider = {
+    name: 'recorded',
+    isModel: false,
+    classify: model,
+    extract: model,
+    generate: model,
+    agent: model,
+  };
+  return { tools, llm, missing, unused: () => [...queues.values()].flat() };
+}
+
+/**
+ * Answers in the order of the recording, whatever order the calls start in: a result waits until every result
+ * recorded before it was handed out, and the next turn comes a macrotask later, so the machine has taken the previous
+ * answer first. (Parallel regions otherwise finish in the order their calls started.)
+ */
+function createTurns(calls: readonly RecordedCall[]) {
+  const index = new Map(calls.map((call, i) => [call, i]));
+  const done = new Set<number>();
+  let next = 0;
+  const waiting = new Map<number, () => void>();
+  const advance = () => {
+    while (done.has(next)) next++;
+    waiting.get(next)?.();
+  };
+  return {
+    turn(call: RecordedCall): Promise<void> {
+      const i = index.get(call)!;
+      const finish = () => {
+        done.add(i);
+        waiting.delete(i);
+        setImmediate(advance);
+      };
+      if ('pending' in call.result || i === next) {
+        finish();
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => waiting.set(i, () => { finish(); resolve(); }));
+    },
+  };
+}
+
+/** The recorded answer: the output, the error thrown, or a wait that only the call's stop ends. */
+function answer(result: CallResult, signal: AbortSignal): Promise<unknown> {
+  if ('pending' in result) {
+    return new Promise((_, reject) => {
+      const stop = () => reject(new FlowingError('CANCELLED', 'the recorded call never finished and was stopped'));
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+  if (result.ok) return Promise.resolve(result.output);
+  return Promise.reject(new ToolError(result.error.code, result.error.message));
+}

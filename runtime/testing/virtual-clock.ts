@@ -1,0 +1,64 @@
+import type { Clock } from '../clock.ts';
+import { TestingError } from './errors.ts';
+
+/** How long a replay may wait in real time for a step that makes no progress and has no timer left. */
+const STUCK_AFTER_MS = 5_000;
+/**
+ * Turns of the event loop without progress after which the session counts as blocked on a timer: commits and answer
+ * hand-overs take a few macrotasks, and firing a timeout too early would change what the session does.
+ */
+const IDLE_ROUNDS = 50;
+
+/** A clock whose time jumps to the next timer whenever nothing else can happen (simulated time). */
+export interface VirtualClock extends Clock {
+  /** Waits for `work`, firing due timers in time order while it is blocked on them; REPLAY_STUCK when blocked on nothing. */
+  runUntil<T>(work: Promise<T>, what: string): Promise<T>;
+}
+
+/**
+ * Replays must not wait for real time (backoff, `after` timeouts, a call that never answered while a timer runs), and
+ * must end the same way every time: time only moves when the session has nothing else to do.
+ */
+export function createVirtualClock(start = 0): VirtualClock {
+  let now = start;
+  let nextId = 1;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const clock: VirtualClock = {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const id = nextId++;
+      timers.set(id, { at: now + Math.max(0, ms), fn });
+      return id;
+    },
+    clearTimeout(id) {
+      timers.delete(id as number);
+    },
+    async runUntil(work, what) {
+      let settled = false;
+      work.then(() => { settled = true; }, () => { settled = true; });
+      let idleSince = Date.now();
+      for (;;) {
+        for (let i = 0; i < IDLE_ROUNDS && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
+        if (settled) return work;
+        const due = earliest();
+        if (due) {
+          timers.delete(due[0]);
+          now = Math.max(now, due[1].at);
+          due[1].fn();
+          idleSince = Date.now();
+          continue;
+        }
+        if (Date.now() - idleSince > STUCK_AFTER_MS) {
+          throw new TestingError('REPLAY_STUCK', `${what} did not settle within ${STUCK_AFTER_MS} ms and no timer is left to fire`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    },
+  };
+  function earliest(): [number, { at: number; fn: () => void }] | undefined {
+    let due: [number, { at: number; fn: () => void }] | undefined;
+    for (const entry of timers) if (!due || entry[1].at < due[1].at) due = entry;
+    return due;
+  }
+  return clock;
+}
