@@ -6,6 +6,7 @@ import { DEFAULT_WARM_SESSIONS } from './constants.ts';
 import { FlowingError } from './errors.ts';
 import type { RuntimeEvent } from './events.ts';
 import { resolveLimits, Semaphore, type RuntimeLimits } from './limits.ts';
+import { planFork } from './inspect/fork.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { LlmProvider } from './llm/types.ts';
 import type { RunHost } from './session/host.ts';
@@ -87,6 +88,12 @@ export interface Session<TEvent extends { type: string } = { type: string; [key:
 
 export interface Runtime {
   createSession<TDef extends AnyMachineDefinition>(machine: TDef | string, input?: unknown, options?: { sessionId?: string; traceId?: string }): Promise<Session<SessionEvent<TDef>>>;
+  /**
+   * Starts a new session at the state and context session `parentId` had right after event `atSeq` (context fields
+   * patched by `options.context`, checked against the schema); resolves when it is quiet. Nothing of the parent runs
+   * again; calls the forked state invokes start in the fork. See `planFork` for what is refused and why.
+   */
+  forkSession(parentId: string, atSeq: number, options?: { context?: Record<string, unknown>; sessionId?: string; traceId?: string }): Promise<Session>;
   /** A handle on a stored session (no I/O until used). */
   session(sessionId: string): Session;
   /** Restores a stored session and lets calls that were in flight finish from the journal; resolves when it is quiet. */
@@ -284,6 +291,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     session(sessionId) {
       return handle(sessionId, '');
+    },
+    async forkSession(parentId, atSeq, forkOptions = {}) {
+      const plan = await planFork(store, (machineId) => host.machine(machineId), parentId, atSeq, forkOptions.context);
+      const sessionId = forkOptions.sessionId ?? newId();
+      const traceId = forkOptions.traceId ?? newId();
+      await serialize(sessionId, async () => {
+        const run = SessionRun.fork(host, plan.info, { sessionId, traceId }, plan);
+        const running = Promise.resolve(run);
+        live.set(sessionId, running);
+        try {
+          await run.whenQuiet();
+          await run.flush();
+        } finally {
+          park(run);
+          if (live.get(sessionId) === running) live.delete(sessionId);
+        }
+        const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
+        if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
+      });
+      return handle(sessionId, plan.info.definition.id);
     },
     async resume(sessionId) {
       const machineId = await serialize(sessionId, () => withRun(sessionId, true, async (run) => {

@@ -104,6 +104,28 @@ export class SessionRun {
     return run;
   }
 
+  /**
+   * Starts a session forked from another one's state (see planFork): `session.started` names the parent, a
+   * `state.changed` (event `flowing.fork`) sets the state and context, then the actor starts there. The state's entry
+   * actions do not run again; the calls it invokes start now and are this session's own (keys `<invoke>@1`).
+   */
+  static fork(host: RunHost, info: MachineInfo, ids: { sessionId: string; traceId: string }, from: { parentId: string; forkedAt: number; state: unknown; context: unknown; snapshot: unknown }): SessionRun {
+    const now = host.clock.now();
+    const record: SessionRecord = {
+      sessionId: ids.sessionId, machineId: info.definition.id, specHash: info.definition.specHash, traceId: ids.traceId,
+      status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: NO_USAGE, createdAt: now, updatedAt: now,
+      fork: { parentId: from.parentId, forkedAt: from.forkedAt },
+    };
+    const run = new SessionRun(host, info, record, []);
+    run.append('session.started', { machineId: info.definition.id, specHash: info.definition.specHash, input: null, parentId: from.parentId, forkedAt: from.forkedAt });
+    run.step = 1;
+    run.append('state.changed', { state: sharedValue(info, from.state), event: 'flowing.fork', transitions: EMPTY_LIST, context: from.context });
+    run.startActor({ snapshot: from.snapshot });
+    const snapshot = run.snapshot;
+    if (snapshot && !run.actorStopped) run.watchApprovals(snapshot);
+    return run;
+  }
+
   /** Restores a stored session; in-flight calls restart and find their journaled results. */
   static restore(host: RunHost, info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], start = true): SessionRun {
     const run = new SessionRun(host, info, record, journal);
@@ -309,6 +331,7 @@ export class SessionRun {
       version: base.version + 1, seq: this.seq, step: this.step, snapshot, usage: this.usage, createdAt: base.createdAt,
       updatedAt: this.host.clock.now(),
     };
+    if (base.fork) record.fork = base.fork;
     if (this.approval) record.approval = this.approval;
     if (this.error) record.error = this.error;
     const calls = this.inflightCalls(snapshot);

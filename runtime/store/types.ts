@@ -40,6 +40,8 @@ export interface SessionRecord {
    * they find their journal entries again (the step counter may have moved on in another parallel region).
    */
   calls?: Readonly<Record<string, string>>;
+  /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
+  fork?: { parentId: string; forkedAt: number };
   createdAt: number;
   updatedAt: number;
 }

@@ -1,14 +1,15 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { FlowingError } from '../../errors.ts';
+import { FlowingError, formatIssues } from '../../errors.ts';
 import type { RuntimeEvent } from '../../events.ts';
 import { exportSessionFile } from '../../inspect/export.ts';
 import { readSessionLog } from '../../inspect/read-log.ts';
 import { sessionAt, type SessionAt } from '../../inspect/session-at.ts';
 import { SESSION_ID_PATTERN } from '../constants.ts';
 import { sessionIdParam, type ServerScope } from '../context.ts';
+import { readJsonObject } from '../body.ts';
 import { ServerError } from '../errors.ts';
-import type { SessionView } from '../session-view.ts';
+import { toSessionView, type SessionView } from '../session-view.ts';
 
 /**
  * `GET /sessions/:id/at/:seq` answers this: the session right after the event with `seq` (0 = before the first
@@ -41,7 +42,7 @@ export interface ForkRequest {
  * is re-run; when the state at `atSeq` invokes a tool or model call, the fork makes that call itself on entry.
  * Errors: 400 `SERVER_BAD_REQUEST` (body shape), 404 `SESSION_NOT_FOUND`, 404 `INSPECT_SEQ_OUT_OF_RANGE`,
  * 409 `FORK_NO_STATE` (no state yet at `atSeq`), 409 `FORK_MID_CALL` (a call was in flight at `atSeq`; `details`
- * name it and the seqs to fork at instead), 409 `FORK_ENDED` (the session had ended at `atSeq`), 409 `SPEC_CHANGED`,
+ * name it and the seqs to fork at instead), 409 `FORK_ENDED` (the session had ended at `atSeq`), 409 `FORK_TIMED_STATE` (the state waits on an `after` timer), 409 `SPEC_CHANGED`,
  * 409 `SESSION_EXISTS`, 422 `FORK_CONTEXT_INVALID` (`details.issues[].path` names the field).
  */
 export interface ForkView extends SessionView {
@@ -83,10 +84,24 @@ export function inspectRoutes(app: Hono, scope: ServerScope) {
     return c.body(file.text);
   });
 
+  app.post('/sessions/:id/fork', async (c) => {
+    const parentId = sessionIdParam(c);
+    scope.checkSessionRate(parentId);
+    const parsed = ForkBody.safeParse(await readJsonObject(c, options));
+    if (!parsed.success) throw new ServerError('SERVER_BAD_REQUEST', `the body does not fit this route: ${formatIssues(parsed.error.issues)}`);
+    const body = parsed.data;
+    if (body.sessionId !== undefined) {
+      scope.checkSessionRate(body.sessionId);
+      if (await runtime.store.load(body.sessionId)) throw new ServerError('SESSION_EXISTS', `a session '${body.sessionId}' already exists`);
+    }
+    const session = await runtime.forkSession(parentId, body.atSeq, { ...(body.context ? { context: body.context } : {}), ...(body.sessionId ? { sessionId: body.sessionId } : {}) });
+    const view: ForkView = { ...toSessionView(await session.snapshot()), parentId, forkedAt: body.atSeq };
+    c.header('Location', `/sessions/${session.id}`);
+    return c.json(view, 201);
+  });
 }
 
-/** The shape `POST /sessions/:id/fork` checks its body against. */
-export const ForkBody = z.strictObject({
+const ForkBody = z.strictObject({
   atSeq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   context: z.record(z.string(), z.unknown()).optional(),
   sessionId: z.string().regex(SESSION_ID_PATTERN, 'a session id is 1-128 characters of A-Z a-z 0-9 _ -').optional(),
