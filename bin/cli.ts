@@ -52,7 +52,8 @@ program
   .option('--json', 'print events as JSON lines')
   .option('--store <store>', 'keep the session in sqlite:PATH or redis://HOST:PORT (default: memory, gone at exit)')
   .option('--session <id>', 'continue this stored session (needs --store), e.g. to APPROVE later')
-  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean; store?: string; session?: string }) => {
+  .option('--record <name>', 'save the session as the regression case machines/<machine>/cases/<name>.case.jsonl')
+  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean; store?: string; session?: string; record?: string }) => {
     await ensureTypeScriptLoader();
     const { runCommand } = await import('./run/run.ts');
     process.exitCode = await runCommand(machine, options);
@@ -100,6 +101,31 @@ program
       return createStudioRuntimeApp();
     };
     await studioCommand({ ...options, runtimeApp });
+  });
+
+program
+  .command('inspect')
+  .description('Open the studio on a session file (a .flowing.jsonl export): its events, graph states and scrubber, offline')
+  .argument('<file>', 'the session export to open')
+  .option('--port <port>', 'port (default: $PORT or 5173; 0 picks a free one)')
+  .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
+  .action(async (file: string, options: { port?: string; host?: string }) => {
+    const { inspectCommand } = await import('./inspect/inspect.ts');
+    await inspectCommand(file, options);
+  });
+
+program
+  .command('test')
+  .description('Path tests from the graph and replay of the recorded cases (machines/<id>/cases/*.case.jsonl) against the current machines; exit 1 on any divergence')
+  .argument('[machines...]', 'machine ids (default: every generated machine)')
+  .option('--update', 'accept the new behaviour into the diverging case files (review with git diff)')
+  .option('--json', 'print the results as one JSON document')
+  .option('--no-paths', 'replay the cases only')
+  .option('--live', 'run the cases against the configured OpenAI-compatible model and the tools marked safe (idempotent, low risk)')
+  .action(async (machines: string[], options: { update?: boolean; json?: boolean; paths?: boolean; live?: boolean }) => {
+    await ensureTypeScriptLoader();
+    const { testCommand } = await import('./test/test-command.ts');
+    process.exitCode = await testCommand(machines, options);
   });
 
 program

@@ -4,6 +4,7 @@ import { API_PREFIX } from './api-target.ts';
 import type { StudioContext } from './context.ts';
 import { errorResponse, StudioError } from './errors.ts';
 import { RUNTIME_PREFIX, runtimeHandler, type RuntimeAppSource } from './runtime-mount.ts';
+import { SESSION_FILE_PREFIX, sessionFileHandler, type ServedSessionFile } from './session-file-route.ts';
 import { serveAppFiles } from './static-files.ts';
 
 export interface StudioAppOptions {
@@ -13,6 +14,8 @@ export interface StudioAppOptions {
   appDir?: string;
   /** The runtime API answered under `/api/runtime` (sessions for the Inspect mode); without it those routes answer 503. */
   runtimeApp?: RuntimeAppSource;
+  /** A session file to serve to the page at its `urlPath` (`flowing inspect FILE`). */
+  sessionFile?: ServedSessionFile;
 }
 
 export interface StudioApp {
@@ -38,6 +41,7 @@ export function createStudioApp(options: StudioAppOptions): StudioApp {
   const runtime = runtimeHandler(options.runtimeApp);
   app.all(RUNTIME_PREFIX, runtime);
   app.all(`${RUNTIME_PREFIX}/*`, runtime);
+  app.on(['GET', 'HEAD'], `${SESSION_FILE_PREFIX}/:token`, sessionFileHandler(options.sessionFile));
   app.all(API_PREFIX, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   app.all(`${API_PREFIX}/*`, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   if (options.appDir) app.on(['GET', 'HEAD'], '*', serveAppFiles(options.appDir));

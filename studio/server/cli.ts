@@ -1,6 +1,7 @@
 import { DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
 import { StudioError } from './errors.ts';
 import type { RuntimeAppSource } from './runtime-mount.ts';
+import type { ServedSessionFile } from './session-file-route.ts';
 import { startStudio, type StudioServer } from './server.ts';
 
 function parsePort(value: string | undefined): number | undefined {
@@ -14,14 +15,15 @@ function parsePort(value: string | undefined): number | undefined {
  * `flowing studio`: serves the prebuilt studio for the project in the current directory, on `PORT` (default 5173)
  * and `HOST` (default 127.0.0.1), and prints its URL. A start that fails with a studio code prints it and sets
  * the exit code 1 (undefined is returned). `runtimeApp` is the runtime API mounted under `/api/runtime` (the CLI
- * passes one over the project's generated machines and `.flowing/sessions.db`).
+ * passes one over the project's generated machines and `.flowing/sessions.db`); `sessionFile` is served to the page
+ * for `flowing inspect FILE`.
  */
-export async function studioCommand(options: { port?: string; host?: string; runtimeApp?: RuntimeAppSource } = {}): Promise<StudioServer | undefined> {
+export async function studioCommand(options: { port?: string; host?: string; runtimeApp?: RuntimeAppSource; sessionFile?: ServedSessionFile } = {}): Promise<StudioServer | undefined> {
   const port = parsePort(options.port) ?? parsePort(process.env.PORT) ?? DEFAULT_STUDIO_PORT;
   const host = options.host ?? (process.env.HOST || DEFAULT_STUDIO_HOST);
   let studio: StudioServer;
   try {
-    studio = await startStudio({ rootDir: process.cwd(), port, host, runtimeApp: options.runtimeApp });
+    studio = await startStudio({ rootDir: process.cwd(), port, host, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
   } catch (error) {
     if (!(error instanceof StudioError)) throw error;
     process.stderr.write(`flowing studio: ${error.code} ${error.message}\n`);

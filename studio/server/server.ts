@@ -9,6 +9,7 @@ import { StudioError } from './errors.ts';
 import { allowedHostnames } from './guard.ts';
 import { createStudioListener } from './listener.ts';
 import type { RuntimeAppSource } from './runtime-mount.ts';
+import type { ServedSessionFile } from './session-file-route.ts';
 
 export interface StudioOptions {
   /** The project whose machines/ and tools/ the studio edits. */
@@ -21,6 +22,8 @@ export interface StudioOptions {
   appDir?: string;
   /** The runtime API to mount under `/api/runtime` for the Inspect mode (the CLI passes one over the project's machines). */
   runtimeApp?: RuntimeAppSource;
+  /** A session file the page opens with `?inspect=<urlPath>` (`flowing inspect FILE`). */
+  sessionFile?: ServedSessionFile;
 }
 
 export interface StudioServer {
@@ -49,7 +52,7 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
     throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
   const context = await createStudioContext(options.rootDir);
-  const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp });
+  const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   const port = options.port ?? DEFAULT_STUDIO_PORT;
   await new Promise<void>((resolve, reject) => {
