@@ -10,6 +10,7 @@ import { planFork } from './inspect/fork.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { LlmProvider } from './llm/types.ts';
 import type { RunHost } from './session/host.ts';
+import { LeaseKeeper, type HeldLease, type LeaseOptions } from './session/lease.ts';
 import { analyzeMachine, type MachineInfo } from './session/machine-info.ts';
 import { SessionRun, type SendResult } from './session/run.ts';
 import { Subscriptions, type EventListener, type SubscriptionErrorListener } from './session/subscriptions.ts';
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
   random?: () => number;
   /** Quiet sessions kept as live actors for a quick next event (default 8); all others are stored snapshots only. */
   warmSessions?: number;
+  /** With a store that has leases (Redis): how long a step waits for a session another process is stepping. */
+  lease?: LeaseOptions;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
@@ -96,8 +99,11 @@ export interface Runtime {
   forkSession(parentId: string, atSeq: number, options?: { context?: Record<string, unknown>; sessionId?: string; traceId?: string }): Promise<Session>;
   /** A handle on a stored session (no I/O until used). */
   session(sessionId: string): Session;
-  /** Restores a stored session and lets calls that were in flight finish from the journal; resolves when it is quiet. */
-  resume(sessionId: string): Promise<Session>;
+  /**
+   * Restores a stored session and lets calls that were in flight finish from the journal; resolves when it is quiet.
+   * With leases, `leaseWaitMs` bounds the wait for another process stepping it (then SESSION_LEASED).
+   */
+  resume(sessionId: string, options?: { leaseWaitMs?: number }): Promise<Session>;
   readonly store: SessionStore;
   readonly machines: ReadonlyMap<string, MachineInfo>;
 }
@@ -137,7 +143,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     machines.set(definition.id, info);
   }
 
+  const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
+
+  /** Makes a run's commits carry the lease's token, and stops the run (writing nothing more) if the lease is lost. */
+  function underLease(run: SessionRun, lease: HeldLease | undefined): SessionRun {
+    if (!lease) return run;
+    run.fence = lease.token;
+    lease.onLost((error) => run.abandon(error));
+    return run;
+  }
+
   const live = new Map<string, Promise<SessionRun>>();
+  /** Operations waiting for a lease another process holds (before they have a run). */
+  const leaseWaits = new Map<string, Promise<unknown>>();
+
+  async function takeLease(sessionId: string, options: { create?: boolean; waitMs?: number }): Promise<HeldLease | undefined> {
+    if (!leases) return undefined;
+    const taking = leases.hold(sessionId, options);
+    leaseWaits.set(sessionId, taking);
+    try {
+      return await taking;
+    } finally {
+      if (leaseWaits.get(sessionId) === taking) leaseWaits.delete(sessionId);
+    }
+  }
   const queues = new Map<string, Promise<void>>();
 
   /** Operations queued or running per session; BUSY is decided on this count, not on the queue's cleanup. */
@@ -194,8 +223,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return SessionRun.restore(host, info, record, journal, start && active);
   }
 
-  async function withRun<T>(sessionId: string, start: boolean, fn: (run: SessionRun) => Promise<T>): Promise<T> {
-    const opening = open(sessionId, start);
+  async function withRun<T>(sessionId: string, start: boolean, fn: (run: SessionRun) => Promise<T>, leaseWaitMs?: number): Promise<T> {
+    // Across processes, the lease is what serialises a session's steps; it is taken before the record is read.
+    const lease = await takeLease(sessionId, leaseWaitMs === undefined ? {} : { waitMs: leaseWaitMs });
+    const opening = open(sessionId, start).then((run) => underLease(run, lease));
     live.set(sessionId, opening);
     let run: SessionRun | undefined;
     try {
@@ -208,6 +239,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         park(run);
       }
       if (live.get(sessionId) === opening) live.delete(sessionId);
+      await lease?.release();
     }
   }
 
@@ -255,6 +287,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         for (;;) {
           const current = live.get(sessionId);
           if (current) return (await current).cancel(reason);
+          const waiting = leaseWaits.get(sessionId);
+          if (waiting) {
+            await waiting.catch(() => {});
+            continue;
+          }
           if (!pending.has(sessionId)) break;
           // An operation (createSession, send) was queued a moment ago and opens its run within a tick; queueing
           // behind it instead would wait until that run is quiet, which a call that never returns makes never.
@@ -273,7 +310,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const sessionId = sessionOptions.sessionId ?? newId();
       const traceId = sessionOptions.traceId ?? newId();
       await serialize(sessionId, async () => {
-        const run = SessionRun.create(host, info, { sessionId, traceId }, input);
+        const lease = await takeLease(sessionId, { create: true });
+        let run: SessionRun;
+        try {
+          run = underLease(SessionRun.create(host, info, { sessionId, traceId }, input), lease);
+        } catch (error) {
+          await lease?.release();
+          throw error;
+        }
         const running = Promise.resolve(run);
         live.set(sessionId, running);
         try {
@@ -282,6 +326,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         } finally {
           park(run);
           if (live.get(sessionId) === running) live.delete(sessionId);
+          await lease?.release();
         }
         const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
         // A session that failed after its first commit is stored (its log says what happened): name it.
@@ -297,7 +342,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const sessionId = forkOptions.sessionId ?? newId();
       const traceId = forkOptions.traceId ?? newId();
       await serialize(sessionId, async () => {
-        const run = SessionRun.fork(host, plan.info, { sessionId, traceId }, plan);
+        const lease = await takeLease(sessionId, { create: true });
+        let run: SessionRun;
+        try {
+          run = underLease(SessionRun.fork(host, plan.info, { sessionId, traceId }, plan), lease);
+        } catch (error) {
+          await lease?.release();
+          throw error;
+        }
         const running = Promise.resolve(run);
         live.set(sessionId, running);
         try {
@@ -306,17 +358,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         } finally {
           park(run);
           if (live.get(sessionId) === running) live.delete(sessionId);
+          await lease?.release();
         }
         const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
         if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
       });
       return handle(sessionId, plan.info.definition.id);
     },
-    async resume(sessionId) {
+    async resume(sessionId, resumeOptions = {}) {
       const machineId = await serialize(sessionId, () => withRun(sessionId, true, async (run) => {
         await run.whenQuiet();
         return run.info.definition.id;
-      }));
+      }, resumeOptions.leaseWaitMs));
       return handle(sessionId, machineId);
     },
   };

@@ -69,6 +69,9 @@ function answerError(error: Error, c: Context, options: ResolvedServerOptions): 
   if (error instanceof HTTPException) return error.getResponse();
   if (isCoded(error)) {
     const status = statusOf(error.code);
+    // A refusal that knows when a retry can succeed (SESSION_LEASED) says so the standard way.
+    const retryAfterMs = (error.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    if (typeof retryAfterMs === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     if (status >= 500) options.log({ level: 'error', code: error.code, message: error.message, path: c.req.path });
     return c.json({ code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, status as 400);
   }

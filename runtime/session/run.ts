@@ -48,6 +48,8 @@ export class SessionRun {
   approval?: ApprovalRecord;
   error?: FlowError;
   fatal?: FlowError;
+  /** Fencing token of the session lease held for this run (stores with leases); every commit carries it. */
+  fence?: number;
   private record: SessionRecord;
   private actor?: Actor<AnyStateMachine>;
   private actorStopped = false;
@@ -337,7 +339,7 @@ export class SessionRun {
     const calls = this.inflightCalls(snapshot);
     if (calls) record.calls = calls;
     try {
-      await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal });
+      await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal, ...(this.fence === undefined ? {} : { fence: this.fence }) });
     } catch (error) {
       this.fatal = toFlowError(error, 'STORE_CONFLICT');
       this.stopActor();
@@ -490,6 +492,17 @@ export class SessionRun {
     this.frozenSnapshot = awaitingSnapshot(persisted, invokeId, invokeId === undefined ? undefined : this.callInputs.get(invokeId));
     this.status = 'needs_attention';
     this.error = { code: refusal.code, message: refusal.message };
+    this.stopActor();
+    this.setQuiet();
+  }
+
+  /**
+   * This process lost the session's lease: stop as if it had crashed. Nothing more is written (in-flight calls are
+   * aborted and their results dropped); the process that takes the session over resumes it from the store.
+   */
+  abandon(error: FlowError) {
+    if (this.fatal) return;
+    this.fatal = error;
     this.stopActor();
     this.setQuiet();
   }

@@ -4,8 +4,9 @@ import { checkCommitShape } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { encodeCursor, planList } from './query.ts';
 import { StreamFeed } from './redis/feed.ts';
+import { createRedisLeases, DEFAULT_LEASE_TTL_MS } from './redis/leases.ts';
 import { COMMIT, LIST, runScript } from './redis/scripts.ts';
-import type { SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary } from './types.ts';
+import type { SessionLeases, SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary } from './types.ts';
 
 /** Key prefix when none is given. */
 export const DEFAULT_REDIS_PREFIX = 'flowing:';
@@ -26,6 +27,11 @@ export interface RedisStoreOptions {
   finishedTtlSeconds?: number;
   /** Most sessions one `listSessions` call looks at before it returns a (possibly short) page with a cursor. */
   listScanBudget?: number;
+  /**
+   * Session leases (one process steps a session at a time; commits carry a fencing token): `ttlMs` is how long a
+   * lease lives unless renewed (default 10 000), so how soon another process takes over a dead one's sessions.
+   */
+  lease?: { ttlMs?: number };
 }
 
 /** How durable an acknowledged commit is on this Redis, read from its configuration. */
@@ -38,6 +44,7 @@ export interface RedisDurability {
 
 export interface RedisStore extends SessionStore {
   readonly prefix: string;
+  readonly leases: SessionLeases;
   durability(): Promise<RedisDurability>;
   close(): Promise<void>;
 }
@@ -55,6 +62,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const ttl = options.finishedTtlSeconds ?? 0;
   if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_OPTIONS', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
   const budget = options.listScanBudget ?? 1_000;
+  const leaseTtlMs = options.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100) throw storeError('STORE_BAD_OPTIONS', `lease.ttlMs must be a whole number of milliseconds ≥ 100, got ${String(leaseTtlMs)}`);
   if (options.redis?.options.keyPrefix) {
     // ioredis would prefix the script's KEYS but not the key names the listing script builds itself.
     throw storeError('STORE_BAD_OPTIONS', `the given ioredis client has keyPrefix '${options.redis.options.keyPrefix}'; pass a client without one and use the store's prefix option`);
@@ -63,7 +72,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
   // The hash tag keeps one session's keys in one slot, should the keys ever live on a cluster.
-  const key = (sessionId: string, kind: 'r' | 'e' | 'j') => `${prefix}{${sessionId}}:${kind}`;
+  const key = (sessionId: string, kind: 'r' | 'e' | 'j' | 'lease') => `${prefix}{${sessionId}}:${kind}`;
   const indexKey = (machineId?: string) => (machineId === undefined ? `${prefix}index` : `${prefix}index:m:${machineId}`);
   const feed = new StreamFeed({
     redis,
@@ -71,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     decode: (id, entryId, fields) => unsealEvent(fieldE(fields), id, Number.parseInt(entryId, 10)),
   });
   let closed = false;
+  const runningKey = `${prefix}running`;
 
   async function call<T>(what: string, fn: () => Promise<T>, sessionId?: string): Promise<T> {
     if (closed) throw storeError('STORE_CLOSED', 'the Redis store was closed');
@@ -82,9 +92,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     }
   }
 
+  const leases = createRedisLeases({ redis, key, tagPrefix: `${prefix}{`, runningKey, ttlMs: leaseTtlMs, call });
+
   return {
     name: 'redis',
     prefix,
+    leases,
     async load(sessionId) {
       const sealed = await call('load', () => redis.hget(key(sessionId, 'r'), 'r'), sessionId);
       return sealed === null ? undefined : unsealRecord(sealed, sessionId);
@@ -96,13 +109,17 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const args: Array<string | number> = [
         expectedVersion, record.version, encodeSealed(record), record.status, record.machineId, record.createdAt,
         record.approval && !record.approval.decision ? 1 : 0, record.seq, ttl, FINISHED.has(record.status) ? 1 : 0, id, record.updatedAt,
-        events.length,
+        request.fence ?? 0, events.length,
       ];
       for (const event of events) args.push(encodeSealed(event));
       for (const entry of journal) args.push(entry.key, encodeSealed(entry));
-      const keys = [key(id, 'r'), key(id, 'e'), key(id, 'j'), indexKey(), indexKey(record.machineId)];
+      const keys = [key(id, 'r'), key(id, 'e'), key(id, 'j'), indexKey(), indexKey(record.machineId), key(id, 'lease'), runningKey];
       const reply = (await call('commit', () => runScript(redis, COMMIT, keys, args), id)) as [number, number?];
       if (reply[0] === 0) throw storeError('STORE_CONFLICT', `session ${id} is at version ${reply[1]}, the write expected ${expectedVersion}; reload and retry`, { sessionId: id });
+      if (reply[0] === 3) {
+        const why = request.fence ? `its lease token ${request.fence} is not the latest (${reply[1]}): another process took the session over` : `another process holds its lease (token ${reply[1]})`;
+        throw storeError('STORE_FENCED', `write to session ${id} refused: ${why}`, { sessionId: id });
+      }
       if (reply[0] === 2) throw storeError('STORE_CONFLICT', `event seq ${events[0]?.seq ?? record.seq} of session ${id} does not follow ${reply[1]}`, { sessionId: id });
     },
     async readEvents(sessionId, afterSeq = 0, limit = Number.POSITIVE_INFINITY) {

@@ -64,6 +64,12 @@ export interface CommitRequest {
   record: SessionRecord;
   events: readonly RuntimeEvent[];
   journal: readonly JournalEntry[];
+  /**
+   * Fencing token of the session lease the writer holds (stores with `leases`): the commit is refused with
+   * `STORE_FENCED` unless it is the latest token granted for the session. Without one, a commit is refused while
+   * another writer holds the lease.
+   */
+  fence?: number;
 }
 
 /** Which sessions `listSessions` returns: filters, page size and the cursor of the previous page. */
@@ -100,6 +106,32 @@ export interface SessionPage {
   nextCursor?: string;
 }
 
+/** The answer to a lease request: granted with its fencing token, or held by another owner for about `retryInMs`. */
+export type LeaseAttempt =
+  | { granted: true; token: number }
+  | { granted: false; holder: string; retryInMs: number };
+
+/**
+ * Leases on sessions for stores shared between processes: one process steps a session at a time, and every commit
+ * it makes carries the lease's fencing token, so a holder whose lease expired (paused, cut off, dead) can never
+ * write again once another process took the session over.
+ */
+export interface SessionLeases {
+  /** How long a lease lives without renewal (ms). */
+  readonly ttlMs: number;
+  /**
+   * Takes the session's lease for `owner` (a new fencing token, larger than every earlier one). `create` allows a
+   * session that is not stored yet; otherwise an unknown session is `SESSION_NOT_FOUND` and nothing is written.
+   */
+  acquire(sessionId: string, owner: string, options?: { create?: boolean }): Promise<LeaseAttempt>;
+  /** Extends a lease still held with this token; false when it expired or another owner holds it now. */
+  renew(sessionId: string, owner: string, token: number): Promise<boolean>;
+  /** Gives the lease up (no-op when the token is no longer the holder's). */
+  release(sessionId: string, token: number): Promise<void>;
+  /** A page of sessions stored as `running` whose lease nobody holds: left mid-step by a process that is gone. */
+  orphans(cursor?: string): Promise<{ sessions: SessionSummary[]; nextCursor?: string }>;
+}
+
 /** Called with newly committed events of one session, in seq order; may repeat events already seen. */
 export type StoreFeedListener = (events: readonly RuntimeEvent[]) => void;
 
@@ -124,6 +156,8 @@ export interface SessionStore {
    * id; SQLite polls its file). Deliveries may repeat or trail events already seen: subscribers filter by seq.
    */
   follow?(sessionId: string, afterSeq: number, listener: StoreFeedListener): () => void;
+  /** Session leases with fencing (stores shared between processes, e.g. Redis); the runtime holds one per step. */
+  readonly leases?: SessionLeases;
   /** Releases connections and file handles; the store is unusable afterwards. */
   close?(): Promise<void>;
 }

@@ -7,43 +7,59 @@ export interface LuaScript {
   sha: string;
 }
 
-function script(lua: string): LuaScript {
+export function script(lua: string): LuaScript {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
 /**
- * One commit, atomically: compare the stored version, check the events continue the log, append them to the
- * session's stream (entry id = seq), upsert journal entries, write the record, index a new session, and set or clear
- * the TTL of a finished one. Replies `{1}` on success (also when this very commit was already applied), `{0, version}` on a version conflict, `{2, seq}` when the
- * events do not follow the stored log. No WATCH: ioredis drops it silently on reconnect, a script cannot be split.
+ * One commit, atomically: compare the stored version, check the writer's fencing token, check the events continue
+ * the log, append them to the session's stream (entry id = seq), upsert journal entries, write the record, index a
+ * new session, keep the set of running sessions, and set or clear the TTL of a finished one. Replies `{1}` on success
+ * (also when this very commit was already applied), `{0, version}` on a version conflict, `{2, seq}` when the events
+ * do not follow the stored log, `{3, token}` when the writer is fenced off (its token is not the latest lease granted,
+ * or it has none while another writer holds the lease). No WATCH: ioredis drops it silently on reconnect, a script
+ * cannot be split.
  *
- * KEYS: record hash, event stream, journal hash, index of all sessions, index of the machine's sessions.
+ * KEYS: record hash, event stream, journal hash, index of all sessions, index of the machine's sessions, lease hash,
+ *       set of running sessions.
  * ARGV: expected version, new version, sealed record, status, machine id, created at, awaiting approval (0/1),
- *       new seq, finished TTL in seconds (0 = keep), finished (0/1), session id, updated at, event count, events...,
- *       journal key/value pairs...
+ *       new seq, finished TTL in seconds (0 = keep), finished (0/1), session id, updated at, fencing token (0 = none),
+ *       event count, events..., journal key/value pairs...
  */
 export const COMMIT = script(`
 local expected = tonumber(ARGV[1])
 local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if current ~= expected then
-  -- The same commit again (a client resends it after a reconnect lost the first reply): it is already applied.
-  if current == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'r') == ARGV[3] then return {1} end
-  return {0, current}
+-- The same commit again (a client resends it after a reconnect lost the first reply): it is already applied.
+if current ~= expected and current == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'r') == ARGV[3] then return {1} end
+-- Fencing before the version: a holder whose lease was taken over is told so, whatever else changed meanwhile.
+local fence = tonumber(ARGV[13])
+if fence > 0 then
+  local granted = tonumber(redis.call('HGET', KEYS[1], 'f') or '0')
+  if fence ~= granted then return {3, granted} end
+else
+  local leased = redis.call('HGET', KEYS[6], 't')
+  if leased then return {3, tonumber(leased)} end
 end
+if current ~= expected then return {0, current} end
 local stored = tonumber(redis.call('HGET', KEYS[1], 'q') or '0')
-local count = tonumber(ARGV[13])
+local count = tonumber(ARGV[14])
 local seq = tonumber(ARGV[8])
 if stored + count ~= seq then return {2, stored} end
 for i = 1, count do
-  redis.call('XADD', KEYS[2], (stored + i) .. '-0', 'e', ARGV[13 + i])
+  redis.call('XADD', KEYS[2], (stored + i) .. '-0', 'e', ARGV[14 + i])
 end
-for i = 14 + count, #ARGV, 2 do
+for i = 15 + count, #ARGV, 2 do
   redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3], 'st', ARGV[4], 'm', ARGV[5], 'c', ARGV[6], 'a', ARGV[7], 'q', ARGV[8], 'u', ARGV[12])
 if current == 0 then
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[11])
   redis.call('ZADD', KEYS[5], ARGV[6], ARGV[11])
+end
+if ARGV[4] == 'running' then
+  redis.call('SADD', KEYS[7], ARGV[11])
+else
+  redis.call('SREM', KEYS[7], ARGV[11])
 end
 local ttl = tonumber(ARGV[9])
 for k = 1, 3 do
