@@ -1,0 +1,4 @@
+import { benchServe } from './serve.ts';
+
+// `npm run bench:serve -- [options]`
+process.exitCode = await benchServe(process.argv.slice(2));
