@@ -3,6 +3,8 @@ import { useEffect, useMemo } from 'react';
 import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { useFitView } from '../hooks/useFitView.ts';
 import { useKeyboardShortcuts } from '../hooks/useKeyboardShortcuts.ts';
+import { InspectView } from '../inspect/InspectView.tsx';
+import { useInspect } from '../inspect/inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { Canvas } from './Canvas.tsx';
 import { GenerateView } from './GenerateView.tsx';
@@ -12,11 +14,28 @@ import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SidePanel } from './SidePanel.tsx';
 import { Toolbar } from './Toolbar.tsx';
 
-/** The studio inside the React Flow provider (the shortcuts fit the view, so they need it). */
-function Studio() {
+/** Edit mode inside the React Flow provider (the shortcuts fit the view, so they need it; Inspect mode has none). */
+function EditMode() {
   const fitView = useFitView();
   const addState = useAddStateAtFreeSpot();
   useKeyboardShortcuts(useMemo(() => ({ fitView, addState }), [fitView, addState]));
+  return (
+    <>
+      <main className="workspace">
+        <Canvas />
+        <SidePanel />
+      </main>
+      <ProblemsPanel />
+      <GenerateView />
+      <ShortcutsDialog />
+    </>
+  );
+}
+
+/** The studio: toolbar and notices, then the editor or the Inspect view of the open machine. */
+function Studio() {
+  const mode = useInspect((s) => s.mode);
+  const machineId = useEditor((s) => s.machineId);
   useEffect(() => {
     const { init, openMachine } = useEditor.getState();
     void init().then(() => {
@@ -33,13 +52,7 @@ function Studio() {
     <div className="app">
       <Toolbar />
       <NoticeBar />
-      <main className="workspace">
-        <Canvas />
-        <SidePanel />
-      </main>
-      <ProblemsPanel />
-      <GenerateView />
-      <ShortcutsDialog />
+      {mode === 'edit' ? <EditMode /> : <InspectView machineId={machineId} />}
     </div>
   );
 }

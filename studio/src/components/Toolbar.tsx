@@ -1,5 +1,7 @@
 import { useState } from 'react';
 import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
+import { ModeSwitch } from '../inspect/ModeSwitch.tsx';
+import { useInspect } from '../inspect/inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { NewMachineButton } from './NewMachineButton.tsx';
 import { PromptDialog } from './PromptDialog.tsx';
@@ -16,6 +18,7 @@ export function Toolbar() {
   const { openMachine, undo, redo, save, generate, autoLayout, select, createTool, toggleShortcuts } = useEditor.getState();
   const addAtFreeSpot = useAddStateAtFreeSpot();
   const [askTool, setAskTool] = useState(false);
+  const inspecting = useInspect((s) => s.mode === 'inspect');
 
   return (
     <header className="toolbar" role="toolbar" aria-label="studio">
@@ -30,9 +33,10 @@ export function Toolbar() {
           {machines.map((m) => <option key={m.id} value={m.id}>{m.id}{m.problems.some((p) => p.severity === 'error') ? ' (errors)' : ''}</option>)}
         </select>
       </label>
-      <NewMachineButton />
+      <ModeSwitch />
+      {!inspecting && <NewMachineButton />}
       <span className={dirty ? 'dirty dirty--yes' : 'dirty'} data-testid="dirty-flag">{machineId ? (dirty ? '● unsaved' : 'saved') : ''}</span>
-      <div className="toolbar__group">
+      {!inspecting && <div className="toolbar__group">
         <button type="button" disabled={!machineId} onClick={addAtFreeSpot} data-testid="add-state" title="Add a state (N, or double-click the canvas)">+ State</button>
         <button type="button" disabled={!machineId || busy === 'layout'} onClick={() => void autoLayout()} data-testid="auto-layout" title="Lay the machine out top to bottom (L): states, routes and labels without overlaps">{busy === 'layout' ? 'Laying out…' : 'Auto-layout'}</button>
         <button type="button" disabled={!canUndo} onClick={undo} data-testid="undo" title="Undo (Ctrl/Cmd+Z)">Undo</button>
@@ -40,7 +44,7 @@ export function Toolbar() {
         <button type="button" disabled={!machineId} onClick={() => select({ kind: 'machine' })} data-testid="machine-settings" title="Edit the machine: context fields, events, named guards and actions">Context & events</button>
         <button type="button" onClick={() => setAskTool(true)} data-testid="new-tool" title="Create tools/<name>.ts as a typed stub">New tool</button>
         <button type="button" onClick={() => toggleShortcuts()} data-testid="shortcuts" title="Keyboard shortcuts and gestures (?)" aria-label="keyboard shortcuts">?</button>
-      </div>
+      </div>}
       <div className="toolbar__group toolbar__group--end">
         <button type="button" disabled={!machineId || busy !== undefined} onClick={() => void save()} data-testid="save" title="Save (Ctrl/Cmd+S)">{busy === 'saving' ? 'Saving…' : 'Save'}</button>
         <button type="button" className="primary" disabled={!machineId || busy !== undefined || hasErrors} onClick={() => void generate()} data-testid="generate"

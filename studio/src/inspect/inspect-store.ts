@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { SessionStatus, SessionSummary, WireEvent } from './wire.ts';
+import type { RuntimeMachine, SessionStatus, SessionSummary, WireEvent } from './wire.ts';
 
 /**
  * Where sessions come from: the runtime the studio server hosts for the project (`/api/runtime`), or a remote
@@ -15,8 +15,15 @@ export const EMBEDDED_SOURCE: RuntimeSource = { kind: 'embedded', baseUrl: '/api
 /** How the live stream of the selected session is doing (shown next to the event list). */
 export type StreamState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed' | 'error';
 
+/** The answer to the last thing the user did (start, send, approve, cancel), shown under the controls. */
+export type ActionAnswer = { kind: 'ok' | 'refused' | 'error'; message: string; code?: string } | null;
+
 export interface InspectState {
+  /** Which mode the studio shows: the editor or the Inspect view. */
+  mode: 'edit' | 'inspect';
   source: RuntimeSource;
+  /** The machines the runtime serves (null until listed). */
+  runtimeMachines: RuntimeMachine[] | null;
   /** Newest first, as the runtime lists them. */
   sessions: SessionSummary[];
   /** Show only these statuses (empty: all). */
@@ -29,10 +36,14 @@ export interface InspectState {
   streamState: StreamState;
   /** Set when the source cannot be reached or refused a request: a coded message for the user. */
   sourceError: string | null;
+  lastAnswer: ActionAnswer;
 }
 
 export interface InspectActions {
+  setMode(mode: 'edit' | 'inspect'): void;
   setSource(source: RuntimeSource): void;
+  setRuntimeMachines(machines: RuntimeMachine[] | null): void;
+  setLastAnswer(answer: ActionAnswer): void;
   setSessions(sessions: SessionSummary[]): void;
   setStatusFilter(statuses: SessionStatus[]): void;
   selectSession(sessionId: string | null): void;
@@ -47,7 +58,10 @@ export interface InspectActions {
 
 /** The one Inspect-mode store: the runtime source, the sessions list, the selected session's log and the cursor. */
 export const useInspect = create<InspectState & InspectActions>()((set, get) => ({
+  mode: 'edit',
   source: EMBEDDED_SOURCE,
+  runtimeMachines: null,
+  lastAnswer: null,
   sessions: [],
   statusFilter: [],
   selectedSessionId: null,
@@ -56,12 +70,15 @@ export const useInspect = create<InspectState & InspectActions>()((set, get) => 
   streamState: 'idle',
   sourceError: null,
 
-  setSource: (source) => set({ source, sessions: [], selectedSessionId: null, events: [], cursor: null, sourceError: null }),
+  setMode: (mode) => set({ mode }),
+  setSource: (source) => set({ source, runtimeMachines: null, sessions: [], selectedSessionId: null, events: [], cursor: null, sourceError: null, lastAnswer: null }),
+  setRuntimeMachines: (runtimeMachines) => set({ runtimeMachines }),
+  setLastAnswer: (lastAnswer) => set({ lastAnswer }),
   setSessions: (sessions) => set({ sessions }),
   setStatusFilter: (statusFilter) => set({ statusFilter }),
   selectSession: (selectedSessionId) => {
     if (selectedSessionId === get().selectedSessionId) return;
-    set({ selectedSessionId, events: [], cursor: null, streamState: 'idle' });
+    set({ selectedSessionId, events: [], cursor: null, streamState: 'idle', lastAnswer: null });
   },
   setEvents: (events) => set({ events: [...events].sort((a, b) => a.seq - b.seq), cursor: null }),
   appendEvents: (incoming) => {

@@ -1,0 +1,115 @@
+import type { FlowSpec } from '@flowing/spec';
+import { Background, Controls, EdgeLabelRenderer, MarkerType, ReactFlow, ReactFlowProvider, type EdgeProps } from '@xyflow/react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { TransitionEdge, type TransitionEdgeView } from '../components/TransitionEdge.tsx';
+import type { StateNodeView } from '../components/StateNode.tsx';
+import { absoluteBoxes, fillMissingLayout, routeIfCurrent, statesWithoutLayout, type LayoutGeometry } from '../graph/index.ts';
+import { graphOf } from '../store/graph-cache.ts';
+import { layoutMachine } from '../store/layout-service.ts';
+import type { GraphMarks } from './graph-marks.ts';
+import { InspectStateNode } from './InspectStateNode.tsx';
+
+/** A taken edge shows how often it was taken when more than once. */
+function InspectTransitionEdge(props: EdgeProps<TransitionEdgeView>) {
+  const count = (props.data as { takenCount?: number } | undefined)?.takenCount ?? 0;
+  const box = props.data?.route?.label;
+  return (
+    <>
+      <TransitionEdge {...props} />
+      {count > 1 && box && (
+        <EdgeLabelRenderer>
+          <span className="inspect-edge-count" style={{ transform: `translate(${box.x + box.width - 6}px, ${box.y - 10}px)` }}>×{count}</span>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
+
+const nodeTypes = { state: InspectStateNode };
+const edgeTypes = { transition: InspectTransitionEdge };
+
+/** The spec laid out as the editor lays it out (saved places first, elkjs for a spec without any). */
+function useLaidOut(spec: FlowSpec): { spec: FlowSpec; geometry: LayoutGeometry | undefined } | undefined {
+  const [laid, setLaid] = useState<{ spec: FlowSpec; geometry: LayoutGeometry | undefined; of: FlowSpec }>();
+  useEffect(() => {
+    let stale = false;
+    void layoutMachine(spec).catch(() => undefined).then((geometry) => {
+      if (stale) return;
+      let placed = spec;
+      if (statesWithoutLayout(spec).length > 0) {
+        placed = Object.keys(spec.layout ?? {}).length === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
+      }
+      setLaid({ spec: placed, geometry, of: spec });
+    });
+    return () => { stale = true; };
+  }, [spec]);
+  return laid && laid.of === spec ? laid : undefined;
+}
+
+/**
+ * The open machine's graph, read-only, with the session at the viewed event: active states highlighted (several in
+ * parallel regions), the transition just taken animated, the path so far emphasised, and a refusal at the state that
+ * refused. `onPainted` is called after the frame that shows a new set of marks.
+ */
+function Graph({ spec, marks, markKey, onPainted }: { spec: FlowSpec; marks: GraphMarks | undefined; markKey: string; onPainted?: () => void }) {
+  const laid = useLaidOut(spec);
+  const graph = useMemo(() => (laid ? graphOf(laid.spec) : undefined), [laid]);
+  const boxes = useMemo(() => absoluteBoxes(graph?.nodes ?? []), [graph]);
+  const nodes = useMemo<StateNodeView[]>(() => (graph?.nodes ?? []).map((node) => {
+    const active = marks?.active.has(node.id) ?? false;
+    const leaf = marks?.activeLeaves.has(node.id) ?? false;
+    const visited = marks?.visits.has(node.id) ?? false;
+    const refusal = marks?.refusal && marks.refusal.nodeIds.includes(node.id) ? marks.refusal : undefined;
+    const className = [active ? 'inspect-node--active' : '', leaf ? 'inspect-node--leaf' : '', visited ? 'inspect-node--visited' : '', refusal ? 'inspect-node--refused' : ''].filter(Boolean).join(' ');
+    return {
+      id: node.id, type: 'state', position: node.position, parentId: node.parentId, width: node.width, height: node.height,
+      zIndex: node.data.depth, draggable: false, selectable: false, connectable: false, className,
+      data: {
+        ...node.data, errors: 0, warnings: 0, ports: laid?.geometry?.ports[node.id],
+        inspect: { visits: marks?.visits.get(node.id), ...(refusal ? { refusal: { event: refusal.event, code: refusal.code, reason: refusal.reason } } : {}) },
+      },
+    } as StateNodeView;
+  }), [graph, marks, laid]);
+  const edges = useMemo<TransitionEdgeView[]>(() => (graph?.edges ?? []).filter((e) => !e.data.dangling).map((edge) => {
+    const taken = marks?.taken.has(edge.id) ?? false;
+    const count = marks?.edgeCounts.get(edge.id) ?? 0;
+    return {
+      id: edge.id, type: 'transition', source: edge.source, target: edge.target, sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in',
+      selectable: false, focusable: false, animated: taken,
+      className: [taken ? 'inspect-edge--taken' : '', count > 0 ? 'inspect-edge--used' : ''].filter(Boolean).join(' '),
+      markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+      data: { ...edge.data, errors: 0, takenCount: count, route: routeIfCurrent(laid?.geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, boxes) },
+    } as TransitionEdgeView;
+  }), [graph, marks, laid, boxes]);
+
+  const painted = useRef('');
+  useEffect(() => {
+    if (!graph || painted.current === markKey) return;
+    painted.current = markKey;
+    onPainted?.();
+  }, [graph, markKey, onPainted]);
+
+  if (!graph) return <div className="inspect-graph inspect-graph--loading">Laying out…</div>;
+  return (
+    <div className="inspect-graph" data-testid="inspect-graph" data-active={[...(marks?.activeLeaves ?? [])].map((id) => graph.nodes.find((n) => n.id === id)?.data.layoutKey).join(' ')}>
+      <ReactFlow<StateNodeView, TransitionEdgeView>
+        nodes={nodes} edges={edges} nodeTypes={nodeTypes} edgeTypes={edgeTypes}
+        nodesDraggable={false} nodesConnectable={false} elementsSelectable={false} deleteKeyCode={null}
+        fitView fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }} minZoom={0.1} maxZoom={2} proOptions={{ hideAttribution: true }}
+        onlyRenderVisibleElements={graph.nodes.length > 120}
+      >
+        <Background gap={20} />
+        <Controls showInteractive={false} aria-label="zoom controls" />
+      </ReactFlow>
+    </div>
+  );
+}
+
+/** The read-only graph in its own React Flow instance (the editor's canvas keeps its own). */
+export function InspectGraph(props: { spec: FlowSpec; marks: GraphMarks | undefined; markKey: string; onPainted?: () => void }) {
+  return (
+    <ReactFlowProvider>
+      <Graph {...props} />
+    </ReactFlowProvider>
+  );
+}

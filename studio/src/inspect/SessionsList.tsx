@@ -1,0 +1,47 @@
+import { useInspect } from './inspect-store.ts';
+import { timeText } from './event-summary.ts';
+import { SESSION_STATUSES, type SessionStatus } from './wire.ts';
+
+/** The sessions of the open machine, newest first, filtered by status, with attention and approval badges. */
+export function SessionsList() {
+  const sessions = useInspect((s) => s.sessions);
+  const selected = useInspect((s) => s.selectedSessionId);
+  const statusFilter = useInspect((s) => s.statusFilter);
+  const { selectSession, setStatusFilter } = useInspect.getState();
+  const toggle = (status: SessionStatus) =>
+    setStatusFilter(statusFilter.includes(status) ? statusFilter.filter((s) => s !== status) : [...statusFilter, status]);
+  return (
+    <section className="inspect-sessions" aria-label="sessions">
+      <header className="inspect-sessions__head">
+        <h3>Sessions</h3>
+        <span className="inspect-hint" title="re-read every second">live</span>
+      </header>
+      <div className="inspect-sessions__filter" role="group" aria-label="filter by status">
+        {SESSION_STATUSES.map((status) => (
+          <label key={status} className={`status-chip status-chip--${status}`}>
+            <input type="checkbox" checked={statusFilter.includes(status)} onChange={() => toggle(status)} data-testid={`inspect-filter-${status}`} />
+            {status.replace('_', ' ')}
+          </label>
+        ))}
+      </div>
+      <ul className="inspect-sessions__list" data-testid="inspect-sessions">
+        {sessions.length === 0 && <li className="inspect-hint">No sessions{statusFilter.length > 0 ? ' with these statuses' : ''} yet.</li>}
+        {sessions.map((s) => (
+          <li key={s.sessionId}>
+            <button type="button" className={s.sessionId === selected ? 'inspect-session inspect-session--selected' : 'inspect-session'}
+              onClick={() => selectSession(s.sessionId)} data-testid="inspect-session" data-session-id={s.sessionId} data-status={s.status}>
+              <span className={`status-chip status-chip--${s.status}`}>{s.status.replace('_', ' ')}</span>
+              {s.status === 'needs_attention' && <span className="badge badge--error" title="a call's outcome is unknown or a result was refused: a person decides">needs attention</span>}
+              {s.awaitingApproval && <span className="badge badge--approval" data-testid="badge-approval" title="waits for APPROVE or REJECT">approval</span>}
+              <span className="inspect-session__id" title={s.sessionId}>{s.sessionId.slice(0, 8)}</span>
+              <span className="inspect-session__machine">{s.machineId}</span>
+              <span className="inspect-session__times" title={`started ${new Date(s.createdAt).toLocaleString()}, last event ${new Date(s.updatedAt).toLocaleString()}`}>
+                {timeText(s.createdAt).slice(0, 8)} · last {timeText(s.updatedAt).slice(0, 8)} · #{s.seq}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

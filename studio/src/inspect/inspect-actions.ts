@@ -1,0 +1,68 @@
+import { runtimeClient, RuntimeApiError, type RuntimeClient } from './runtime-client.ts';
+import { useInspect } from './inspect-store.ts';
+
+/** The client for the store's current source (embedded or remote; the token stays in memory). */
+export function currentClient(): RuntimeClient {
+  const { source } = useInspect.getState();
+  return runtimeClient(source.kind === 'remote' ? { baseUrl: source.baseUrl, token: source.token } : { baseUrl: source.baseUrl });
+}
+
+/** `CODE: message` of any failure, for the notice line. */
+export function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof RuntimeApiError) return { code: error.code, message: error.message };
+  return { code: 'STUDIO_INSPECT_FAILED', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Lists the served machines; a failure becomes the source error (e.g. no generated machine yet). */
+export async function refreshMachines(): Promise<void> {
+  const store = useInspect.getState();
+  try {
+    store.setRuntimeMachines(await currentClient().listMachines());
+    store.setSourceError(null);
+  } catch (error) {
+    const { code, message } = describeFailure(error);
+    store.setRuntimeMachines(null);
+    store.setSourceError(`${code}: ${message}`);
+  }
+}
+
+/** Re-reads the sessions list (newest first) with the status filter; true when it answered. */
+export async function refreshSessions(machineId: string | undefined): Promise<boolean> {
+  const store = useInspect.getState();
+  try {
+    const { sessions } = await currentClient().listSessions({ ...(machineId ? { machine: machineId } : {}), status: store.statusFilter, limit: 100 });
+    // Only when something changed, so the list does not re-render on every poll.
+    const before = useInspect.getState().sessions;
+    const same = before.length === sessions.length && before.every((s, i) => s.sessionId === sessions[i]!.sessionId && s.version === sessions[i]!.version);
+    if (!same) store.setSessions(sessions);
+    if (useInspect.getState().sourceError?.startsWith('RUNTIME_UNREACHABLE')) store.setSourceError(null);
+    return true;
+  } catch (error) {
+    const { code, message } = describeFailure(error);
+    store.setSourceError(`${code}: ${message}`);
+    return false;
+  }
+}
+
+/** Runs one user action and records its answer: applied, refused with the runtime's code, or failed. */
+export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | void>): Promise<void> {
+  const store = useInspect.getState();
+  store.setLastAnswer(null);
+  try {
+    const answer = await action(currentClient());
+    if (answer && answer.applied === false) store.setLastAnswer({ kind: 'refused', code: answer.code, message: `${label} refused: ${answer.code}: ${answer.message}` });
+    else store.setLastAnswer({ kind: 'ok', message: `${label}: done` });
+  } catch (error) {
+    const { code, message } = describeFailure(error);
+    store.setLastAnswer({ kind: 'error', code, message: `${label} failed: ${code}: ${message}` });
+  }
+}
+
+/** Starts a session of the machine with the given input and selects it. */
+export async function startSession(machineId: string, input: Record<string, unknown>): Promise<void> {
+  await runAction('Start', async (client) => {
+    const view = await client.createSession(machineId, input);
+    useInspect.getState().selectSession(view.sessionId);
+    await refreshSessions(machineId);
+  });
+}

@@ -1,0 +1,29 @@
+import { useEffect } from 'react';
+import { refreshMachines, refreshSessions } from './inspect-actions.ts';
+import { useInspect } from './inspect-store.ts';
+
+/** How often the sessions list is re-read while the Inspect mode is open. */
+export const SESSIONS_POLL_MS = 1_000;
+
+/**
+ * Keeps the sessions list live by polling `GET /sessions` (the runtime has no feed of all sessions; one request a
+ * second is cheap on loopback and works the same against a remote server). Lists the served machines on start.
+ */
+export function useSessionsPoll(machineId: string | undefined): void {
+  const source = useInspect((s) => s.source);
+  const statusFilter = useInspect((s) => s.statusFilter);
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      if (useInspect.getState().runtimeMachines === null) await refreshMachines();
+      await refreshSessions(machineId);
+      if (!stopped) timer = setTimeout(() => void tick(), SESSIONS_POLL_MS);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [machineId, source, statusFilter]);
+}
