@@ -22,8 +22,6 @@ export const RUNTIME_ERROR_CODES = {
   SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
-  SESSION_LEASED: 'Another process is stepping the session (it holds the session\'s lease) and did not finish within the lease wait; retry after `details.retryAfterMs`.',
-  LEASE_LOST: 'This process lost the session\'s lease mid-step (not renewed in time); it stopped and wrote nothing more, and another process takes the session over.',
   SUBSCRIPTION_FAILED: 'A subscription could not read the stored events it must deliver; it is closed (subscribe again from the last seq).',
   TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
   TOOL_FAILED: 'The tool failed without a declared error code.',
@@ -46,6 +44,7 @@ export const RUNTIME_ERROR_CODES = {
   RUN_EVENTS_REFUSED: '`flowing run`: at least one event was refused (each refusal is logged as transition.rejected); exit status 1.',
   RUN_BAD_STORE: '`flowing run --store`: not a store (sqlite:PATH, redis://HOST:PORT or memory), its driver is missing, or --session without a durable store.',
   RUN_BAD_SESSION: '`flowing run --session`: the stored session runs another machine.',
+  RUN_BAD_CASE_NAME: '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
   RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;

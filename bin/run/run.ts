@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRuntime, FlowingError, toFlowError, type AnyMachineDefinition, type LlmProvider, type RuntimeEvent, type Session, type SessionSnapshot } from '@flowing/runtime';
+import { checkCaseName, recordCase } from '../test/record.ts';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
 import { loadMachine } from './load.ts';
@@ -15,6 +16,8 @@ export interface RunCommandOptions {
   store?: string;
   /** Continue this stored session instead of starting one (needs a durable `store`). */
   session?: string;
+  /** Save the session as the regression case `machines/<id>/cases/<record>.case.jsonl`. */
+  record?: string;
   /** Where lines go (default: process.stdout / process.stderr, a closed pipe ending output quietly). */
   out?: (line: string) => void;
   err?: (line: string) => void;
@@ -42,6 +45,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   let opened: OpenedStore;
   try {
     definition = await loadMachine(machineId);
+    if (options.record !== undefined) checkCaseName(options.record);
     if (options.events !== undefined) events = await readEventsFile(options.events);
     llm = await chooseProvider();
     opened = await openStore(options.store);
@@ -87,6 +91,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
     const snapshot = await session.snapshot();
     await printer.drain(snapshot.seq, err);
     if (!options.json) out(`session ${snapshot.sessionId} ${snapshot.status}`);
+    if (options.record !== undefined) err(`recorded case ${await recordCase(definition.id, options.record, await session.events(), snapshot)}`);
     if (refused > 0) err(`error RUN_EVENTS_REFUSED: ${refused} of ${events.length} events were refused; first: ${firstRefusal}`);
     if (snapshot.error && (snapshot.status === 'error' || snapshot.status === 'needs_attention')) err(`error ${snapshot.error.code}: ${snapshot.error.message}`);
     return refused === 0 && isFine(snapshot) ? 0 : 1;

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock.ts';
 import type { AnyMachineDefinition } from '../definition.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { RuntimeLimits } from '../limits.ts';
@@ -27,6 +28,8 @@ export interface DriveOptions {
   liveTools?: Readonly<Record<string, AnyTool>>;
   /** Answer calls in the order the results are listed (generated paths), not as soon as asked. */
   ordered?: boolean;
+  /** Run on the real clock (live mode: real model calls take real time, and their timeouts must be real too). */
+  realTime?: boolean;
 }
 
 /**
@@ -36,9 +39,10 @@ export interface DriveOptions {
 export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
   const began = performance.now();
   const recorded = createRecordedCalls(calls, machine.tools, { ordered: options.ordered });
-  const clock = createVirtualClock(0);
+  const virtual = createVirtualClock(0);
+  const clock = options.realTime ? { runUntil: <T>(work: Promise<T>) => work } : virtual;
   const runtime = createRuntime({
-    machines: [machine], store: createMemoryStore(), clock, random: () => 0.5, warmSessions: 1,
+    machines: [machine], store: createMemoryStore(), clock: options.realTime ? systemClock : virtual, random: () => 0.5, warmSessions: 1,
     llm: options.llm ?? recorded.llm, tools: { ...recorded.tools, ...options.liveTools }, limits: options.limits,
   });
   const sessionId = 'replay';
