@@ -104,6 +104,17 @@ program
   });
 
 program
+  .command('inspect')
+  .description('Open the studio on a session file (a .flowing.jsonl export): its events, graph states and scrubber, offline')
+  .argument('<file>', 'the session export to open')
+  .option('--port <port>', 'port (default: $PORT or 5173; 0 picks a free one)')
+  .option('--host <host>', 'host (default: $HOST or 127.0.0.1)')
+  .action(async (file: string, options: { port?: string; host?: string }) => {
+    const { inspectCommand } = await import('./inspect/inspect.ts');
+    await inspectCommand(file, options);
+  });
+
+program
   .command('test')
   .description('Path tests from the graph and replay of the recorded cases (machines/<id>/cases/*.case.jsonl) against the current machines; exit 1 on any divergence')
   .argument('[machines...]', 'machine ids (default: every generated machine)')

@@ -22,6 +22,8 @@ export const RUNTIME_ERROR_CODES = {
   SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
+  SESSION_LEASED: 'Another process is stepping the session (it holds the session\'s lease) and did not finish within the lease wait; retry after `details.retryAfterMs`.',
+  LEASE_LOST: 'This process lost the session\'s lease mid-step (not renewed in time); it stopped and wrote nothing more, and another process takes the session over.',
   SUBSCRIPTION_FAILED: 'A subscription could not read the stored events it must deliver; it is closed (subscribe again from the last seq).',
   TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
   TOOL_FAILED: 'The tool failed without a declared error code.',
