@@ -14,6 +14,7 @@ import { LeaseKeeper, type HeldLease, type LeaseOptions } from './session/lease.
 import { analyzeMachine, type MachineInfo } from './session/machine-info.ts';
 import { SessionRun, type SendResult } from './session/run.ts';
 import { Subscriptions, type EventListener, type SubscriptionErrorListener } from './session/subscriptions.ts';
+import { TimerWakeups } from './session/timers.ts';
 import { createMemoryStore } from './store/memory.ts';
 import type { ApprovalRecord, SessionStatus, SessionStore } from './store/types.ts';
 import type { AnyTool } from './tool.ts';
@@ -153,6 +154,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return run;
   }
 
+  // A session waiting for an `after` timer is woken up by the runtime when it is due, in turn with its other events.
+  const wakeups = new TimerWakeups(host.clock, (id) => serialize(id, () => withRun(id, true, (run) => run.fireTimers())));
+  host.onCommitted = (record) => wakeups.arm(record.sessionId, record.timers);
+
   const live = new Map<string, Promise<SessionRun>>();
   /** Operations waiting for a lease another process holds (before they have a run). */
   const leaseWaits = new Map<string, Promise<unknown>>();
@@ -193,7 +198,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const warmLimit = options.warmSessions ?? DEFAULT_WARM_SESSIONS;
 
   function park(run: SessionRun) {
-    if (warmLimit <= 0 || run.stopped || run.status !== 'waiting') return run.dispose();
+    // A run with timers is not kept warm: its timer would fire outside the session's turn; the wake-up fires it.
+    if (warmLimit <= 0 || run.stopped || run.status !== 'waiting' || run.hasTimers) return run.dispose();
     run.park();
     warm.delete(run.sessionId);
     warm.set(run.sessionId, run);
@@ -207,6 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function open(sessionId: string, start: boolean): Promise<SessionRun> {
     const record = await store.load(sessionId);
     if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
+    if (record.timers) wakeups.arm(sessionId, record.timers);
     const parked = warm.get(sessionId);
     if (parked) {
       warm.delete(sessionId);

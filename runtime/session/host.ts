@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { ResolvedLimits, Semaphore } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import type { SessionStore } from '../store/types.ts';
+import type { SessionRecord, SessionStore } from '../store/types.ts';
 import type { MachineInfo } from './machine-info.ts';
 
 /** What a live session run needs from its runtime. */
@@ -17,4 +17,6 @@ export interface RunHost {
   deliver(sessionId: string, events: readonly RuntimeEvent[]): void;
   /** Random number in [0, 1) for backoff jitter (injectable for tests). */
   random(): number;
+  /** Hears every record a run committed (the runtime arms the session's timer wake-up from it). */
+  onCommitted?(record: SessionRecord): void;
 }

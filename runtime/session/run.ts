@@ -10,6 +10,7 @@ import type { MachineInfo } from './machine-info.ts';
 import { thrownError } from './instrument.ts';
 import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
 import { awaitingSnapshot, completionRefusal, invokeIdOf, isCompletionEvent } from './unhandled.ts';
+import { fireDueTimers, rearmTimers, scheduledDeadlines, trackTimers } from './timers.ts';
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
 export type SendResult =
@@ -152,6 +153,8 @@ export class SessionRun {
     } finally {
       this.restoring = false;
     }
+    // Restoring runs no entry actions, so `after` timers are scheduled again here with the time they had left.
+    if (options.snapshot !== undefined && !this.actorStopped) rearmTimers(actor, this.record.timers, this.host.clock);
     if (options.snapshot !== undefined && !this.actorStopped) this.settle(actor.getSnapshot());
   }
 
@@ -237,6 +240,7 @@ export class SessionRun {
   }
 
   private settle(snapshot: AnyMachineSnapshot) {
+    if (this.actor) trackTimers(this.actor, this.host.clock);
     if (snapshot.status === 'done') {
       this.status = 'done';
       this.append('session.done', { state: snapshot.value, output: snapshot.output ?? null });
@@ -245,8 +249,8 @@ export class SessionRun {
       this.error = toFlowError(snapshot.error, 'TOOL_FAILED');
       this.append('error', { code: this.error.code, message: this.error.message, recoverable: false });
     } else if (snapshot.status === 'active') {
-      const busy = hasActiveChild(snapshot) || snapshot._nodes.some((n) => this.info.timedStates.has(n.key));
-      this.status = busy ? 'running' : 'waiting';
+      // A state waiting for its `after` timer is waiting too: the runtime wakes the session up when it is due.
+      this.status = hasActiveChild(snapshot) ? 'running' : 'waiting';
     }
     this.markDirty();
     if (this.status !== 'running') this.setQuiet();
@@ -338,6 +342,8 @@ export class SessionRun {
     if (this.error) record.error = this.error;
     const calls = this.inflightCalls(snapshot);
     if (calls) record.calls = calls;
+    const timers = this.frozenSnapshot || !this.actor || this.actorStopped ? undefined : scheduledDeadlines(this.actor, this.host.clock);
+    if (timers) record.timers = timers;
     try {
       await this.host.store.commit({ expectedVersion: this.record.version, record, events, journal, ...(this.fence === undefined ? {} : { fence: this.fence }) });
     } catch (error) {
@@ -347,6 +353,7 @@ export class SessionRun {
       return;
     }
     this.record = record;
+    this.host.onCommitted?.(record);
     this.host.deliver(this.sessionId, events);
   }
 
@@ -367,6 +374,20 @@ export class SessionRun {
   park() {
     this.appended.length = 0;
     this.quietWaiters = [];
+  }
+
+  /** True when the stored record has `after` deadlines pending (the runtime's wake-up, not a live actor, keeps them). */
+  get hasTimers(): boolean {
+    return this.record.timers !== undefined;
+  }
+
+  /** Delivers the delayed transitions that are due now (a wake-up); resolves when the session is quiet again. */
+  fireTimers(): Promise<void> {
+    if (!this.actor || this.actorStopped) return Promise.resolve();
+    this.quiet = false;
+    fireDueTimers(this.actor, this.record.timers, this.host.clock);
+    if (!this.quiet && this.status !== 'running') this.setQuiet();
+    return this.whenQuiet();
   }
 
   /** The store version this run last wrote or read. */
