@@ -52,7 +52,7 @@ export function diffCase(expect: CaseExpectation, observed: Observation, missing
   } else if (status.old !== status.new) {
     first = `final status: recorded ${status.old}, now ${status.new}`;
   } else if (context.length > 0) {
-    first = `final context.${context[0]!.key}: recorded ${stableJson(context[0]!.old)}, now ${stableJson(context[0]!.new)}`;
+    first = `final context.${context[0]!.key}: recorded ${shown(context[0]!.old)}, now ${shown(context[0]!.new)}`;
   } else if (unused.length > 0) {
     first = `the recording has a result of ${unused[0]!.call === 'tool' ? `tool '${unused[0]!.name}'` : `a ${unused[0]!.name} model call`} the new machine never asked for`;
   }
@@ -60,6 +60,11 @@ export function diffCase(expect: CaseExpectation, observed: Observation, missing
   const renamed = renamesOnly(diff);
   if (renamed) diff.renamed = renamed;
   return diff;
+}
+
+/** A value in a message: JSON, or `undefined` for an absent one. */
+export function shown(value: unknown): string {
+  return value === undefined ? 'undefined' : stableJson(value);
 }
 
 function firstDifference(a: readonly CaseStep[], b: readonly CaseStep[]): number | undefined {

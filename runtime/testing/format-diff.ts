@@ -1,5 +1,5 @@
 import { stableJson } from '../session/approvals.ts';
-import type { CaseDiff } from './diff.ts';
+import { shown, type CaseDiff } from './diff.ts';
 
 const WIDTH = 58;
 
@@ -17,7 +17,7 @@ export function formatCaseDiff(name: string, diff: CaseDiff): string[] {
   lines.push(`  status: ${diff.status.old}${diff.status.old === diff.status.new ? ' (same)' : `  ->  ${diff.status.new}`}`);
   if (diff.context.length > 0) {
     lines.push('  final context (keys that differ):');
-    for (const c of diff.context) lines.push(`  ! ${pad(`${c.key} = ${stableJson(c.old) ?? 'undefined'}`)} | ${c.key} = ${c.new === undefined ? 'undefined' : stableJson(c.new)}`);
+    for (const c of diff.context) lines.push(`  ! ${pad(`${c.key} = ${shown(c.old)}`)} | ${c.key} = ${shown(c.new)}`);
   } else {
     lines.push('  final context: same');
   }

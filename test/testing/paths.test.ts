@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { defineMachine, defineTool } from '@flowing/runtime';
+import { staticFindings, testPaths } from '@flowing/runtime/testing';
+import { FlowSpecSchema, listStates, transitionSites, type FlowSpec } from '@flowing/spec';
+import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
+import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { REPO_DIR } from '../helpers/project.ts';
+import { totalCalls, withCountingTools } from './edited-machine.ts';
+
+function specOf(id: string): FlowSpec {
+  return FlowSpecSchema.parse(JSON.parse(readFileSync(join(REPO_DIR, 'machines', id, `${id}.flow.json`), 'utf8')));
+}
+
+/** States and transition branches as the spec declares them (each branch of a guarded list counts once). */
+function specCounts(spec: FlowSpec) {
+  const states = listStates(spec);
+  const transitions = states.reduce((n, entry) => n + transitionSites(entry.spec).reduce((m, site) => m + site.transitions.length, 0), 0);
+  return { states: states.length, transitions };
+}
+
+describe('path tests of the examples', () => {
+  for (const [id, definition] of [['order-support', orderSupport], ['incident-triage', incidentTriage]] as const) {
+    it(`${id}: the generated paths reach every state and take every transition the spec declares, and each run follows its path`, async () => {
+      const spec = specOf(id);
+      const { machine, calls } = withCountingTools(definition as never);
+      const report = await testPaths(machine, { spec });
+      const counts = specCounts(spec);
+      expect(report.paths.filter((p) => !p.ok).map((p) => p.problem)).toEqual([]);
+      expect(report.ok).toBe(true);
+      expect(report.coverage.states.total).toBe(counts.states);
+      expect(report.coverage.transitions.total).toBe(counts.transitions);
+      expect(report.coverage.states.missed).toEqual([]);
+      expect(report.coverage.transitions.missed).toEqual([]);
+      expect(report.coverage.transitions.covered).toBe(counts.transitions);
+      expect(report.findings).toEqual([]);
+      // Path runs answer every call from the tools' examples: nothing is called for real.
+      expect(totalCalls(calls)).toBe(0);
+    }, 60_000);
+  }
+});
+
+describe('static findings and path warnings', () => {
+  const spec = FlowSpecSchema.parse({
+    specVersion: 1, id: 'findings',
+    context: { n: { type: 'number', default: 0 } },
+    events: { GO: {}, NEVER: {} },
+    initial: 'idle',
+    states: {
+      idle: { on: { GO: [{ guard: '1 > 2', target: 'lookup' }, { target: 'lookup' }] } },
+      lookup: { invoke: { tool: 'bare', input: {}, onDone: 'stuck', onError: 'done' } },
+      stuck: {},
+      orphan: { on: { GO: 'done' } },
+      done: { type: 'final' },
+    },
+  });
+
+  it('reports unreachable states, dead ends, unused events and constant guards with their codes and places', () => {
+    const findings = staticFindings(spec);
+    expect(findings.map((f) => `${f.code} ${f.where}`).sort()).toEqual([
+      'STATIC_CONSTANT_GUARD /states/idle/on/GO/0/guard',
+      'STATIC_DEAD_END /states/stuck',
+      'STATIC_UNREACHABLE_STATE /states/orphan',
+      'STATIC_UNUSED_EVENT /events/NEVER',
+    ]);
+    expect(findings.find((f) => f.code === 'STATIC_CONSTANT_GUARD')!.message).toContain('always false');
+  });
+
+  it('warns with PATH_NO_EXAMPLE when a path needs a tool that declares no examples', async () => {
+    const bare = defineTool({ name: 'bare', description: 'no examples', input: z.object({}), output: z.object({}), async run() { return {}; } });
+    const { setup } = await import('xstate');
+    const { fromTool } = await import('@flowing/runtime');
+    const machine = setup({ actors: { 'tool.bare': fromTool(bare) } }).createMachine({
+      id: 'findings', initial: 'idle', context: { n: 0 },
+      states: {
+        idle: { on: { GO: { target: 'lookup' } } },
+        lookup: { invoke: { id: 'lookup', src: 'tool.bare', input: () => ({ args: {} }), onDone: { target: 'stuck' }, onError: { target: 'done' } } },
+        stuck: {},
+        orphan: { on: { GO: { target: 'done' } } },
+        done: { type: 'final' },
+      },
+    });
+    const definition = defineMachine({ id: 'findings', specHash: 'x', machine, tools: { bare }, spec });
+    const report = await testPaths(definition as never, { spec });
+    expect(report.findings.filter((f) => f.code === 'PATH_NO_EXAMPLE')).toEqual([
+      { code: 'PATH_NO_EXAMPLE', where: 'bare', message: expect.stringContaining("tool 'bare', which declares no examples") },
+    ]);
+    expect(report.coverage.states.missed).toEqual(['findings.orphan']);
+  });
+});
