@@ -10,7 +10,7 @@ export function shortJson(value: unknown, space = 2): string {
 
 /**
  * The session as it was right after the event under the cursor, folded from the recorded events: state(s), status,
- * calls in flight, the approval asked for, and the context.
+ * calls in flight and the approval asked for (the context panel beside shows the context).
  */
 export function AtCursor({ view }: { view: SessionAt }) {
   return (
@@ -31,10 +31,6 @@ export function AtCursor({ view }: { view: SessionAt }) {
           </span>
         )}
       </div>
-      <details className="history-at__context" open>
-        <summary>Context at seq {view.seq}</summary>
-        <pre data-testid="history-context">{shortJson(view.context)}</pre>
-      </details>
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { FileControls } from './FileControls.tsx';
 import { FoldCache } from './fold-cache.ts';
 import { ForkDialog } from './ForkDialog.tsx';
 import { useHistory } from './history-store.ts';
+import { OfflineView } from './OfflineView.tsx';
 import { openSessionUrl } from './open-file.ts';
 import { measureFileAfterPaint, measureStepAfterPaint } from './perf.ts';
 import { Scrubber } from './Scrubber.tsx';
@@ -49,6 +50,7 @@ export function HistoryPanel() {
   const sessionId = useInspect((s) => s.selectedSessionId);
   const file = useHistory((s) => s.file);
   const specNotice = useHistory((s) => s.specNotice);
+  const fileGraph = useHistory((s) => s.fileGraph);
   const error = useHistory((s) => s.error);
   const forkAt = useHistory((s) => s.forkAt);
   const cache = useRef(new FoldCache()).current;
@@ -87,6 +89,7 @@ export function HistoryPanel() {
           <button type="button" className="link" onClick={() => useHistory.getState().setError(null)}>dismiss</button>
         </p>
       )}
+      {file && sessionId === null && <OfflineView drawn={fileGraph} />}
       <Scrubber offline={file !== null} />
       {events.length > 0 && <AtCursor view={view} />}
       {events.length > 0 && <Timeline events={events} index={index} />}

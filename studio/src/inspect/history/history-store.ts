@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { GraphSpec } from './graph-spec.ts';
 import type { SessionFileHeader } from './session-file.ts';
 
 /** A session opened from a file: what the views show instead of a runtime's session. */
@@ -31,6 +32,8 @@ export interface HistoryState {
   /** The session file open in the inspector; null when the log comes from a runtime. */
   file: OpenedFile | null;
   specNotice: SpecNotice | null;
+  /** The spec the opened file is drawn on: set only when its hash is the file's (never a wrong picture). */
+  fileGraph: GraphSpec | null;
   error: HistoryNotice | null;
   /** The timeline bar selected (its details show), by `<kind>:<id>`. */
   selectedBar: string | null;
@@ -42,7 +45,8 @@ export interface HistoryState {
 
 export interface HistoryActions {
   setFile(file: OpenedFile | null): void;
-  setSpecNotice(notice: SpecNotice | null): void;
+  /** Sets what the file is drawn on, or the notice saying why it is not. */
+  setFileGraph(graph: GraphSpec | null, notice: SpecNotice | null): void;
   setError(error: HistoryNotice | null): void;
   selectBar(key: string | null): void;
   openFork(index: number | null): void;
@@ -53,19 +57,15 @@ export interface HistoryActions {
 export const useHistory = create<HistoryState & HistoryActions>()((set) => ({
   file: null,
   specNotice: null,
+  fileGraph: null,
   error: null,
   selectedBar: null,
   forkAt: null,
   timeAxis: 'events',
-  setFile: (file) => set({ file, selectedBar: null, forkAt: null, ...(file ? {} : { specNotice: null }) }),
-  setSpecNotice: (specNotice) => set({ specNotice }),
+  setFile: (file) => set({ file, selectedBar: null, forkAt: null, ...(file ? {} : { specNotice: null, fileGraph: null }) }),
+  setFileGraph: (fileGraph, specNotice) => set({ fileGraph, specNotice }),
   setError: (error) => set({ error }),
   selectBar: (selectedBar) => set({ selectedBar }),
   openFork: (forkAt) => set({ forkAt }),
   setTimeAxis: (timeAxis) => set({ timeAxis }),
 }));
-
-/** Whether the graph may show the viewed log: false while a file from another spec version (or machine) is open. */
-export function graphMatchesLog(state: Pick<HistoryState, 'specNotice'>): boolean {
-  return state.specNotice === null;
-}

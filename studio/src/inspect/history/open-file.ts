@@ -4,7 +4,7 @@ import { HistoryError, historyError } from './errors.ts';
 import { useHistory, type SpecNotice } from './history-store.ts';
 import { markFileStart } from './perf.ts';
 import { parseSessionFile, type SessionFileHeader } from './session-file.ts';
-import { browserSpecHash } from './spec-hash.ts';
+import { graphSpecFor, type GraphSpec } from './graph-spec.ts';
 
 /** Where a same-origin session file may be fetched from (`flowing inspect FILE` serves it there). */
 export const INSPECT_FILE_PATH = '/api/inspect-file/';
@@ -15,27 +15,31 @@ function noticeOf(error: unknown): { code: string; message: string } {
 }
 
 /**
- * Compares the file's spec hash with the machine open in the editor (opening the file's machine first when another
- * one is open and the project has it). Returns the notice to show, or null when the graph matches the log.
+ * Compares the file's spec hash with the spec the Inspect view draws for its machine (opening that machine in the
+ * editor first when another one is open and the project has it). Returns the notice to show, or null when the graph
+ * matches the log.
  */
-export async function specNoticeFor(header: SessionFileHeader): Promise<SpecNotice | null> {
+export async function specNoticeFor(header: SessionFileHeader): Promise<{ notice: SpecNotice | null; drawn: GraphSpec | undefined }> {
   const editor = useEditor.getState();
   if (editor.machineId !== header.machineId && editor.machines.some((m) => m.id === header.machineId) && !editor.dirty) {
     await editor.openMachine(header.machineId);
   }
-  const { machineId, spec } = useEditor.getState();
-  if (machineId !== header.machineId || !spec) {
+  const drawn = await graphSpecFor(header.machineId);
+  if (!drawn) {
+    const open = useEditor.getState().machineId;
     return {
-      code: 'INSPECT_MACHINE_MISSING', fileSpecHash: header.specHash, currentSpecHash: null,
-      message: `The file is a session of machine '${header.machineId}', which is not open${machineId ? ` (open: '${machineId}')` : ''}; the events and the scrubber work, the graph shows nothing.`,
+      drawn,
+      notice: {
+        code: 'INSPECT_MACHINE_MISSING', fileSpecHash: header.specHash, currentSpecHash: null,
+        message: `The file is a session of machine '${header.machineId}', which is not open${open ? ` (open: '${open}')` : ''}; the events and the scrubber work, the graph is not shown.`,
+      },
     };
   }
-  const current = await browserSpecHash(spec);
-  if (current === header.specHash) return null;
-  return {
-    code: 'INSPECT_SPEC_CHANGED', fileSpecHash: header.specHash, currentSpecHash: current,
-    message: `The session was recorded from another version of '${header.machineId}' (spec ${header.specHash.slice(0, 12)}, open now ${current.slice(0, 12)}); the graph is not highlighted, so it cannot show a wrong picture. The events and the scrubber still work.`,
-  };
+  if (drawn.specHash === header.specHash) return { notice: null, drawn };
+  return { drawn, notice: {
+    code: 'INSPECT_SPEC_CHANGED', fileSpecHash: header.specHash, currentSpecHash: drawn.specHash,
+    message: `The session was recorded from another version of '${header.machineId}' (spec ${header.specHash.slice(0, 12)}, ${drawn.from === 'runtime' ? 'served' : 'open'} now ${drawn.specHash.slice(0, 12)}); the graph is not drawn, so it cannot show a wrong picture. The events and the scrubber still work.`,
+  } };
 }
 
 /**
@@ -54,16 +58,17 @@ export async function openSessionText(text: string, name: string): Promise<boole
     return false;
   }
   history.setError(null);
-  history.setSpecNotice(null);
+  history.setFileGraph(null, null);
   const inspect = useInspect.getState();
   inspect.selectSession(null);
   inspect.setEvents(file.events);
   inspect.setCursor(file.events.length - 1);
   history.setFile({ name, header: file.header, journalCount: file.journal.length });
   try {
-    useHistory.getState().setSpecNotice(await specNoticeFor(file.header));
+    const { notice, drawn } = await specNoticeFor(file.header);
+    useHistory.getState().setFileGraph(notice ? null : drawn ?? null, notice);
   } catch (error) {
-    useHistory.getState().setSpecNotice({ code: 'INSPECT_MACHINE_MISSING', fileSpecHash: file.header.specHash, currentSpecHash: null, message: `the open machine could not be compared with the file: ${(error as Error).message}` });
+    useHistory.getState().setFileGraph(null, { code: 'INSPECT_MACHINE_MISSING', fileSpecHash: file.header.specHash, currentSpecHash: null, message: `the machine could not be compared with the file: ${(error as Error).message}` });
   }
   return true;
 }
