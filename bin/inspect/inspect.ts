@@ -8,6 +8,8 @@ export interface InspectOptions {
   host?: string;
   /** The runtime mounted under `/api/runtime` (default: the project's, as `flowing studio` mounts it). */
   runtimeApp?: RuntimeAppSource;
+  /** The built studio app to serve (default: the one shipped in @flowing/studio). */
+  appDir?: string;
 }
 
 /** The page URL that opens the studio on the served file: `?inspect=<path>` and the file's machine as the hash. */
@@ -20,9 +22,9 @@ export function inspectPageUrl(studioUrl: string, urlPath: string, machineId: st
  * serves FILE, a session export, to its page at an unguessable path; prints the URL that opens the Inspect view on
  * it, offline (the list, the graph states and the scrubber come from the file). A file that is not a session export
  * is refused before the studio starts, with its code; exit code 1.
- * @returns the running studio, or undefined when it did not start (the exit code is set)
+ * @returns the running studio and the page URL, or undefined when it did not start (the exit code is set)
  */
-export async function inspectCommand(file: string, options: InspectOptions = {}): Promise<StudioServer | undefined> {
+export async function inspectCommand(file: string, options: InspectOptions = {}): Promise<{ studio: StudioServer; pageUrl: string } | undefined> {
   const { loadServedSessionFile, studioCommand, StudioError } = await import('@flowing/studio/server');
   const path = resolve(file);
   let served;
@@ -46,9 +48,10 @@ export async function inspectCommand(file: string, options: InspectOptions = {})
     const { createStudioRuntimeApp } = await import('../studio/runtime-app.ts');
     return createStudioRuntimeApp();
   });
-  const studio = await studioCommand({ port: options.port, host: options.host, runtimeApp, sessionFile: served });
+  const studio = await studioCommand({ port: options.port, host: options.host, runtimeApp, sessionFile: served, appDir: options.appDir });
   if (!studio) return undefined;
   const events = summary.events === undefined ? '' : `, ${summary.events} events`;
-  process.stdout.write(`Inspecting ${file} (session ${summary.sessionId} of ${summary.machineId}${events}): ${inspectPageUrl(studio.url, served.urlPath, summary.machineId)}\n`);
-  return studio;
+  const pageUrl = inspectPageUrl(studio.url, served.urlPath, summary.machineId);
+  process.stdout.write(`Inspecting ${file} (session ${summary.sessionId} of ${summary.machineId}${events}): ${pageUrl}\n`);
+  return { studio, pageUrl };
 }

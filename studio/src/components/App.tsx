@@ -38,6 +38,8 @@ function Studio() {
   const machineId = useEditor((s) => s.machineId);
   useEffect(() => {
     const { init, openMachine } = useEditor.getState();
+    // `flowing inspect FILE` opens the page with ?inspect=<file path>: start in Inspect mode (the history panel opens it).
+    if (new URLSearchParams(window.location.search).has('inspect')) useInspect.getState().setMode('inspect');
     void init().then(() => {
       const fromHash = decodeURIComponent(window.location.hash.slice(1));
       if (fromHash && useEditor.getState().machines.some((m) => m.id === fromHash)) void openMachine(fromHash);
