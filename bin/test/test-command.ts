@@ -103,9 +103,8 @@ async function testMachine(machine: AnyMachineDefinition, options: TestCommandOp
   const transitions: string[] = [];
   for (const path of await caseFiles(machine.id)) {
     const shown = relative(process.cwd(), path);
-    let file: CaseFile;
     try {
-      file = await readCaseFile(path);
+      const file: CaseFile = await readCaseFile(shown);
       const result = live ? await live.run(machine, file) : await testCase(machine, file);
       stateValues.push(...result.observation.stateValues);
       transitions.push(...result.observation.transitions);
