@@ -23,3 +23,13 @@ export { argsHash, stableJson } from './session/approvals.ts';
 export { replaySession, reexecuteSession, type ReplayOptions, type ReexecuteOptions, type ReplayResult } from './replay.ts';
 export { createRecordedCalls, type RecordedCalls, type RecordedCallsOptions, type RecordedCallInfo } from './inspect/recorded-calls.ts';
 export { INSPECT_ERROR_CODES, type InspectErrorCode } from './inspect/errors.ts';
+export {
+  sessionAt, foldEvent, leafStatePaths, EMPTY_SESSION_AT, type SessionAt, type SessionAtStatus, type FoldableEvent, type PendingCall, type ApprovalAt,
+  type RejectionAt,
+} from './inspect/session-at.ts';
+export { exportSession, exportSessionFile, type SessionExport } from './inspect/export.ts';
+export {
+  parseSessionFile, sessionFileSpecNotice, SESSION_FILE_KIND, SESSION_FILE_FORMAT_VERSION, MAX_SESSION_FILE_LINE_CHARS, MAX_SESSION_FILE_CHARS,
+  type SessionFile, type SessionFileHeader,
+} from './inspect/session-file.ts';
+export { requestHash } from './inspect/request-hash.ts';

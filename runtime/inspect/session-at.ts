@@ -128,9 +128,9 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
     case 'llm.completed':
     case 'llm.failed':
       next.pendingCalls = withoutCall(view.pendingCalls, d.callId);
-      // A person's answer for a call with an unknown outcome sets the session going again.
+      // Still running: the machine takes the result next (its state.changed says whether it then waits). A person's
+      // answer for a call with an unknown outcome sets the session going again.
       if (d.resolvedBy === 'person' && view.status === 'needs_attention') next.status = 'running';
-      else if (next.pendingCalls.length === 0 && view.status === 'running') next.status = 'waiting';
       return next;
     case 'tool.unknown_outcome':
       // Only a call of the machine itself stops the session; a timed-out call fails on (reason), an agent's call is

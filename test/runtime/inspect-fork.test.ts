@@ -2,11 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, type AnyMachineDefinition, type LlmProvider } from '@flowing/runtime';
+import { createRuntime, createScriptedProvider, type AnyMachineDefinition, type LlmProvider } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
-import { createScriptedProvider } from '@flowing/runtime';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
