@@ -15,6 +15,7 @@ export const RUNTIME_ERROR_CODES = {
   SESSION_NOT_FOUND: 'No session with this id exists in the store.',
   SESSION_NEEDS_ATTENTION: 'The session waits for a person (a call with an unknown outcome, or a result no branch takes).',
   BUSY: 'Another event of this session is being applied and the caller asked not to queue.',
+  RUNTIME_SATURATED: 'As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is \'refuse\'; retry after details.retryAfterSeconds.',
   STEP_LIMIT: 'The session exceeded its maximum number of steps.',
   BUDGET_EXCEEDED: 'The session exceeded its token budget.',
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',

@@ -13,6 +13,14 @@ export interface RuntimeLimits {
   tokenBudget?: number;
   /** Tool and model calls in flight at once, across all sessions of the runtime. */
   maxConcurrentCalls?: number;
+  /**
+   * What happens to work beyond `maxConcurrentCalls`. `'queue'` (the default): every send is taken, and a call that
+   * finds no free slot waits for one in arrival order (latency grows, nothing is refused). `'refuse'`: at most
+   * `maxConcurrentCalls` runs (a `createSession` or `send` until the session is quiet) are in progress at once; one
+   * more is refused at once with RUNTIME_SATURATED and `details.retryAfterSeconds` (HTTP 429 with Retry-After),
+   * before it reaches the session, so nothing is logged or stored for it.
+   */
+  overflow?: 'queue' | 'refuse';
   /** Upper bound on agent iterations, whatever the spec asks. */
   maxAgentIterations?: number;
   /** Tool results longer than this (JSON characters) are cut before a model sees them. */
@@ -33,6 +41,7 @@ export function resolveLimits(limits: RuntimeLimits = {}): ResolvedLimits {
     maxSteps: limits.maxSteps ?? DEFAULT_MAX_STEPS,
     tokenBudget: limits.tokenBudget ?? Number.POSITIVE_INFINITY,
     maxConcurrentCalls: limits.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+    overflow: limits.overflow ?? 'queue',
     maxAgentIterations: limits.maxAgentIterations ?? DEFAULT_MAX_AGENT_ITERATIONS,
     maxToolResultChars: limits.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
     llmTimeoutMs: limits.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
@@ -91,6 +100,47 @@ export class Semaphore {
       released = true;
       this.active--;
       this.waiters.shift()?.();
+    };
+  }
+}
+
+/** What a saturated runtime answers (RUNTIME_SATURATED): try again after this many seconds. */
+export const SATURATED_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Admission of runs under `overflow: 'refuse'`: counts the runs in progress and turns away the one beyond the
+ * capacity. Decided synchronously when the send arrives, so a burst of N+k concurrent sends admits exactly N.
+ * Under `'queue'` every run is admitted (the call semaphore does the waiting).
+ */
+export class RunAdmission {
+  private active = 0;
+  constructor(private readonly capacity: number, private readonly policy: 'queue' | 'refuse') {}
+
+  /** Runs in progress that were admitted (always 0 under `'queue'`). */
+  get inProgress(): number {
+    return this.active;
+  }
+
+  /** The function that ends this run's admission, or the refusal when the runtime is saturated. */
+  enter(): { leave: () => void } | { refusal: { code: 'RUNTIME_SATURATED'; message: string; details: { retryAfterSeconds: number; runsInProgress: number } } } {
+    if (this.policy === 'queue') return { leave: () => {} };
+    if (this.active >= this.capacity) {
+      return {
+        refusal: {
+          code: 'RUNTIME_SATURATED',
+          message: `${this.active} runs are in progress, the most this runtime takes at once (limits.maxConcurrentCalls with overflow 'refuse'); retry in ${SATURATED_RETRY_AFTER_SECONDS} s`,
+          details: { retryAfterSeconds: SATURATED_RETRY_AFTER_SECONDS, runsInProgress: this.active },
+        },
+      };
+    }
+    this.active++;
+    let left = false;
+    return {
+      leave: () => {
+        if (left) return;
+        left = true;
+        this.active--;
+      },
     };
   }
 }

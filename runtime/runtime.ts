@@ -5,7 +5,7 @@ import type { AnyMachineDefinition, EventOf } from './definition.ts';
 import { DEFAULT_WARM_SESSIONS } from './constants.ts';
 import { FlowingError } from './errors.ts';
 import type { RuntimeEvent } from './events.ts';
-import { resolveLimits, Semaphore, type RuntimeLimits } from './limits.ts';
+import { resolveLimits, RunAdmission, Semaphore, type RuntimeLimits } from './limits.ts';
 import { planFork } from './inspect/fork.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { LlmProvider } from './llm/types.ts';
@@ -119,6 +119,7 @@ export interface Runtime {
 export function createRuntime(options: RuntimeOptions): Runtime {
   const store = options.store ?? createMemoryStore();
   const limits = resolveLimits(options.limits);
+  const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const machines = new Map<string, MachineInfo>();
   const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
   const host: RunHost = {
@@ -261,10 +262,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           if (current) return current.then((run) => run.refuse(event, refusal));
           return serialize(sessionId, () => withRun(sessionId, false, (run) => run.refuse(event, refusal)));
         }
+        const admitted = admission.enter();
+        if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
         return serialize(sessionId, () => withRun(sessionId, true, async (run) => {
           await run.whenQuiet();
           return run.send(event);
-        }));
+        })).finally(admitted.leave);
       },
       async snapshot() {
         const current = live.get(sessionId);
@@ -316,6 +319,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const info = host.machine(typeof machine === 'string' ? machine : machine.id);
       const sessionId = sessionOptions.sessionId ?? newId();
       const traceId = sessionOptions.traceId ?? newId();
+      const admitted = admission.enter();
+      if ('refusal' in admitted) throw new FlowingError(admitted.refusal.code, admitted.refusal.message, { details: admitted.refusal.details });
       await serialize(sessionId, async () => {
         const lease = await takeLease(sessionId, { create: true });
         let run: SessionRun;
@@ -338,7 +343,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
         // A session that failed after its first commit is stored (its log says what happened): name it.
         if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
-      });
+      }).finally(admitted.leave);
       return handle(sessionId, info.definition.id);
     },
     session(sessionId) {

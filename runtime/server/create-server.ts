@@ -69,6 +69,8 @@ function answerError(error: Error, c: Context, options: ResolvedServerOptions): 
   if (error instanceof HTTPException) return error.getResponse();
   if (isCoded(error)) {
     const status = statusOf(error.code);
+    const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
     // A refusal that knows when a retry can succeed (SESSION_LEASED) says so the standard way.
     const retryAfterMs = (error.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
     if (typeof retryAfterMs === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));

@@ -33,6 +33,8 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 
 /** Answers a SendResult: 200 when applied, the refusal's documented status otherwise. */
 export function sendResultResponse(c: Context, result: SendResult) {
+  const retryAfter = result.applied ? undefined : (result.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
   return c.json(result, result.applied ? 200 : (statusOf(result.code) as 409));
 }
 
