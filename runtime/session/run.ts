@@ -9,7 +9,7 @@ import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import { thrownError } from './instrument.ts';
 import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
-import { awaitingSnapshot, completionRefusal, invokeIdOf, isCompletionEvent } from './unhandled.ts';
+import { awaitingSnapshot, completionRefusal, invokeIdOf, isCompletionEvent, thrownCompletionRefusal } from './unhandled.ts';
 import { fireDueTimers, rearmTimers, scheduledDeadlines, trackTimers } from './timers.ts';
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
@@ -496,6 +496,12 @@ export class SessionRun {
       this.refuseCompletion(this.actor.getSnapshot() as AnyMachineSnapshot, cause);
       return;
     }
+    if (cause && !this.applyingExternal && invokeIdOf(cause.type) !== undefined && this.actor) {
+      // A guard or action threw on a call's result: the result is kept and the session waits for a person, who can
+      // deliver it again once the code is fixed (or another result, or a failure) instead of losing the session.
+      this.refuseCompletion(this.actor.getSnapshot() as AnyMachineSnapshot, cause, thrownError(thrown));
+      return;
+    }
     this.fail(thrownError(thrown), this.applyingExternal);
   }
 
@@ -504,9 +510,10 @@ export class SessionRun {
    * ever. Refused (logged as `transition.rejected`) and the session stops in `needs_attention` with the call back in
    * flight, so a person can resolve it; later events are refused with SESSION_NEEDS_ATTENTION.
    */
-  private refuseCompletion(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>) {
+  private refuseCompletion(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>, thrown?: FlowError) {
     const invokeId = invokeIdOf(event.type);
-    const refusal = completionRefusal(snapshot, event, invokeId === undefined ? undefined : this.callKeys.get(invokeId));
+    const callId = invokeId === undefined ? undefined : this.callKeys.get(invokeId);
+    const refusal = thrown ? thrownCompletionRefusal(snapshot, event, callId, thrown) : completionRefusal(snapshot, event, callId);
     this.append('transition.rejected', { event: event.type, states: activeStates(snapshot), code: refusal.code, reason: refusal.message, details: refusal.details });
     this.append('error', { code: refusal.code, message: refusal.message, recoverable: true });
     const persisted = this.actor!.getPersistedSnapshot() as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import { toFlowError } from '../errors.ts';
+import { toFlowError, type FlowError } from '../errors.ts';
 import { activeStates, untakenReason, type Refusal } from './refusal.ts';
 
 const DONE = 'xstate.done.actor.';
@@ -47,6 +47,21 @@ export function completionRefusal(snapshot: AnyMachineSnapshot, event: { type: s
   return {
     code: base.code,
     message: `${what} in ${states} (${why}); the session waits for a person (needs_attention): resolve the call or cancel the session`,
+    details,
+  };
+}
+
+/**
+ * The refusal of a call's result or error on which a guard or action threw (GUARD_THREW, ACTION_THREW,
+ * MACHINE_THREW with the thrown message): the session waits for a person like for a result no branch takes.
+ */
+export function thrownCompletionRefusal(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>, callId: string | undefined, thrown: FlowError): Refusal {
+  const details: Record<string, unknown> = { event: event.type, states: activeStates(snapshot), error: thrown };
+  if (callId !== undefined) details.callId = callId;
+  if (event.type.startsWith(DONE)) details.output = event.output ?? null;
+  return {
+    code: thrown.code,
+    message: `${thrown.message} (while taking the ${event.type.startsWith(DONE) ? 'result' : 'error'} of '${invokeIdOf(event.type)}' in ${activeStates(snapshot).join(', ')}); the session waits for a person (needs_attention): fix the code and resolve the call, or cancel the session`,
     details,
   };
 }

@@ -109,16 +109,16 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(await session.snapshot()).toMatchObject({ status: 'waiting', state: 'idle', context: { pings: 0 } });
   });
 
-  it('ends a generated machine\'s session with GUARD_THREW naming the guard when its parameterized guard throws on a call result', async () => {
+  it('stops a generated machine\'s session in needs_attention with GUARD_THREW naming the guard when its parameterized guard throws on a call result', async () => {
     const odd = defineTool({ ...orderSupport.tools.query_order!, output: z.any(), async run() { return null; } });
     const runtime = createRuntime({ machines: [orderSupport], tools: { query_order: odd } });
     const session = await runtime.createSession(orderSupport);
     const result = await settlesWithin(session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' }));
-    expect(result).toMatchObject({ applied: true, status: 'error' });
+    expect(result).toMatchObject({ applied: true, status: 'needs_attention' });
     const snapshot = await session.snapshot();
     expect(snapshot.error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining("guard 'fetchOrderDone1'") });
     expect(snapshot.error!.message).toContain('Cannot read properties of null');
-    expect((await session.events()).at(-1)).toMatchObject({ type: 'error', data: { code: 'GUARD_THREW', recoverable: false } });
+    expect((await session.events()).at(-1)).toMatchObject({ type: 'error', data: { code: 'GUARD_THREW', recoverable: true } });
   });
 
   it('refuses the event with ACTION_THREW when a named action throws, and keeps the state', async () => {
@@ -131,18 +131,18 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(ofType(await session.events(), 'error').at(-1)).toMatchObject({ code: 'ACTION_THREW', recoverable: true });
   });
 
-  it('ends the session with ACTION_THREW when an assignment throws on the machine\'s own event (a call result)', async () => {
+  it('stops the session in needs_attention with ACTION_THREW when an assignment throws on the machine\'s own event (a call result)', async () => {
     const { tool } = quoteTool();
     const machine = guardedDoneMachine(tool, { assignThrows: true });
     const runtime = createRuntime({ machines: [machine] });
     const session = await runtime.createSession(machine);
     const result = await settlesWithin(session.send({ type: 'CHECK', amount: 50 }));
-    expect(result).toMatchObject({ applied: true, status: 'error' });
+    expect(result).toMatchObject({ applied: true, status: 'needs_attention' });
     const snapshot = await session.snapshot();
-    expect(snapshot.status).toBe('error');
+    expect(snapshot.status).toBe('needs_attention');
     expect(snapshot.error).toMatchObject({ code: 'ACTION_THREW', message: expect.stringContaining('total is not a number') });
-    expect(ofType(await session.events(), 'error')).toEqual([expect.objectContaining({ code: 'ACTION_THREW', recoverable: false })]);
-    expect(await settlesWithin(session.send({ type: 'RESET' }))).toMatchObject({ applied: false, code: 'SESSION_FINISHED' });
+    expect(ofType(await session.events(), 'error')).toEqual([expect.objectContaining({ code: 'ACTION_THREW', recoverable: true })]);
+    expect(await settlesWithin(session.send({ type: 'RESET' }))).toMatchObject({ applied: false, code: 'SESSION_NEEDS_ATTENTION' });
   });
 
   it('settles createSession with a coded error when a guard of the initial state\'s eventless transition throws', async () => {
