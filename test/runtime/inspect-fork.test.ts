@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, createScriptedProvider, type AnyMachineDefinition, type LlmProvider } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
+import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
 
@@ -139,5 +140,15 @@ describe('forkSession', () => {
     await expect(runtime.forkSession(parent.id, cancelled.seq)).rejects.toMatchObject({ code: 'FORK_ENDED' });
     const changed = createRuntime({ machines: [{ ...machine, specHash: 'f'.repeat(64) }], store: db.open() });
     await expect(changed.forkSession(parent.id, 2)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+  });
+
+  it('refuses a state that waits on a timer with FORK_TIMED_STATE (when the timer started is not part of a fork)', async () => {
+    const db = await sqliteFile();
+    const runtime = createRuntime({ machines: [incidentTriage], store: db.open() });
+    const session = await runtime.createSession(incidentTriage);
+    await session.send({ type: 'ALERT', service: 'checkout', severity: 'critical' });
+    const log = await session.events();
+    const gathering = log.find((e) => e.type === 'state.changed' && JSON.stringify(e.data.state).includes('gathering'))!;
+    await expect(runtime.forkSession(session.id, gathering.seq)).rejects.toMatchObject({ code: 'FORK_TIMED_STATE', details: { state: 'gathering' } });
   });
 });

@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRecordedCalls, createRuntime, defineTool, reexecuteSession, replaySession, ToolError, type AnyMachineDefinition, type Clock,
-  type RuntimeEvent,
+  type LlmProvider, type RuntimeEvent,
 } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { z } from 'zod';
 import { createManualClock } from '../helpers/runtime-clock.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
+import { agentMachine } from '../helpers/runtime-machines.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -150,5 +152,39 @@ describe('createRecordedCalls', () => {
     const replayed = await replaySession({ machine: replaying.machine, log, clock, limits: { retryBaseMs: 1, retryMaxMs: 2 }, random: () => 0 });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
     expect(total(replaying.counts)).toBe(0);
+  });
+
+  it('plays an agent again: its steps and its tool calls, answered from the recording, with no model and no tool run', async () => {
+    const lookup = defineTool({
+      name: 'lookup', description: 'looks a word up', input: z.object({ word: z.string() }), output: z.object({ meaning: z.string() }), idempotent: true,
+      async run({ word }) { return { meaning: `${word} means ${word.length}` }; },
+    });
+    // A stand-in model whose agent asks for one tool call per iteration, as a real one would.
+    const agentModel = (calls: { n: number }): LlmProvider => {
+      const fail = () => Promise.reject(new Error('not used'));
+      return {
+        name: 'stand-in', isModel: true, classify: fail, extract: fail, generate: fail,
+        async agent(request, options) {
+          calls.n++;
+          options.onStep?.({ iteration: 1, toolCalls: [{ id: 'c1', name: 'lookup', args: { word: request.prompt } }] });
+          const answer = await options.callTool!('lookup', { word: request.prompt });
+          return { output: { text: JSON.stringify(answer), steps: 1 }, model: 'stand-in-1', usage: { promptTokens: 10, completionTokens: 5 }, attempts: 1 };
+        },
+      };
+    };
+    const recordingCalls = { n: 0 };
+    const recordingTools = countingTools({ lookup: lookup as never });
+    const machine = agentMachine([recordingTools.tools.lookup!]) as AnyMachineDefinition;
+    const runtime = createRuntime({ machines: [machine], llm: agentModel(recordingCalls), clock: createManualClock() });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'flow' });
+    const log = await session.events();
+    expect(recordingCalls.n).toBe(1);
+    expect(recordingTools.counts.lookup).toBe(1);
+    const replayTools = countingTools({ lookup: lookup as never });
+    const replayed = await replaySession({ machine: agentMachine([replayTools.tools.lookup!]) as AnyMachineDefinition, log, clock: createManualClock() });
+    expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
+    expect(replayTools.counts.lookup).toBe(0);
+    expect(replayed.answered).toEqual({ tools: 1, llm: 1 });
   });
 });
