@@ -1,15 +1,15 @@
 import { createRuntime, FlowingError } from '@flowing/runtime';
 import type { RuntimeApp } from '@flowing/studio/server';
 import { chooseProvider } from '../run/provider.ts';
-import { loadServedMachines } from '../serve/machines.ts';
 import { openServeStore } from '../serve/store.ts';
+import { loadProjectMachines } from './project-machines.ts';
 
 /** Where the studio's runtime writes warnings and its server log (stderr, one line each). */
 export type StudioRuntimeLog = (line: string) => void;
 
 /**
- * The runtime `flowing studio` mounts under `/api/runtime`: the project's generated machines (found as `flowing
- * serve` finds them), the SQLite store in `.flowing/sessions.db`, the scripted model (or the OpenAI-compatible one
+ * The runtime `flowing studio` mounts under `/api/runtime`: the generated machines of the project in the working
+ * directory, the SQLite store in its `.flowing/sessions.db`, the scripted model (or the OpenAI-compatible one
  * when OPENAI_BASE_URL is set), and the runtime server's routes. Sessions a previous studio left mid-step are resumed.
  * Made on the first `/api/runtime` request, so the editor opens without waiting for the machines to load.
  * @example await studioCommand({ port: '0', runtimeApp: () => createStudioRuntimeApp() })
@@ -17,7 +17,7 @@ export type StudioRuntimeLog = (line: string) => void;
 export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => process.stderr.write(`${line}\n`)): Promise<RuntimeApp> {
   const [{ createServer, recoverSessions }, served, llm] = await Promise.all([
     import('@flowing/runtime/server'),
-    loadServedMachines(),
+    loadProjectMachines(process.cwd()),
     chooseProvider(),
   ]);
   if (served.definitions.length === 0) {

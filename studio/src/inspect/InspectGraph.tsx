@@ -75,7 +75,8 @@ function Graph({ spec, marks, markKey, onPainted }: { spec: FlowSpec; marks: Gra
     const count = marks?.edgeCounts.get(edge.id) ?? 0;
     return {
       id: edge.id, type: 'transition', source: edge.source, target: edge.target, sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in',
-      selectable: false, focusable: false, animated: taken,
+      // Animated by CSS a few times, not React Flow's endless dash: a finished run must not repaint forever.
+      selectable: false, focusable: false,
       className: [taken ? 'inspect-edge--taken' : '', count > 0 ? 'inspect-edge--used' : ''].filter(Boolean).join(' '),
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
       data: { ...edge.data, errors: 0, takenCount: count, route: routeIfCurrent(laid?.geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, boxes) },

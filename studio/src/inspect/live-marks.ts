@@ -27,6 +27,8 @@ export function measureHighlight(seq: number, eventAt: number): void {
   const arrived = arrivals.get(seq);
   if (arrived === undefined) return;
   arrivals.delete(seq);
+  // The graph has committed the new marks (React and React Flow are done); painting follows.
+  performance.measure('flowing:inspect:commit', { start: arrived, end: performance.now(), detail: { seq } });
   requestAnimationFrame(() => {
     // The frame callback runs before paint; the next task runs after it.
     setTimeout(() => {
