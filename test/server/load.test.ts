@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JsonClient } from '../../bin/bench/http-client.ts';
+import { runLoad } from '../../bin/bench/load.ts';
+import { startLoadServer, type LoadServer } from './load-process.ts';
+
+// L1 (RELIABILITY.md 4.6): 1,000 concurrent sessions with the scripted model on loopback, against a real server
+// process on the default store (SQLite, WAL, synchronous=FULL).
+const SESSIONS = 1_000;
+const CONCURRENCY = 100;
+/** The project target is 500 B per idle session (reported); this bound only catches a session kept live by mistake. */
+const IDLE_BYTES_BOUND = 4_096;
+
+let server: LoadServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('L1: 1,000 concurrent sessions on one server', () => {
+  it('answers 1,000 concurrent sessions with 0 errors and 0 lost events, and keeps an idle session to a few hundred bytes of heap', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'flowing-l1-'));
+    server = await startLoadServer(`sqlite:${join(dir, 'sessions.db')}`);
+    const warmClient = new JsonClient(server.url, CONCURRENCY);
+    // Untimed: compiles the server's code paths and fills its fixed caches, so the heap diff counts sessions only.
+    const warm = await runLoad(warmClient, { sessions: 100, events: 1, concurrency: CONCURRENCY, idPrefix: 'l1-warm' });
+    warmClient.close();
+    expect(warm.errors).toBe(0);
+    const before = await server.heap();
+
+    const client = new JsonClient(server.url, CONCURRENCY);
+    const report = await runLoad(client, { sessions: SESSIONS, events: 1, concurrency: CONCURRENCY, idPrefix: 'l1' });
+    client.close();
+    const after = await server.heap();
+    const perIdleSession = (after - before) / SESSIONS;
+
+    console.log(`L1: ${SESSIONS} sessions x 1 USER_MESSAGE, ${CONCURRENCY} requests in flight, SQLite: ${report.errors} errors, ${report.lost} lost, `
+      + `p50 ${report.p50.toFixed(1)} ms, p99 ${report.p99.toFixed(1)} ms (max ${report.max.toFixed(0)} ms), ${report.eventsPerSecond.toFixed(0)} events/s, `
+      + `${report.createPerSecond.toFixed(0)} creates/s; heap per idle session ${perIdleSession.toFixed(0)} B (target 500 B)`);
+    expect(report.samples).toEqual([]);
+    expect(report.errors).toBe(0);
+    expect(report.lost).toBe(0);
+    expect(report.events).toBe(SESSIONS);
+    expect(report.p99).toBeGreaterThan(0);
+    expect(perIdleSession).toBeLessThan(IDLE_BYTES_BOUND);
+  }, 180_000);
+});
