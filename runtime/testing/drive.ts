@@ -26,8 +26,8 @@ export interface DriveOptions {
   /** Live mode: this provider and these real tools answer instead of the recording (the rest still comes from it). */
   llm?: LlmProvider;
   liveTools?: Readonly<Record<string, AnyTool>>;
-  /** Answer calls in the order the results are listed (generated paths), not as soon as asked. */
-  ordered?: boolean;
+  /** Generated paths: no retries and no tool timeouts for the recorded stand-ins (see createRecordedCalls). */
+  holdTimeouts?: boolean;
   /** Run on the real clock (live mode: real model calls take real time, and their timeouts must be real too). */
   realTime?: boolean;
 }
@@ -38,9 +38,12 @@ export interface DriveOptions {
  */
 export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
   const began = performance.now();
-  const recorded = createRecordedCalls(calls, machine.tools, { ordered: options.ordered });
+  // Parallel calls get their answers in the recorded order, as they did when the session was recorded (live mode
+  // answers from real services, whose timing nobody controls).
+  const recorded = createRecordedCalls(calls, machine.tools, { ordered: !options.realTime, holdTimeouts: options.holdTimeouts });
+  const unblock = () => recorded.release();
   const virtual = createVirtualClock(0);
-  const clock = options.realTime ? { runUntil: <T>(work: Promise<T>) => work } : virtual;
+  const clock = options.realTime ? { runUntil: <T>(work: Promise<T>, _what: string, _unblock?: () => boolean) => work } : virtual;
   const runtime = createRuntime({
     machines: [machine], store: createMemoryStore(), clock: options.realTime ? systemClock : virtual, random: () => 0.5, warmSessions: 1,
     llm: options.llm ?? recorded.llm, tools: { ...recorded.tools, ...options.liveTools }, limits: options.limits,
@@ -48,7 +51,7 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
   const sessionId = 'replay';
   const session = runtime.session(sessionId);
   try {
-    await clock.runUntil(runtime.createSession(machine, input ?? undefined, { sessionId, traceId: 'replay' }), 'starting the session');
+    await clock.runUntil(runtime.createSession(machine, input ?? undefined, { sessionId, traceId: 'replay' }), 'starting the session', unblock);
   } catch (error) {
     if ((error as { code?: string }).code === 'REPLAY_STUCK') throw error;
     // A session that fails while starting is stored with its log: the comparison shows what happened.
@@ -58,7 +61,7 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
     await clock.runUntil(work.catch((error) => {
       if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
       throw error;
-    }), `input ${i + 1} (${step.type === 'cancel' ? 'cancel' : step.event.type})`);
+    }), `input ${i + 1} (${step.type === 'cancel' ? 'cancel' : step.event.type})`, unblock);
   }
   let events: readonly RuntimeEvent[] = [];
   let status = 'error';

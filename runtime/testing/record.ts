@@ -53,9 +53,10 @@ export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
 }
 
 /**
- * The results the session's calls got, in the order they started. A call refused before it ran (approval, contract)
- * has no result to feed back; one that never finished is `pending`. Tool calls made inside an agent loop are left
- * out: replay answers the agent call as a whole.
+ * The results the session's calls got, in the order they were answered (calls that never finished, `pending`, last):
+ * replay hands them out in that order, so parallel calls finish as they did. A call refused before it ran (approval,
+ * contract) has no result to feed back. Tool calls made inside an agent loop are left out: replay answers the agent
+ * call as a whole.
  */
 export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
   const calls: RecordedCall[] = [];
@@ -66,34 +67,31 @@ export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
     switch (event.type) {
       case 'tool.started':
         if (callId.includes('/') || data.resumed === true && open.has(callId)) break;
-        open.set(callId, push(calls, { type: 'call', call: 'tool', name: String(data.tool), input: data.args, result: { pending: true } }));
+        open.set(callId, { type: 'call', call: 'tool', name: String(data.tool), input: data.args, result: { pending: true } });
         break;
       case 'llm.started':
-        open.set(callId, push(calls, { type: 'call', call: 'llm', name: String(data.kind), result: { pending: true } }));
+        open.set(callId, { type: 'call', call: 'llm', name: String(data.kind), result: { pending: true } });
         break;
       case 'tool.completed':
       case 'llm.completed':
-        settle(open, callId, { ok: true, output: data.output }, data.usage);
+        settle(calls, open, callId, { ok: true, output: data.output }, data.usage);
         break;
       case 'tool.failed':
       case 'llm.failed':
         if (data.error?.code === 'CANCELLED') break; // the call was stopped, never answered: it stays pending
-        settle(open, callId, { ok: false, error: { code: String(data.error?.code), message: String(data.error?.message ?? '') } });
+        settle(calls, open, callId, { ok: false, error: { code: String(data.error?.code), message: String(data.error?.message ?? '') } });
         break;
     }
   }
+  calls.push(...open.values());
   return calls;
 }
 
-function push(calls: RecordedCall[], call: RecordedCall): RecordedCall {
-  calls.push(call);
-  return call;
-}
-
-function settle(open: Map<string, RecordedCall>, callId: string, result: CallResult, usage?: RecordedCall['usage']) {
+function settle(calls: RecordedCall[], open: Map<string, RecordedCall>, callId: string, result: CallResult, usage?: RecordedCall['usage']) {
   const call = open.get(callId);
   if (!call) return;
   call.result = result;
   if (usage && (usage.promptTokens > 0 || usage.completionTokens > 0)) call.usage = usage;
   open.delete(callId);
+  calls.push(call);
 }

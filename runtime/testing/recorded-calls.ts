@@ -3,6 +3,13 @@ import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from '../llm/
 import { ToolError, type AnyTool } from '../tool.ts';
 import type { CallResult, RecordedCall } from './case-file.ts';
 
+export interface RecordedCallsOptions {
+  /** Answer in the order the results are listed (their completion order), not as soon as asked. */
+  ordered?: boolean;
+  /** Generated paths: no retries, and no tool timeout (an unanswered call waits for a timer of the machine). */
+  holdTimeouts?: boolean;
+}
+
 /** The longest delay a timer takes (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -22,6 +29,11 @@ export interface RecordedCalls {
   readonly missing: MissingCall[];
   /** Recorded results nobody asked for. */
   unused(): RecordedCall[];
+  /**
+   * In order mode, lets the earliest waiting call have its answer when the one before it will never be asked for
+   * (the machine changed); false when no call waits. The replay calls it when nothing else can happen.
+   */
+  release(): boolean;
 }
 
 /**
@@ -30,7 +42,7 @@ export interface RecordedCalls {
  * call (same idempotency key) gets the same answer again. A call with no result left is refused with
  * REPLAY_MISSING_CALL and listed in `missing`; a `pending` result never answers (until the call is stopped).
  */
-export function createRecordedCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: { ordered?: boolean } = {}): RecordedCalls {
+export function createRecordedCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: RecordedCallsOptions = {}): RecordedCalls {
   const order = options.ordered ? createTurns(calls) : undefined;
   const queues = new Map<string, RecordedCall[]>();
   for (const call of calls) {
@@ -55,7 +67,7 @@ export function createRecordedCalls(calls: readonly RecordedCall[], machineTools
       ...tool,
       // Generated paths: a retried failure would be answered late (after its backoff), behind results listed after it;
       // a call left unanswered stands for one still running when a timer of the machine fires, not for a tool timeout.
-      ...(order ? { retries: 0, timeoutMs: MAX_TIMER_MS } : {}),
+      ...(options.holdTimeouts ? { retries: 0, timeoutMs: MAX_TIMER_MS } : {}),
       async run(input: unknown, context: { idempotencyKey: string; signal: AbortSignal }) {
         const again = answered.get(context.idempotencyKey);
         if (again) return answer(again, context.signal);
@@ -91,7 +103,7 @@ export function createRecordedCalls(calls: readonly RecordedCall[], machineTools
     generate: model,
     agent: model,
   };
-  return { tools, llm, missing, unused: () => [...queues.values()].flat() };
+  return { tools, llm, missing, unused: () => [...queues.values()].flat(), release: () => order?.release() ?? false };
 }
 
 /**
@@ -121,6 +133,12 @@ function createTurns(calls: readonly RecordedCall[]) {
         return Promise.resolve();
       }
       return new Promise<void>((resolve) => waiting.set(i, () => { finish(); resolve(); }));
+    },
+    release(): boolean {
+      if (waiting.size === 0) return false;
+      while (!waiting.has(next)) done.add(next++);
+      waiting.get(next)!();
+      return true;
     },
   };
 }

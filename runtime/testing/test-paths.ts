@@ -52,7 +52,7 @@ export async function testPaths(machine: AnyMachineDefinition, options: TestPath
   const stateValues: unknown[] = [];
   const transitions: string[] = [];
   for (const path of plan.paths) {
-    const run = await driveSession(machine, undefined, path.inputs, path.calls, { ordered: true, limits: { llmTimeoutMs: 2_147_483_647 } });
+    const run = await driveSession(machine, undefined, path.inputs, path.calls, { holdTimeouts: true, limits: { llmTimeoutMs: 2_147_483_647 } });
     const observed = observeLog(run.events, run.status, run.context);
     stateValues.push(...observed.stateValues);
     transitions.push(...observed.transitions);

@@ -11,8 +11,11 @@ const IDLE_ROUNDS = 50;
 
 /** A clock whose time jumps to the next timer whenever nothing else can happen (simulated time). */
 export interface VirtualClock extends Clock {
-  /** Waits for `work`, firing due timers in time order while it is blocked on them; REPLAY_STUCK when blocked on nothing. */
-  runUntil<T>(work: Promise<T>, what: string): Promise<T>;
+  /**
+   * Waits for `work`, firing due timers in time order while it is blocked on them; REPLAY_STUCK when blocked on
+   * nothing. `unblock`, tried before a timer fires, may let something else happen instead (true when it did).
+   */
+  runUntil<T>(work: Promise<T>, what: string, unblock?: () => boolean): Promise<T>;
 }
 
 /**
@@ -33,13 +36,17 @@ export function createVirtualClock(start = 0): VirtualClock {
     clearTimeout(id) {
       timers.delete(id as number);
     },
-    async runUntil(work, what) {
+    async runUntil(work, what, unblock) {
       let settled = false;
       work.then(() => { settled = true; }, () => { settled = true; });
       let idleSince = Date.now();
       for (;;) {
         for (let i = 0; i < IDLE_ROUNDS && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
         if (settled) return work;
+        if (unblock?.()) {
+          idleSince = Date.now();
+          continue;
+        }
         const due = earliest();
         if (due) {
           timers.delete(due[0]);
