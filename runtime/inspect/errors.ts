@@ -8,7 +8,7 @@ export const INSPECT_ERROR_CODES = {
   FORK_NO_STATE: 'There is no machine state yet at the seq asked for (fork at or after the first state.changed).',
   FORK_MID_CALL: 'A call was in flight at the seq asked for; fork where the call starts or after it finished (details name both).',
   FORK_ENDED: 'The session had ended (done, error, cancelled) at the seq asked for; a fork needs a state that still runs.',
-  FORK_TIMED_STATE: 'The state at the seq asked for waits on a timer (after); when it started is not part of a fork, so it is refused.',
+  FORK_TIMED_STATE: 'The state at the seq asked for waits on a named or computed delay, which a fork cannot start again (numeric `after` delays start anew in the fork).',
   FORK_CONTEXT_INVALID: 'The context patch does not match the machine\'s context schema (details name the field).',
   SESSION_FILE_INVALID: 'A session file is not a Flowing session export (details name the line and the reason).',
 } as const;

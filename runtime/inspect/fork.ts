@@ -15,16 +15,18 @@ export interface ForkPlan {
   context: Record<string, unknown>;
   /** A persisted XState snapshot: the state value, the context, and the calls the state invokes (started on restore). */
   snapshot: Record<string, unknown>;
+  /** The state's `after` timers (delayed event type and delay): they start with the full delay when the fork starts. */
+  timers: Array<{ type: string; delayMs: number }>;
 }
 
 /**
  * Works out a fork of `parentId` at event `atSeq` from the parent's stored log, without running anything: the state
  * and context right after that event (`sessionAt`), the context patch applied and checked against the machine's
  * context schema, and the calls the state invokes (they start when the fork starts: the fork makes them itself, with
- * its own context; the parent's journal is never replayed into it). Refused with a code when it cannot be done
- * honestly: no state yet (FORK_NO_STATE), the session had ended (FORK_ENDED), a call was in flight (FORK_MID_CALL;
- * its result belongs to the parent), the state waits on a timer (FORK_TIMED_STATE; the timer's start is not in the
- * log), the spec changed (SPEC_CHANGED), a bad patch (FORK_CONTEXT_INVALID naming the field).
+ * its own context; the parent's journal is never replayed into it) and its `after` timers start with their full
+ * delay. Refused with a code when it cannot be done honestly: no state yet (FORK_NO_STATE), the session had ended
+ * (FORK_ENDED), a call was in flight (FORK_MID_CALL; its result belongs to the parent), a named delay
+ * (FORK_TIMED_STATE), the spec changed (SPEC_CHANGED), a bad patch (FORK_CONTEXT_INVALID naming the field).
  */
 export async function planFork(store: SessionStore, machineOf: (machineId: string) => MachineInfo, parentId: string, atSeq: number, patch?: Record<string, unknown>): Promise<ForkPlan> {
   const { record, events } = await readSessionLog(store, parentId);
@@ -48,12 +50,18 @@ export async function planFork(store: SessionStore, machineOf: (machineId: strin
     throw new FlowingError('FORK_MID_CALL', `at event ${atSeq} of session '${parentId}' ${calls.map((c) => `'${c.name}' (${c.callId})`).join(', ')} was in flight; fork at event ${entered} (the fork makes the call itself)${settled === null ? '' : ` or at event ${settled} (after its result)`}`, { details: { seq: atSeq, calls, before: entered, after: settled } });
   }
   const nodes = info.machine.resolveState({ value: at.state as never, context: {} }) as unknown as { _nodes: AnyStateNode[] };
-  const timed = nodes._nodes.find((node) => node.after.length > 0);
-  if (timed) {
-    throw new FlowingError('FORK_TIMED_STATE', `state '${timed.key}' waits on a timer (after), and when it started is not part of the fork; fork at another event`, { details: { seq: atSeq, state: timed.key } });
+  const timers: ForkPlan['timers'] = [];
+  for (const node of nodes._nodes) {
+    for (const transition of node.after) {
+      // A named or computed delay would need the machine's implementations and the entering event: refused.
+      if (typeof transition.delay !== 'number') {
+        throw new FlowingError('FORK_TIMED_STATE', `state '${node.key}' waits on a named delay (${String(transition.delay).slice(0, 60)}), which a fork cannot start again; fork at another event`, { details: { seq: atSeq, state: node.key } });
+      }
+      timers.push({ type: transition.eventType, delayMs: transition.delay });
+    }
   }
   const context = patchContext(info, at.context, patch);
-  return { info, parentId, forkedAt: atSeq, state: at.state, context, snapshot: forkSnapshot(info, at.state, context, enteringEvent(events, atSeq)) };
+  return { info, parentId, forkedAt: atSeq, state: at.state, context, timers, snapshot: forkSnapshot(info, at.state, context, enteringEvent(events, atSeq)) };
 }
 
 function lastStateChange(events: readonly RuntimeEvent[], atSeq: number): number {

@@ -110,15 +110,18 @@ export class SessionRun {
   /**
    * Starts a session forked from another one's state (see planFork): `session.started` names the parent, a
    * `state.changed` (event `flowing.fork`) sets the state and context, then the actor starts there. The state's entry
-   * actions do not run again; the calls it invokes start now and are this session's own (keys `<invoke>@1`).
+   * actions do not run again; the calls it invokes start now and are this session's own (keys `<invoke>@1`), and its
+   * `after` timers start now with their full delay.
    */
-  static fork(host: RunHost, info: MachineInfo, ids: { sessionId: string; traceId: string }, from: { parentId: string; forkedAt: number; state: unknown; context: unknown; snapshot: unknown }): SessionRun {
+  static fork(host: RunHost, info: MachineInfo, ids: { sessionId: string; traceId: string }, from: { parentId: string; forkedAt: number; state: unknown; context: unknown; snapshot: unknown; timers: ReadonlyArray<{ type: string; delayMs: number }> }): SessionRun {
     const now = host.clock.now();
     const record: SessionRecord = {
       sessionId: ids.sessionId, machineId: info.definition.id, specHash: info.definition.specHash, traceId: ids.traceId,
       status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: NO_USAGE, createdAt: now, updatedAt: now,
       fork: { parentId: from.parentId, forkedAt: from.forkedAt },
     };
+    // The fork enters the state now: its timers start now, armed like a restored session's.
+    if (from.timers.length > 0) record.timers = Object.fromEntries(from.timers.map((timer) => [timer.type, now + timer.delayMs]));
     const run = new SessionRun(host, info, record, []);
     run.append('session.started', { machineId: info.definition.id, specHash: info.definition.specHash, input: null, parentId: from.parentId, forkedAt: from.forkedAt });
     run.step = 1;

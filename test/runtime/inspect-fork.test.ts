@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, createScriptedProvider, type AnyMachineDefinition, type LlmProvider } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
-import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { setup as xstateSetup } from 'xstate';
+import { createManualClock } from '../helpers/runtime-clock.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
+import { defineTestMachine } from '../helpers/runtime-machines.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -54,6 +56,19 @@ async function setup() {
   };
   reset();
   return { db, store, machine, runtime, parent, log, counts, model, reset };
+}
+
+/** idle --START--> waiting --(after `ms`)--> timed_out. */
+function timedMachine(ms: number) {
+  const machine = xstateSetup({}).createMachine({
+    id: 'timed', initial: 'idle',
+    states: { idle: { on: { START: 'waiting' } }, waiting: { after: { [ms]: { target: 'timed_out' } } }, timed_out: { type: 'final' } },
+  });
+  const spec = {
+    specVersion: 1, id: 'timed', context: {}, events: { START: {} }, initial: 'idle',
+    states: { idle: { on: { START: 'waiting' } }, waiting: { after: { [String(ms)]: 'timed_out' } }, timed_out: { type: 'final' } },
+  } as const;
+  return defineTestMachine(spec as never, machine, []);
 }
 
 const seqOf = (log: readonly { seq: number; type: string }[], type: string) => log.find((e) => e.type === type)!.seq;
@@ -142,13 +157,21 @@ describe('forkSession', () => {
     await expect(changed.forkSession(parent.id, 2)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
   });
 
-  it('refuses a state that waits on a timer with FORK_TIMED_STATE (when the timer started is not part of a fork)', async () => {
+  it('forks a state waiting on a timer: the timer starts anew in the fork with its full delay and fires there', async () => {
     const db = await sqliteFile();
-    const runtime = createRuntime({ machines: [incidentTriage], store: db.open() });
-    const session = await runtime.createSession(incidentTriage);
-    await session.send({ type: 'ALERT', service: 'checkout', severity: 'critical' });
-    const log = await session.events();
-    const gathering = log.find((e) => e.type === 'state.changed' && JSON.stringify(e.data.state).includes('gathering'))!;
-    await expect(runtime.forkSession(session.id, gathering.seq)).rejects.toMatchObject({ code: 'FORK_TIMED_STATE', details: { state: 'gathering' } });
+    const clock = createManualClock(1_000_000);
+    const machine = timedMachine(30_000);
+    const runtime = createRuntime({ machines: [machine], store: db.open(), clock });
+    const parent = await runtime.createSession(machine);
+    await parent.send({ type: 'START' });
+    const waiting = (await parent.events()).find((e) => e.type === 'state.changed' && e.data.state === 'waiting')!;
+    await clock.advance(10_000);
+    const fork = await runtime.forkSession(parent.id, waiting.seq);
+    expect((await db.open().load(fork.id))!.timers).toEqual({ 'xstate.after.30000.timed.waiting': 1_010_000 + 30_000 });
+    await clock.advance(20_000); // the parent's timer is due; the fork's has 10 s left
+    expect((await parent.snapshot()).state).toBe('timed_out');
+    expect((await fork.snapshot()).state).toBe('waiting');
+    await clock.advance(10_000);
+    expect(await fork.snapshot()).toMatchObject({ state: 'timed_out', status: 'done' });
   });
 });

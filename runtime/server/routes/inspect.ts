@@ -39,10 +39,11 @@ export interface ForkRequest {
 /**
  * `POST /sessions/:id/fork` answers 201 with the new session's view (`Location: /sessions/<new id>`) plus its link to
  * the parent. The new session's `session.started` event carries `parentId` and `forkedAt` too. Nothing of the parent
- * is re-run; when the state at `atSeq` invokes a tool or model call, the fork makes that call itself on entry.
+ * is re-run; when the state at `atSeq` invokes a tool or model call, the fork makes that call itself on entry, and
+ * its `after` timers start with their full delay.
  * Errors: 400 `SERVER_BAD_REQUEST` (body shape), 404 `SESSION_NOT_FOUND`, 404 `INSPECT_SEQ_OUT_OF_RANGE`,
  * 409 `FORK_NO_STATE` (no state yet at `atSeq`), 409 `FORK_MID_CALL` (a call was in flight at `atSeq`; `details`
- * name it and the seqs to fork at instead), 409 `FORK_ENDED` (the session had ended at `atSeq`), 409 `FORK_TIMED_STATE` (the state waits on an `after` timer), 409 `SPEC_CHANGED`,
+ * name it and the seqs to fork at instead), 409 `FORK_ENDED` (the session had ended at `atSeq`), 409 `FORK_TIMED_STATE` (the state waits on a named delay; numeric `after` timers start anew in the fork), 409 `SPEC_CHANGED`,
  * 409 `SESSION_EXISTS`, 422 `FORK_CONTEXT_INVALID` (`details.issues[].path` names the field).
  */
 export interface ForkView extends SessionView {
