@@ -67,7 +67,8 @@ program
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--cors <origins>', 'comma-separated browser origins allowed to call the API')
   .option('--no-rate-limit', 'turn off the per-client and per-session rate limits (behind a gateway that limits, or for load tests)')
-  .action(async (options: { port?: string; host?: string; store?: string; cors?: string; rateLimit?: boolean }) => {
+  .option('--lease-ttl <ms>', 'with --store redis://: session lease TTL; a dead process\'s sessions are taken over within it + 1 s (default 10000)')
+  .action(async (options: { port?: string; host?: string; store?: string; cors?: string; rateLimit?: boolean; leaseTtl?: string }) => {
     await ensureTypeScriptLoader();
     const { serveCommand } = await import('./serve/serve.ts');
     process.exitCode = await serveCommand(options);

@@ -8,11 +8,17 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
+/** Options of `openStore` beyond the store's name. */
+export interface OpenStoreOptions {
+  /** Redis only: session lease TTL in ms (how soon another process takes over a dead one's sessions). */
+  leaseTtlMs?: number;
+}
+
 /**
  * Opens the store named by `--store`: `sqlite:PATH` (a file, created if missing), `redis://...` or `rediss://...`
  * (a Redis server), or nothing for the memory store. Store drivers are loaded only when asked for.
  */
-export async function openStore(option: string | undefined): Promise<OpenedStore> {
+export async function openStore(option: string | undefined, storeOptions: OpenStoreOptions = {}): Promise<OpenedStore> {
   if (option === undefined || option === 'memory') return { store: createMemoryStore(), durable: false, close: async () => {} };
   if (option.startsWith('sqlite:')) {
     const file = option.slice('sqlite:'.length);
@@ -23,7 +29,7 @@ export async function openStore(option: string | undefined): Promise<OpenedStore
   }
   if (option.startsWith('redis://') || option.startsWith('rediss://')) {
     const { createRedisStore } = await loadEntry<typeof import('@flowing/runtime/redis')>('@flowing/runtime/redis', 'ioredis');
-    const store = createRedisStore({ url: option });
+    const store = createRedisStore({ url: option, ...(storeOptions.leaseTtlMs === undefined ? {} : { lease: { ttlMs: storeOptions.leaseTtlMs } }) });
     return { store, durable: true, close: () => store.close() };
   }
   throw new FlowingError('RUN_BAD_STORE', `--store '${option}' is not a store: use sqlite:PATH, redis://HOST:PORT[/DB] or memory`);

@@ -9,6 +9,8 @@ export interface ServeCommandOptions {
   store?: string;
   /** Comma-separated browser origins allowed to call the API. */
   cors?: string;
+  /** Redis only: session lease TTL in ms (a dead process's sessions are taken over within it plus 1 s). */
+  leaseTtl?: string;
   /** False turns off the per-client and per-session rate limits (`--no-rate-limit`). */
   rateLimit?: boolean;
   out?: (line: string) => void;
@@ -49,7 +51,11 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
       return fail({ code: 'UNKNOWN_MACHINE', message: 'no generated machine found in machines/ (run `flowing codegen` first)' }, 2);
     }
     llm = await chooseProvider();
-    opened = await openServeStore(options.store, err);
+    const leaseTtlMs = options.leaseTtl === undefined ? undefined : Number(options.leaseTtl);
+    if (leaseTtlMs !== undefined && (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100)) {
+      return fail({ code: 'SERVER_BAD_LEASE_TTL', message: `--lease-ttl must be a whole number of milliseconds ≥ 100, not '${options.leaseTtl}'` }, 2);
+    }
+    opened = await openServeStore(options.store, err, leaseTtlMs === undefined ? {} : { leaseTtlMs });
   } catch (error) {
     return fail(error, 2);
   }

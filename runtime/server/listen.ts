@@ -6,6 +6,7 @@ import { createServer } from './create-server.ts';
 import { ServerError } from './errors.ts';
 import type { ServerOptions } from './options.ts';
 import { recoverSessions, type RecoveryReport } from './recover.ts';
+import { startTakeover, type Takeover } from './takeover.ts';
 
 export interface StartServerOptions extends ServerOptions {
   /** Default 127.0.0.1. Any other address needs `token`, or the start is refused. */
@@ -14,9 +15,13 @@ export interface StartServerOptions extends ServerOptions {
   port?: number;
   /**
    * Resume the sessions a previous process left mid-step before `/readyz` answers 200 (default true). Requests are
-   * served meanwhile; a session being resumed takes its events after the resume.
+   * served meanwhile; a session being resumed takes its events after the resume. With a store shared between
+   * processes (Redis), only sessions whose lease nobody holds are resumed, and the scan repeats so that a dead
+   * process's sessions are taken over once their lease expires.
    */
   recover?: boolean;
+  /** With a store that has leases: how often to look for sessions whose lease expired mid-step (default TTL/4, at most 1 s). */
+  takeoverIntervalMs?: number;
 }
 
 /** A running runtime server. */
@@ -57,9 +62,11 @@ export async function startServer(runtime: Runtime, options: StartServerOptions 
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   app.settings.log({ level: 'info', code: 'SERVER_STARTED', message: `serving ${runtime.machines.size} machine(s) on http://${urlHost}:${address.port} with the ${runtime.store.name} store`, auth: options.token ? 'bearer token' : 'none (loopback only)' });
   let recovered: Promise<RecoveryReport> = Promise.resolve({ resumed: [], failed: [] });
+  let takeover: Takeover | undefined;
   if (options.recover ?? true) {
     app.setReady(false);
-    recovered = recoverSessions(runtime, app.settings.log).catch((error: unknown) => {
+    if (runtime.store.leases) takeover = startTakeover(runtime, app.settings.log, options.takeoverIntervalMs);
+    recovered = (takeover ? takeover.first : recoverSessions(runtime, app.settings.log)).catch((error: unknown) => {
       app.settings.log({ level: 'error', code: 'SERVER_RECOVERY_FAILED', message: `listing the sessions left mid-step failed: ${(error as Error).message}` });
       return { resumed: [], failed: [] };
     }).finally(() => app.setReady(true));
@@ -70,6 +77,7 @@ export async function startServer(runtime: Runtime, options: StartServerOptions 
     host: address.address,
     port: address.port,
     close: () => new Promise<void>((resolve) => {
+      takeover?.stop();
       app.dispose();
       // Open streams would keep close() waiting forever.
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
