@@ -183,6 +183,8 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
       for (const r of refunds) {
         const { sessionId, callId } = parseLedgerKey(r.key);
         const log = logs.get(sessionId)!;
+        // The start of a refund call is stored before the tool runs, so the service never sees a call the log lacks.
+        expect(log.some((e) => e.type === 'tool.started' && e.data.callId === callId), `refund ${r.key} has a stored tool.started`).toBe(true);
         const completed = log.some((e) => e.type === 'tool.completed' && e.data.callId === callId);
         if (completed) continue;
         unclear++;
