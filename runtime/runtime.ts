@@ -353,6 +353,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const plan = await planFork(store, (machineId) => host.machine(machineId), parentId, atSeq, forkOptions.context);
       const sessionId = forkOptions.sessionId ?? newId();
       const traceId = forkOptions.traceId ?? newId();
+      // A fork starts a run like a new session does: admitted under the same limit.
+      const admitted = admission.enter();
+      if ('refusal' in admitted) throw new FlowingError(admitted.refusal.code, admitted.refusal.message, { details: admitted.refusal.details });
       await serialize(sessionId, async () => {
         const lease = await takeLease(sessionId, { create: true });
         let run: SessionRun;
@@ -374,7 +377,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
         const failed = run.failed ?? (run.status === 'error' ? run.error : undefined);
         if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
-      });
+      }).finally(admitted.leave);
       return handle(sessionId, plan.info.definition.id);
     },
     async resume(sessionId, resumeOptions = {}) {
