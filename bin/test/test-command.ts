@@ -147,7 +147,7 @@ function toJson(outcome: MachineOutcome) {
     cases: outcome.cases.map((c) => ({
       name: c.name, path: c.path, ok: c.ok, ...(c.updated ? { updated: true } : {}), ...(c.error ? { error: c.error } : {}),
       ...(c.result ? { modelCalls: c.result.observation.modelCalls, tokens: c.result.observation.tokens, elapsedMs: Math.round(c.result.elapsedMs * 10) / 10 } : {}),
-      ...(c.result && !c.result.ok ? { diff: c.result.diff } : {}),
+      ...(c.result && !c.result.ok ? { code: c.result.diff.missing.length > 0 ? 'REPLAY_MISSING_CALL' : 'REPLAY_DIVERGED', diff: c.result.diff } : {}),
       ...(c.result && 'live' in c.result ? { live: (c.result as { live: unknown }).live } : {}),
     })),
     coverage: outcome.coverage,

@@ -14,7 +14,7 @@ export const TESTING_ERROR_CODES = {
   CASE_NOT_RECORDABLE: 'The session log cannot be turned into a case (it does not start with session.started, or belongs to another machine).',
   CASE_NEEDS_RECORDING: '`--update` refused: the new machine makes a call the recording lacks; record the case again.',
   REPLAY_MISSING_CALL: 'The replayed machine made a tool or model call the recording has no result for; it was not made.',
-  REPLAY_UNUSED_CALL: 'The recording has a call result the replayed machine never asked for.',
+  REPLAY_UNUSED_CALL: 'The recording has a call result the replayed machine never asked for (listed in the diff).',
   REPLAY_DIVERGED: 'The replayed session behaved differently from the recording (states, calls, replies, status or context).',
   REPLAY_STUCK: 'The replayed session neither settled nor had a timer left to fire.',
   PATH_DIVERGED: 'A generated path, run headless, visited other states than the graph predicted.',

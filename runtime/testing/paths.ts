@@ -83,7 +83,7 @@ export function planPaths(definition: AnyMachineDefinition, options: { maxSnapsh
     routes.push([...head, { event, state: next }, ...settle(adjacency, serializeState, next)]);
   }
   const unique = dropPrefixes(routes);
-  const paths = unique.map((steps, i) => toScript(definition, `path ${i + 1}`, steps));
+  const paths = unique.map((steps, i) => toScript(`path ${i + 1}`, steps));
   return { paths, findings, explored: Object.keys(adjacency).length };
 }
 
@@ -127,7 +127,7 @@ function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
 }
 
 /** A route as inputs and recorded call results; a timer taken while calls are in flight leaves them unanswered. */
-function toScript(definition: AnyMachineDefinition, name: string, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
+function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
   const inputs: CaseInput[] = [];
   const calls: RecordedCall[] = [];
   const states: string[] = [];
@@ -154,7 +154,6 @@ function toScript(definition: AnyMachineDefinition, name: string, steps: Array<{
     states.push(stateLabel(state.value));
     previous = state;
   }
-  void definition;
   return { name, inputs, calls, states };
 }
 

@@ -60,6 +60,8 @@ describe('flowing test (the CLI, in a copy of the project)', () => {
     expect(failing.code).toBe(1);
     expect(failing.stdout).toContain('✗ order-query: final context.shipment: recorded {"carrier":"Parcelo","eta":"2026-12-02","location":"Leipzig hub"}, now undefined');
     expect(failing.stdout).toContain('cases: 3/4 passed');
+    const failingJson = JSON.parse((await flowing(project.dir, 'test', 'order-support', '--no-paths', '--json')).stdout) as { machines: Array<{ cases: Array<{ name: string; ok: boolean; code?: string }> }> };
+    expect(failingJson.machines[0]!.cases.find((c) => c.name === 'order-query')).toMatchObject({ ok: false, code: 'REPLAY_DIVERGED' });
 
     const updating = await flowing(project.dir, 'test', 'order-support', '--no-paths', '--update');
     expect(updating.code).toBe(0);
