@@ -5,7 +5,8 @@ const WIDTH = 58;
 
 /**
  * A case diff as text a reviewer reads top to bottom: the first divergence, then old and new side by side for the
- * state path, tool calls with inputs, model calls, replies and final context; `!` marks rows that differ.
+ * state path, tool calls with inputs, model calls, replies and final context, lined up (`!` changed, `-` only old,
+ * `+` only new).
  */
 export function formatCaseDiff(name: string, diff: CaseDiff): string[] {
   const lines = [`✗ ${name}: ${diff.first ?? 'differs'}`];
@@ -35,10 +36,44 @@ function section<T>(lines: string[], title: string, old: T[], now: T[], show: (v
   }
   lines.push(`  ${title}:`);
   lines.push(`    ${pad('old (recorded)')} | new (this machine)`);
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const mark = a[i] === b[i] ? ' ' : '!';
-    lines.push(`  ${mark} ${pad(a[i] ?? '')} | ${b[i] ?? ''}`);
+  for (const [left, right] of align(a, b)) {
+    const mark = left === right ? ' ' : left === undefined ? '+' : right === undefined ? '-' : '!';
+    lines.push(`  ${mark} ${pad(left ?? '')} | ${right ?? ''}`);
   }
+}
+
+/**
+ * Rows of old and new side by side, lined up on their longest common subsequence: a row only one side has stands
+ * alone (`-` old only, `+` new only), and a changed row between equal ones pairs up (`!`).
+ */
+export function align(a: readonly string[], b: readonly string[]): Array<[string | undefined, string | undefined]> {
+  const n = a.length;
+  const m = b.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const rows: Array<[string | undefined, string | undefined]> = [];
+  let i = 0;
+  let j = 0;
+  const gapA: string[] = [];
+  const gapB: string[] = [];
+  const flush = () => {
+    // A run of removed rows next to a run of added rows reads best as changed pairs.
+    for (let k = 0; k < Math.max(gapA.length, gapB.length); k++) rows.push([gapA[k], gapB[k]]);
+    gapA.length = 0;
+    gapB.length = 0;
+  };
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      flush();
+      rows.push([a[i++], b[j++]]);
+    } else if (j >= m || (i < n && lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      gapA.push(a[i++]!);
+    } else {
+      gapB.push(b[j++]!);
+    }
+  }
+  flush();
+  return rows;
 }
 
 function pad(text: string): string {

@@ -74,6 +74,7 @@ describe('replaying recorded cases against an edited copy of order-support', () 
     expect(result.diff.toolCalls.new).toEqual(result.diff.toolCalls.old);
     expect(result.diff.context).toEqual([]);
     expect(result.report.join('\n')).toContain('differs by state names only: fetch_order -> lookup_order');
+    expect(result.report).toContainEqual(expect.stringMatching(/^ {2}! active\.fetch_order +\| active\.lookup_order$/));
     expect(totalCalls(calls)).toBe(0);
   }, 120_000);
 
@@ -95,6 +96,9 @@ describe('replaying recorded cases against an edited copy of order-support', () 
     expect(result.diff.first).toContain("calls tool 'query_order'");
     expect(result.diff.toolCalls.new.map((c) => c.tool)).toEqual(['resolve_user', 'query_order', 'trace_shipment', 'query_order']);
     expect(result.report.join('\n')).toContain('REPLAY_MISSING_CALL, not made');
+    // The side-by-side view lines the timelines up: the added state and call stand alone on the new side.
+    expect(result.report).toContainEqual(expect.stringMatching(/^ {2}\+ {60}\| active\.recheck_order$/));
+    expect(result.report).toContainEqual(expect.stringMatching(/^ {2}\+ {60}\| query_order \{"customer_id":"c-100","order_id":"A1001"\}$/));
     expect(calls.query_order).toBe(0);
     expect(totalCalls(calls)).toBe(0);
   }, 120_000);
