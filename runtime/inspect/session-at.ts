@@ -122,6 +122,8 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
     }
     case 'tool.retry':
       next.pendingCalls = view.pendingCalls.map((call) => (call.callId === d.callId ? { ...call, attempt: typeof d.attempt === 'number' ? d.attempt : call.attempt + 1 } : call));
+      // A person asked for the call to run again: the session goes on.
+      if (d.resolvedBy === 'person' && view.status === 'needs_attention') next.status = 'running';
       return next;
     case 'tool.completed':
     case 'tool.failed':

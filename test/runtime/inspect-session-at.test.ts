@@ -6,6 +6,8 @@ import { createRuntime, EMPTY_SESSION_AT, sessionAt, type AnyMachineDefinition, 
 import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
+import { guardedDoneMachine, quoteTool } from '../helpers/runtime-failing-machines.ts';
+import { createServer } from '@flowing/runtime/server';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -60,6 +62,26 @@ describe('sessionAt', () => {
     }
     // Folding calls nothing.
     expect(counts).toEqual(calls);
+  });
+
+  it('folds a stop for a person (a result no branch takes) and the person\'s answer to the stored status', async () => {
+    const { store, records } = await recordingSqlite();
+    const machine = guardedDoneMachine(quoteTool().tool);
+    const runtime = createRuntime({ machines: [machine], store });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'CHECK', amount: 500 });
+    expect((await session.snapshot()).status).toBe('needs_attention');
+    const events = await session.events();
+    expect(sessionAt(events, events.length).status).toBe('needs_attention');
+    const callId = (events.find((e) => e.type === 'tool.started')!.data as { callId: string }).callId;
+    const app = createServer(runtime, { log: () => {} });
+    const resolved = await app.request(`http://127.0.0.1/sessions/${session.id}/resolve`, {
+      method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1' }, body: JSON.stringify({ callId, outcome: 'completed', output: { total: 50 } }),
+    });
+    expect(resolved.status).toBe(200);
+    const after = await session.events();
+    expect(sessionAt(after, after.length)).toMatchObject({ status: 'waiting', state: 'approved' });
+    for (const record of records) expect(sessionAt(after, record.seq).status).toBe(record.status);
   });
 
   it('shows pending calls with their arguments between start and result, and the last rejection', async () => {
