@@ -3,9 +3,10 @@ import type { AnyMachineDefinition } from './definition.ts';
 import { FlowingError } from './errors.ts';
 import type { RuntimeEvent } from './events.ts';
 import { createRecordedCalls } from './inspect/recorded-calls.ts';
+import { sessionAt } from './inspect/session-at.ts';
 import type { RuntimeLimits } from './limits.ts';
 import type { LlmProvider } from './llm/types.ts';
-import { createRuntime, type SessionSnapshot } from './runtime.ts';
+import { createRuntime, type Runtime, type SessionSnapshot } from './runtime.ts';
 import { createMemoryStore } from './store/memory.ts';
 import type { JournalEntry } from './store/types.ts';
 import type { AnyTool } from './tool.ts';
@@ -16,6 +17,8 @@ export interface ReplayOptions {
   log: readonly RuntimeEvent[];
   /** The recorded journal (results the log may lack). */
   journal?: readonly JournalEntry[];
+  /** For a forked session (its `session.started` names a parent): the parent's log, where the fork started from. */
+  parentLog?: readonly RuntimeEvent[];
   clock?: Clock;
   limits?: RuntimeLimits;
   /** Backoff jitter source, as the recording's runtime had it (retry delays are logged). */
@@ -68,8 +71,7 @@ async function playLog(options: ReplayOptions, calls: { llm?: LlmProvider; tools
   const [first] = options.log;
   if (!first || first.type !== 'session.started') throw new FlowingError('NONDETERMINISM', 'a replay needs a log that starts with session.started');
   const runtime = createRuntime({ machines: [options.machine], store: createMemoryStore(), llm: calls.llm, tools: calls.tools, clock: options.clock, limits: options.limits, random: options.random });
-  const input = (first.data as { input?: unknown }).input ?? undefined;
-  const session = await runtime.createSession(options.machine, input, { sessionId: first.sessionId, traceId: first.traceId });
+  const session = await startAsRecorded(runtime, options);
   // The replayed log is read and compared a piece at a time: comparing it whole at every outside event costs
   // quadratic time (a 10,000-event session took 40 s).
   const replayed: RuntimeEvent[] = [];
@@ -93,6 +95,37 @@ async function playLog(options: ReplayOptions, calls: { llm?: LlmProvider; tools
   await check(options.log.length);
   compare(options.log, replayed, compared, Math.max(options.log.length, replayed.length));
   return { events: replayed, snapshot: await session.snapshot() };
+}
+
+/** Creates the session the way the recording did: anew with its input, or as a fork of its parent at the same event. */
+async function startAsRecorded(runtime: Runtime, options: ReplayOptions) {
+  const first = options.log[0]!;
+  const started = first.data as { input?: unknown; parentId?: unknown; forkedAt?: unknown };
+  const ids = { sessionId: first.sessionId, traceId: first.traceId };
+  if (typeof started.parentId !== 'string') return runtime.createSession(options.machine, started.input ?? undefined, ids);
+  const parentLog = options.parentLog;
+  const entered = options.log[1];
+  if (!parentLog?.length || parentLog[0]!.sessionId !== started.parentId || entered?.type !== 'state.changed') {
+    throw new FlowingError('REPLAY_FORK_NEEDS_PARENT', `session '${first.sessionId}' is a fork of '${started.parentId}': pass that session's log as parentLog to replay it`, { details: { parentId: started.parentId } });
+  }
+  const parentStart = parentLog[0]!.data as { machineId?: string; specHash?: string };
+  const now = parentLog[parentLog.length - 1]!.at;
+  await runtime.store.commit({
+    expectedVersion: 0, events: parentLog, journal: [],
+    record: {
+      sessionId: started.parentId, machineId: parentStart.machineId ?? options.machine.id, specHash: parentStart.specHash ?? options.machine.specHash,
+      traceId: parentLog[0]!.traceId, status: 'waiting', version: 1, seq: parentLog.length, step: 0, snapshot: undefined,
+      usage: { promptTokens: 0, completionTokens: 0 }, createdAt: parentLog[0]!.at, updatedAt: now,
+    },
+  });
+  // The fork's first context, as a patch over the parent's at the same event: every field, in the fork's order.
+  const forkedAt = Number(started.forkedAt);
+  const parentContext = (sessionAt(parentLog, forkedAt).context ?? {}) as Record<string, unknown>;
+  const forkContext = ((entered.data as { context?: unknown }).context ?? {}) as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(forkContext)) patch[key] = forkContext[key];
+  for (const key of Object.keys(parentContext)) if (!Object.hasOwn(forkContext, key)) patch[key] = null;
+  return runtime.forkSession(started.parentId, forkedAt, { ...ids, context: patch });
 }
 
 function compare(recorded: readonly RuntimeEvent[], replayed: readonly RuntimeEvent[], from: number, upTo: number) {

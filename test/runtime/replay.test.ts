@@ -73,6 +73,24 @@ describe('replaySession: no side effects', () => {
     expect(total(replaying.counts)).toBe(0);
   });
 
+  it('replays a forked session from its parent\'s log: the edited refund answered from the fork\'s recording, nothing run', async () => {
+    const recorded = await recordRefundSession();
+    const live = countedOrderSupport();
+    const runtime = createRuntime({ machines: [live.machine], store: recorded.store, clock: createManualClock() });
+    const parentLog = await runtime.store.readEvents(recorded.session.id, 0);
+    const waitSeq = parentLog.filter((e) => e.type === 'approval.requested').at(-1)!.seq;
+    const fork = await runtime.forkSession(recorded.session.id, waitSeq, { context: { order: { order_id: 'A1002', status: 'processing', total: 9 } } });
+    await fork.send({ type: 'APPROVE' });
+    expect(live.counts.issue_refund).toBe(1);
+    const forkLog = await fork.events();
+    const replaying = countedOrderSupport();
+    const replayed = await replaySession({ machine: replaying.machine, log: forkLog, parentLog, clock: createManualClock() });
+    expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(forkLog));
+    expect(total(replaying.counts)).toBe(0);
+    await expect(replaySession({ machine: replaying.machine, log: forkLog, clock: createManualClock() }))
+      .rejects.toMatchObject({ code: 'REPLAY_FORK_NEEDS_PARENT', details: { parentId: recorded.session.id } });
+  });
+
   it('reexecuteSession is the one that runs the tools again (documented, counted)', async () => {
     const recorded = await recordRefundSession();
     const again = countedOrderSupport();
