@@ -107,9 +107,10 @@ describe('New machine and Delete machine in Chromium', () => {
       await dialog.getByRole('button', { name: 'Delete' }).click();
       await dialog.waitFor({ state: 'detached' });
       await expect.poll(() => machineOptions(page)).not.toContain('order-support');
-      expect(await readdir(dir)).toEqual(['order-support.impl.ts']);
+      // Recorded regression cases (cases/) are the team's, like the impl: deleting the machine keeps them.
+      expect((await readdir(dir)).sort()).toEqual(['cases', 'order-support.impl.ts']);
       expect(await readFile(join(dir, 'order-support.impl.ts'), 'utf8')).toBe(implBefore);
-      expect(await page.locator('[data-testid=notice]').textContent()).toContain('Kept (hand-written): machines/order-support/order-support.impl.ts');
+      expect(await page.locator('[data-testid=notice]').textContent()).toContain('Kept (hand-written): machines/order-support/cases, machines/order-support/order-support.impl.ts');
       expect(await page.locator('.react-flow__node').count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Delete machine' }).count()).toBe(0);
       await screenshot(page, 'machines-4-deleted');

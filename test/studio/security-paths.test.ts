@@ -158,7 +158,7 @@ describe('X1: after every refusal', () => {
     await walk(join(root, 'machines'));
     await walk(join(root, 'tools'));
     for (const file of files) {
-      expect(file).toMatch(/^(machines\/flow\.schema\.json|machines\/[a-z0-9-]+\/[a-z0-9-]+\.(flow\.json|machine\.ts|registry\.ts|impl\.ts)|tools\/[a-z0-9_]+\.ts)$/);
+      expect(file).toMatch(/^(machines\/flow\.schema\.json|machines\/[a-z0-9-]+\/[a-z0-9-]+\.(flow\.json|machine\.ts|registry\.ts|impl\.ts)|machines\/[a-z0-9-]+\/cases\/[a-z0-9_-]+\.case\.jsonl|tools\/[a-z0-9_]+\.ts)$/);
     }
   });
 });
