@@ -146,6 +146,8 @@ export class TimerWakeups {
     const handle = this.clock.setTimeout(() => {
       if (this.armed.get(sessionId)?.handle !== handle) return;
       this.armed.delete(sessionId);
+      // Timers may fire a little early (millisecond rounding); waking now would find nothing due and drop the timer.
+      if (this.clock.now() < at) return this.armAt(sessionId, at);
       this.wake(sessionId).catch((error: { code?: unknown }) => {
         if (typeof error?.code === 'string' && FINAL_WAKE_FAILURES.has(error.code)) return;
         if (!this.armed.has(sessionId)) this.armAt(sessionId, this.clock.now() + WAKE_RETRY_MS);
