@@ -84,9 +84,9 @@ export class AckingClient {
   }
 
   async view(sessionId: string): Promise<WireSession | undefined> {
-    const response = await fetch(`${this.url}/sessions/${sessionId}`);
+    const response = await this.request('GET', `/sessions/${sessionId}`);
     if (response.status === 404) return undefined;
-    return (await response.json()) as WireSession;
+    return (await okJson(response)) as WireSession;
   }
 
   /** Sends an event (or an approval) and records the events of an applied answer. */
@@ -103,7 +103,7 @@ export class AckingClient {
   async log(sessionId: string): Promise<WireEvent[]> {
     const all: WireEvent[] = [];
     for (let after = 0; ;) {
-      const page = (await (await fetch(`${this.url}/sessions/${sessionId}/events?after=${after}&limit=1000`)).json()) as { events: WireEvent[]; nextAfter?: number };
+      const page = (await okJson(await this.request('GET', `/sessions/${sessionId}/events?after=${after}&limit=1000`))) as { events: WireEvent[]; nextAfter?: number };
       all.push(...page.events);
       if (page.nextAfter === undefined) return all;
       after = page.nextAfter;
@@ -114,7 +114,7 @@ export class AckingClient {
   async sessionIds(): Promise<Array<{ sessionId: string; status: string }>> {
     const all: Array<{ sessionId: string; status: string }> = [];
     for (let cursor: string | undefined; ;) {
-      const page = (await (await fetch(`${this.url}/sessions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json()) as { sessions: Array<{ sessionId: string; status: string }>; nextCursor?: string };
+      const page = (await okJson(await this.request('GET', `/sessions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`))) as { sessions: Array<{ sessionId: string; status: string }>; nextCursor?: string };
       all.push(...page.sessions);
       if (!page.nextCursor) return all;
       cursor = page.nextCursor;
@@ -122,8 +122,24 @@ export class AckingClient {
   }
 
   private post(path: string, body: unknown): Promise<Response> {
-    return fetch(`${this.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return this.request('POST', path, body);
   }
+
+  /** One request; a 429 of the server's rate limit is waited out (Retry-After) and sent again. */
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    for (;;) {
+      const response = await fetch(`${this.url}${path}`, body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (response.status !== 429) return response;
+      await response.body?.cancel();
+      await sleep(Math.max(50, Number(response.headers.get('retry-after') ?? 1) * 1000));
+    }
+  }
+}
+
+/** The JSON body of a 200 answer; anything else fails with the status and the body, so a check never reads an error as data. */
+async function okJson(response: Response): Promise<unknown> {
+  if (response.status !== 200) throw new Error(`${response.url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  return response.json();
 }
 
 /**
