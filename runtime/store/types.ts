@@ -40,13 +40,13 @@ export interface SessionRecord {
    * they find their journal entries again (the step counter may have moved on in another parallel region).
    */
   calls?: Readonly<Record<string, string>>;
+  /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
+  fork?: { parentId: string; forkedAt: number };
   /**
    * Deadlines (runtime clock, ms) of the pending `after` transitions, by delayed event type. A restored snapshot
    * schedules them again with the time left; the runtime wakes a quiet session up when the first one is due.
    */
   timers?: Readonly<Record<string, number>>;
-  /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
-  fork?: { parentId: string; forkedAt: number };
   createdAt: number;
   updatedAt: number;
 }

@@ -5,6 +5,12 @@ import { createConnection, createServer, type AddressInfo } from 'node:net';
 /** Where the tests expect redis-server (`.ci/run` installs it with apt). */
 export const REDIS_SERVER = process.env.FLOWING_REDIS_SERVER ?? '/usr/bin/redis-server';
 
+/**
+ * A lease TTL for tests where a process holding sessions is SIGKILLed and another one resumes them: the survivor
+ * waits for the dead holder's lease to expire, so it is kept well under the default lease wait (5 s).
+ */
+export const SHORT_LEASE_TTL_MS = 1_000;
+
 /** A redis-server of the test's own, on a random loopback port. */
 export interface TestRedis {
   url: string;

@@ -9,7 +9,7 @@ import { createRuntime, defineTool, type SessionStore } from '@flowing/runtime';
 import { createRedisStore } from '@flowing/runtime/redis';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { REPO_DIR } from '../helpers/project.ts';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { SHORT_LEASE_TTL_MS, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { approvalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
 const CHILD = join(REPO_DIR, 'test/helpers/durability-child.ts');
@@ -35,7 +35,7 @@ function place(kind: Kind): { spec: string; open(): SessionStore } {
     return { spec: `sqlite:${file}`, open: () => createSqliteStore({ file }) };
   }
   const prefix = `durable-${n}:`;
-  return { spec: `redis:${redis.url}#${prefix}`, open: () => createRedisStore({ url: redis.url, prefix }) };
+  return { spec: `redis:${redis.url}#${prefix}`, open: () => createRedisStore({ url: redis.url, prefix, lease: { ttlMs: SHORT_LEASE_TTL_MS } }) };
 }
 
 interface Child {
