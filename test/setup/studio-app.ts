@@ -39,7 +39,7 @@ async function listFiles(dir: string, into: string[]): Promise<string[]> {
 async function inputsHash(): Promise<string> {
   const files = [...INPUT_FILES.map((name) => join(REPO_DIR, name))];
   for (const folder of INPUT_FOLDERS) if (existsSync(join(REPO_DIR, folder))) await listFiles(join(REPO_DIR, folder), files);
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update('production\0');
   for (const file of files.sort()) hash.update(relative(REPO_DIR, file)).update('\0').update(await readFile(file)).update('\0');
   return hash.digest('hex').slice(0, 20);
 }
@@ -63,7 +63,16 @@ export async function buildStudioApp(): Promise<string> {
   if (!existsSync(join(dir, 'index.html'))) {
     const partial = `${dir}.${process.pid}.partial`;
     const started = performance.now();
-    await build({ ...studioViteConfig({ rootDir: REPO_DIR, outDir: partial, logLevel: 'error' }), build: { outDir: partial, emptyOutDir: true, reportCompressedSize: false } });
+    // Vitest sets NODE_ENV=test, and Vite builds React's development runtime (jsxDEV, owner stacks) for any NODE_ENV
+    // but production: the app under test must be the production build users get from `npm run build`.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({ ...studioViteConfig({ rootDir: REPO_DIR, outDir: partial, logLevel: 'error' }), build: { outDir: partial, emptyOutDir: true, reportCompressedSize: false } });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
     await rename(partial, dir).catch(async () => {
       // Another run finished the same build first; its folder is identical.
       await rm(partial, { recursive: true, force: true });

@@ -153,6 +153,10 @@ describe('session files', () => {
     expect(codeOf(() => parseSessionFile(exportText(events.slice(1).map((e, i) => ({ ...e, seq: i + 1 })))))).toBe('INSPECT_FILE_BAD_EVENT');
     expect(codeOf(() => parseSessionFile(exportText(events, { kind: 'flowing.spec' })))).toBe('INSPECT_FILE_WRONG_KIND');
     expect(codeOf(() => parseSessionFile('{"machines": []}\n'))).toBe('INSPECT_FILE_WRONG_KIND');
+    // A pretty-printed JSON document (a flow spec opened by mistake) is a file of another kind, not a damaged one.
+    const spec = readFileSync(new URL('../../machines/order-support/order-support.flow.json', import.meta.url), 'utf8');
+    expect(spec.split('\n').length).toBeGreaterThan(2);
+    expect(codeOf(() => parseSessionFile(spec))).toBe('INSPECT_FILE_WRONG_KIND');
     expect(codeOf(() => parseSessionFile('<html>not a session</html>\n'))).toBe('INSPECT_FILE_TRUNCATED');
     expect(codeOf(() => parseSessionFile('<html>\n<body>\n'))).toBe('INSPECT_FILE_NOT_JSON');
     expect(codeOf(() => parseSessionFile(exportText(events, { formatVersion: 2 })))).toBe('INSPECT_FILE_VERSION');

@@ -4,6 +4,7 @@ import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { useFitView } from '../hooks/useFitView.ts';
 import { useKeyboardShortcuts } from '../hooks/useKeyboardShortcuts.ts';
 import { InspectView } from '../inspect/InspectView.tsx';
+import { openSessionUrl } from '../inspect/history/open-file.ts';
 import { useInspect } from '../inspect/inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { Canvas } from './Canvas.tsx';
@@ -38,11 +39,14 @@ function Studio() {
   const machineId = useEditor((s) => s.machineId);
   useEffect(() => {
     const { init, openMachine } = useEditor.getState();
-    // `flowing inspect FILE` opens the page with ?inspect=<file path>: start in Inspect mode (the history panel opens it).
-    if (new URLSearchParams(window.location.search).has('inspect')) useInspect.getState().setMode('inspect');
-    void init().then(() => {
+    // `flowing inspect FILE` opens the page with ?inspect=<file path>: start in Inspect mode, and open the file once
+    // the machine is loaded (its graph is drawn only when the file's spec hash is the loaded spec's).
+    const inspectFile = new URLSearchParams(window.location.search).get('inspect');
+    if (inspectFile) useInspect.getState().setMode('inspect');
+    void init().then(async () => {
       const fromHash = decodeURIComponent(window.location.hash.slice(1));
-      if (fromHash && useEditor.getState().machines.some((m) => m.id === fromHash)) void openMachine(fromHash);
+      if (fromHash && useEditor.getState().machines.some((m) => m.id === fromHash)) await openMachine(fromHash);
+      if (inspectFile) await openSessionUrl(inspectFile);
     });
   }, []);
   useEffect(() => {

@@ -7,23 +7,10 @@ import { FoldCache } from './fold-cache.ts';
 import { ForkDialog } from './ForkDialog.tsx';
 import { useHistory } from './history-store.ts';
 import { OfflineView } from './OfflineView.tsx';
-import { openSessionUrl } from './open-file.ts';
 import { measureFileAfterPaint, measureStepAfterPaint } from './perf.ts';
 import { Scrubber } from './Scrubber.tsx';
 import { Timeline } from './Timeline.tsx';
 import { useHistoryKeys } from './useHistoryKeys.ts';
-
-/** The page's `?inspect=` file (set by `flowing inspect FILE`), opened once per page load. */
-let urlFileOpened = false;
-
-function useUrlFile(): void {
-  useEffect(() => {
-    if (urlFileOpened) return;
-    urlFileOpened = true;
-    const path = new URLSearchParams(window.location.search).get('inspect');
-    if (path) void openSessionUrl(path);
-  }, []);
-}
 
 /** "Forked from <parent> at seq N", from the fork's `session.started` event; a click opens the parent. */
 function ParentLink({ data }: { data: Record<string, unknown> | undefined }) {
@@ -57,7 +44,6 @@ export function HistoryPanel() {
   const index = viewedIndex({ events, cursor });
   const view = cache.at(events, index);
   useHistoryKeys();
-  useUrlFile();
 
   useEffect(() => {
     // Choosing a runtime session leaves the file.

@@ -5,16 +5,29 @@ import { moveCursorTo } from './cursor.ts';
 import { useHistory } from './history-store.ts';
 import { callBars, timelineLanes, type CallBar, type TimelineLane } from './timeline.ts';
 
-/** Where an event sits on the chart's x axis, 0 to 1: by its index (lined up with the scrubber) or by its time. */
+/** Where an event sits on the chart's x axis, 0 to 1 across the window: by its index, or by its time. */
 type Scale = (index: number) => number;
 
-function scaleFor(events: readonly WireEvent[], axis: 'events' | 'time'): Scale {
-  const last = events.length - 1;
-  if (last <= 0) return () => 0;
-  if (axis === 'events') return (index) => index / last;
-  const t0 = events[0]!.at;
+/** Logs up to this long are drawn whole; longer ones in a window of this many events around the cursor. */
+export const TIMELINE_WINDOW = 600;
+/** The window moves in steps of this many events, so stepping redraws the bars only when it crosses one. */
+const WINDOW_STEP = 150;
+
+/** The events the chart spans: the whole log, or a window around the cursor (snapped, so it rarely moves). */
+export function timelineWindow(length: number, index: number): { first: number; last: number } {
+  if (length <= TIMELINE_WINDOW) return { first: 0, last: Math.max(0, length - 1) };
+  const centred = Math.max(0, index) - TIMELINE_WINDOW / 2;
+  const first = Math.max(0, Math.min(length - TIMELINE_WINDOW, Math.round(centred / WINDOW_STEP) * WINDOW_STEP));
+  return { first, last: first + TIMELINE_WINDOW - 1 };
+}
+
+function scaleFor(events: readonly WireEvent[], axis: 'events' | 'time', first: number, last: number): Scale {
+  if (last <= first) return () => 0;
+  const clamp = (index: number) => Math.max(first, Math.min(last, index));
+  if (axis === 'events') return (index) => (clamp(index) - first) / (last - first);
+  const t0 = events[first]!.at;
   const span = Math.max(1, events[last]!.at - t0);
-  return (index) => (events[Math.max(0, Math.min(last, index))]!.at - t0) / span;
+  return (index) => (events[clamp(index)]!.at - t0) / span;
 }
 
 const barKey = (bar: CallBar) => `${bar.kind}:${bar.id}`;
@@ -27,17 +40,19 @@ function barTitle(bar: CallBar, events: readonly WireEvent[]): string {
 }
 
 /** The lanes and bars: drawn once per log and axis (moving the cursor re-renders only the cursor line). */
-const Lanes = memo(function Lanes({ lanes, events, scale, selected }: { lanes: TimelineLane[]; events: readonly WireEvent[]; scale: Scale; selected: string | null }) {
-  const last = events.length - 1;
+const Lanes = memo(function Lanes({ lanes, events, scale, selected, first, last }: {
+  lanes: TimelineLane[]; events: readonly WireEvent[]; scale: Scale; selected: string | null; first: number; last: number;
+}) {
+  const end = events.length - 1;
   return (
     <>
       {lanes.map((lane) => (
         <div key={lane.key} className="tl-lane" data-testid="timeline-lane" data-lane={lane.key}>
           <span className={`tl-lane__name tl-lane__name--${lane.kind}`} title={`${lane.kind} ${lane.name}`}>{lane.kind === 'approval' ? 'approve' : lane.kind} {lane.name}</span>
           <div className="tl-lane__track">
-            {lane.bars.map((bar) => {
+            {lane.bars.filter((bar) => bar.startIndex <= last && (bar.endIndex ?? end) >= first).map((bar) => {
               const x0 = scale(bar.startIndex);
-              const x1 = scale(bar.endIndex ?? last);
+              const x1 = scale(bar.endIndex ?? end);
               const key = barKey(bar);
               return (
                 <button
@@ -114,19 +129,24 @@ function CallDetails({ bar, events }: { bar: CallBar; events: readonly WireEvent
 /**
  * Tool calls, model calls and approvals as bars on lanes (one per tool, model call kind and approved tool): start,
  * end, retries (ticks), failures and approvals waited, with the cursor as a line. Selecting a bar moves the cursor to
- * its start and shows its inputs, outputs and errors.
+ * its start and shows its inputs, outputs and errors. A long log is drawn in a window around the cursor, so the page
+ * holds a few hundred bars, not thousands (each one is laid out on every step otherwise).
  */
 export function Timeline({ events, index }: { events: readonly WireEvent[]; index: number }) {
   const axis = useHistory((s) => s.timeAxis);
   const selected = useHistory((s) => s.selectedBar);
   const bars = useMemo(() => callBars(events), [events]);
   const lanes = useMemo(() => timelineLanes(bars), [bars]);
-  const scale = useMemo(() => scaleFor(events, axis), [events, axis]);
+  const { first, last } = timelineWindow(events.length, index);
+  const scale = useMemo(() => scaleFor(events, axis, first, last), [events, axis, first, last]);
   const selectedBar = selected === null ? undefined : bars.find((b) => barKey(b) === selected);
   return (
     <div className="history-timeline" data-testid="history-timeline" data-bars={bars.length}>
       <div className="history-timeline__head">
-        <span>Calls ({bars.length})</span>
+        <span>
+          Calls ({bars.length})
+          {(first > 0 || last < events.length - 1) && <span className="muted" data-testid="timeline-window"> · events {first + 1}–{last + 1} of {events.length} (follows the cursor)</span>}
+        </span>
         <label>
           x axis{' '}
           <select value={axis} onChange={(e) => useHistory.getState().setTimeAxis(e.currentTarget.value as 'events' | 'time')} aria-label="Timeline axis">
@@ -139,7 +159,7 @@ export function Timeline({ events, index }: { events: readonly WireEvent[]; inde
         ? <p className="muted">No tool or model call in this log.</p>
         : (
           <div className="history-timeline__chart">
-            <Lanes lanes={lanes} events={events} scale={scale} selected={selected} />
+            <Lanes lanes={lanes} events={events} scale={scale} selected={selected} first={first} last={last} />
             {index >= 0 && <div className="tl-cursor" style={{ left: `calc(var(--tl-name-width) + (100% - var(--tl-name-width)) * ${scale(index).toFixed(5)})` }} data-testid="timeline-cursor" />}
           </div>
         )}

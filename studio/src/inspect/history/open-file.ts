@@ -1,4 +1,5 @@
 import { useEditor } from '../../store/editor-store.ts';
+import { refreshMachines } from '../inspect-actions.ts';
 import { useInspect } from '../inspect-store.ts';
 import { HistoryError, historyError } from './errors.ts';
 import { useHistory, type SpecNotice } from './history-store.ts';
@@ -24,6 +25,8 @@ export async function specNoticeFor(header: SessionFileHeader): Promise<{ notice
   if (editor.machineId !== header.machineId && editor.machines.some((m) => m.id === header.machineId) && !editor.dirty) {
     await editor.openMachine(header.machineId);
   }
+  // The served machines are listed by the sessions poll; a file opened before its first answer waits for one.
+  if (useInspect.getState().runtimeMachines === null) await refreshMachines();
   const drawn = await graphSpecFor(header.machineId);
   if (!drawn) {
     const open = useEditor.getState().machineId;

@@ -48,6 +48,25 @@ function parseLine(line: string, lineNo: number, isLast: boolean): unknown {
   }
 }
 
+/**
+ * The first line as JSON. A file whose first line is not JSON but which is one JSON document as a whole (a flow
+ * spec, a pretty-printed export) is a file of another kind, not a damaged one.
+ */
+function firstLine(text: string, lines: readonly string[]): unknown {
+  try {
+    return parseLine(lines[0]!, 1, lines.length === 1);
+  } catch (error) {
+    let whole: unknown;
+    try {
+      whole = JSON.parse(text);
+    } catch {
+      throw error;
+    }
+    const kind = isObject(whole) && whole.kind === SESSION_FILE_KIND ? 'a session export written on several lines' : 'one JSON document (a flow spec?)';
+    throw historyError('INSPECT_FILE_WRONG_KIND', `the file is ${kind}, not a session export (one JSON value per line)`, { line: 1 });
+  }
+}
+
 function readHeader(value: unknown): SessionFileHeader {
   if (!isObject(value) || value.kind !== SESSION_FILE_KIND) {
     const kind = isObject(value) && typeof value.kind === 'string' ? JSON.stringify(value.kind.slice(0, 60)) : 'none';
@@ -110,7 +129,7 @@ export function parseSessionFile(text: string): SessionFile {
   const lines = text.split('\n');
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   if (lines.length === 0) throw historyError('INSPECT_FILE_EMPTY', 'the file has no lines');
-  const header = readHeader(parseLine(lines[0]!, 1, lines.length === 1));
+  const header = readHeader(firstLine(text, lines));
   const events: WireEvent[] = [];
   const journal: SessionFileJournalEntry[] = [];
   for (let i = 1; i < lines.length; i++) {
