@@ -1,7 +1,8 @@
 // The server process of the load tests (test/server/load*.test.ts): the order-support machine with the scripted
 // model on a runtime server bound to 127.0.0.1:0, rate limits off, with the store named in argv[2] (`sqlite:FILE`
 // or `memory`) and the SSE heartbeat of argv[3] ms. It prints `{ url }` when listening, then answers each line on
-// stdin with one JSON line: `heap` -> the heap used after full GCs, `handles` -> the active resources by type,
+// stdin with one JSON line: `heap` -> the heap used after full GCs, `handles` -> the active resources by type (and
+// the live intervals, unref'd ones included),
 // `rss` -> the resident set size. Run with --expose-gc.
 import { createInterface } from 'node:readline';
 import { createMemoryStore, createRuntime, type SessionStore } from '@flowing/runtime';
@@ -28,8 +29,28 @@ async function settledHeap(): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
+// getActiveResourcesInfo() leaves out unref'd timers (the SSE heartbeat is one), so live intervals are counted here:
+// a stream that forgot its heartbeat on disconnect shows up as one more `Interval`.
+const liveIntervals = new Set<unknown>();
+const realSetInterval = globalThis.setInterval;
+const realClearInterval = globalThis.clearInterval;
+const realClearTimeout = globalThis.clearTimeout;
+globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+  const timer = realSetInterval(...args);
+  liveIntervals.add(timer);
+  return timer;
+}) as typeof setInterval;
+globalThis.clearInterval = ((timer?: Parameters<typeof clearInterval>[0]) => {
+  liveIntervals.delete(timer);
+  realClearInterval(timer);
+}) as typeof clearInterval;
+globalThis.clearTimeout = ((timer?: Parameters<typeof clearTimeout>[0]) => {
+  liveIntervals.delete(timer);
+  realClearTimeout(timer);
+}) as typeof clearTimeout;
+
 function handles(): Record<string, number> {
-  const counts: Record<string, number> = {};
+  const counts: Record<string, number> = { Interval: liveIntervals.size };
   for (const type of process.getActiveResourcesInfo()) counts[type] = (counts[type] ?? 0) + 1;
   return counts;
 }

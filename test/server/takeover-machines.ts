@@ -10,16 +10,19 @@ import { defineTestMachine } from '../helpers/runtime-machines.ts';
  * them). No vitest here: this module is loaded by the child processes.
  */
 
-/** idle --INC--> idle with count + 1: every accepted event is one update, so lost updates show in `count`. */
+/**
+ * idle --INC--> idle with count + 1: every accepted event is one update, so lost updates show in `count`. PING is
+ * declared but handled nowhere (refused with NO_TRANSITION and logged as transition.rejected).
+ */
 export const leaseCounterMachine = (() => {
   const spec: FlowSpecInput = {
     specVersion: 1, id: 'lease-counter',
     context: { count: { type: 'number', default: 0 } },
-    events: { INC: {} },
+    events: { INC: {}, PING: {} },
     initial: 'idle',
     states: { idle: { on: { INC: { assign: { count: 'context.count + 1' } } } } },
   };
-  type Ev = { type: 'INC' };
+  type Ev = { type: 'INC' } | { type: 'PING' };
   const machine = setup({ types: {} as { context: { count: number }; events: Ev } }).createMachine({
     id: 'lease-counter', context: { count: 0 }, initial: 'idle',
     states: { idle: { on: { INC: { actions: assign({ count: ({ context }) => context.count + 1 }) } } } },
