@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { limitBody, readJson } from './body.ts';
 import type { StudioContext } from './context.ts';
 import { API_PREFIX, rawApiPathRefusal } from './api-target.ts';
+import { caseNameFrom, listCases, saveCase, saveCaseBody } from './cases.ts';
 import { errorResponse, StudioError } from './errors.ts';
 import { createMachine, deleteMachine } from './machine-lifecycle.ts';
 import { generateMachine, listMachines, loadMachine, parseLoose, saveBody, saveMachine } from './machines.ts';
@@ -33,13 +34,20 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
       return c.json(await deleteMachine(context, id, await readJson(c)));
     }],
     ['POST', '/machines/:id/generate', async (c) => c.json(await generateMachine(context, idParam(c)))],
+    ['GET', '/machines/:id/cases', async (c) => c.json({ cases: await listCases(context, idParam(c)) })],
+    ['PUT', '/machines/:id/cases/:name', async (c) => {
+      const id = idParam(c);
+      const name = caseNameFrom(c.req.param('name') ?? '');
+      return c.json(await saveCase(context, id, name, saveCaseBody(await readJson(c))));
+    }],
     ['GET', '/tools', async (c) => c.json({ tools: await listTools(context) })],
     ['POST', '/tools', async (c) => c.json(await createTool(context, await readJson(c)), 201)],
   ];
 }
 
 /**
- * The studio API (`/api/*`): machines (list, load, create, save, delete, generate) and tools (palette, new stub).
+ * The studio API (`/api/*`): machines (list, load, create, save, delete, generate), their recorded cases (list, save)
+ * and tools (palette, new stub).
  * Answers are JSON; failures are `{ code, message, ...details }` with the code's status (see errors.ts).
  * @example const api = createApiApp(context); await api.fetch(request, { incoming, outgoing })
  */
