@@ -4,6 +4,7 @@ import { useInspect } from '../inspect-store.ts';
 import { exportSession } from './history-client.ts';
 import { useHistory } from './history-store.ts';
 import { openSessionFile } from './open-file.ts';
+import { SaveCase } from './SaveCase.tsx';
 
 /** Saves text as a download in the browser (a Blob URL clicked through a temporary link). */
 function download(text: string, fileName: string): void {
@@ -84,6 +85,7 @@ export function FileControls() {
       <button type="button" disabled={!sessionId || exporting} onClick={() => void exportSelected()} data-testid="export-session" title="Download this session as a .flowing.jsonl file">
         {exporting ? 'Exporting…' : 'Export'}
       </button>
+      <SaveCase />
       <button type="button" onClick={() => input.current?.click()} data-testid="open-session-file" title="Open a .flowing.jsonl file (or drop one here)">
         Open file…
       </button>
