@@ -4,6 +4,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore, createRuntime } from '@flowing/runtime';
+import { startServer } from '@flowing/runtime/server';
 import { parseCase, testCase } from '@flowing/runtime/testing';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { totalCalls, withCountingTools } from '../testing/edited-machine.ts';
@@ -122,6 +124,41 @@ describe('studio Inspect mode: Save as case', () => {
       expect(unexpected(errors)).toEqual([]);
     } finally {
       await page.context().close();
+      await studio.close();
+    }
+  }, 120_000);
+
+  it('saves a session of a remote flowing serve (URL and token) into the studio\'s project', async () => {
+    const studio = await startInspectStudio();
+    const token = 'save-case-remote-token-0123456789';
+    const remote = createRuntime({ machines: [orderSupport], store: createMemoryStore() });
+    const server = await startServer(remote, { port: 0, host: '127.0.0.1', token, corsOrigins: [new URL(studio.url).origin], recover: false, log: () => {} });
+    const { page, errors } = await openPage(browser);
+    try {
+      const session = await remote.createSession('order-support');
+      await session.send({ type: 'USER_MESSAGE', text: 'I want a refund for order A1002' });
+      await session.send({ type: 'REJECT', reason: 'used item' });
+      await openInspect(page, studio);
+      await page.click('[data-testid=inspect-connect-remote]');
+      await page.fill('[data-testid=inspect-remote-url]', server.url);
+      await page.fill('[data-testid=inspect-remote-token]', token);
+      await page.click('.inspect-source__form button[type=submit]');
+      await page.locator(`[data-testid=inspect-session][data-session-id="${session.id}"]`).click({ timeout: 15_000 });
+      expect(await studio.runtime.store.readEvents(session.id, 0).catch(() => [])).toEqual([]);
+
+      await saveAsCase(page, 'remote-refund', 'reply, intent');
+      const message = page.locator('[data-testid=save-case-message]');
+      await expect.poll(() => message.getAttribute('data-kind'), { timeout: 15_000 }).toBe('saved');
+      const path = join(studio.rootDir, 'machines/order-support/cases/remote-refund.case.jsonl');
+      const saved = parseCase(await readFile(path, 'utf8'));
+      expect(saved.expect.context).toEqual({ reply: 'The refund was not approved: used item', intent: 'refund' });
+      const counted = withCountingTools(orderSupport as never);
+      expect((await testCase(counted.machine, path)).report).toEqual([]);
+      expect(totalCalls(counted.calls)).toBe(0);
+      expect(unexpected(errors)).toEqual([]);
+    } finally {
+      await page.context().close();
+      await server.close();
       await studio.close();
     }
   }, 120_000);
