@@ -33,3 +33,5 @@ export {
   type SessionFile, type SessionFileHeader,
 } from './inspect/session-file.ts';
 export { requestHash } from './inspect/request-hash.ts';
+export { createXStateTrace, type XStateRecord, type XStateTrace, type XStateTraceOptions } from './inspect/xstate-trace.ts';
+export type { InspectionSource, XStateInspector } from './session/host.ts';

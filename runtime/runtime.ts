@@ -9,7 +9,7 @@ import { resolveLimits, RunAdmission, Semaphore, type RuntimeLimits } from './li
 import { planFork } from './inspect/fork.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { LlmProvider } from './llm/types.ts';
-import type { RunHost } from './session/host.ts';
+import type { RunHost, XStateInspector } from './session/host.ts';
 import { LeaseKeeper, type HeldLease, type LeaseOptions } from './session/lease.ts';
 import { analyzeMachine, type MachineInfo } from './session/machine-info.ts';
 import { SessionRun, type SendResult } from './session/run.ts';
@@ -46,6 +46,14 @@ export interface RuntimeOptions {
   warmSessions?: number;
   /** With a store that has leases (Redis): how long a step waits for a session another process is stepping. */
   lease?: LeaseOptions;
+  /**
+   * Hears XState's own inspection events of every session's actor system (the root machine and its child actors:
+   * `@xstate.actor`, `@xstate.event`, `@xstate.microstep`, `@xstate.snapshot`, `@xstate.action`), each with the session
+   * and the seq of its log it happened after. For the low level: `createXStateTrace()` keeps them for the inspector;
+   * an `@statelyai/inspect` inspector takes them as `(event) => inspector.inspect.next(event)`. One that throws is
+   * reported once per session (process warning FLOWING_INSPECTOR_THREW) and never reaches the session.
+   */
+  inspect?: XStateInspector;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
@@ -130,6 +138,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     calls: new Semaphore(limits.maxConcurrentCalls),
     random: options.random ?? Math.random,
     deliver: (id, events) => subscriptions.deliver(id, events),
+    ...(options.inspect ? { inspect: options.inspect } : {}),
     machine(machineId) {
       const info = machines.get(machineId);
       if (!info) throw new FlowingError('UNKNOWN_MACHINE', `no machine '${machineId}' was given to the runtime (known: ${[...machines.keys()].join(', ')})`);

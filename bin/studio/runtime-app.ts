@@ -1,4 +1,4 @@
-import { createRuntime, FlowingError } from '@flowing/runtime';
+import { createRuntime, createXStateTrace, FlowingError } from '@flowing/runtime';
 import type { RuntimeApp } from '@flowing/studio/server';
 import { chooseProvider } from '../run/provider.ts';
 import { openServeStore } from '../serve/store.ts';
@@ -24,9 +24,12 @@ export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => p
     throw new FlowingError('UNKNOWN_MACHINE', 'no generated machine found in machines/ (press Generate in the editor, or run `flowing codegen`)');
   }
   const opened = await openServeStore(undefined, log);
-  const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm });
+  // The studio shows XState's own inspection records in an event's details (kept in memory, bounded).
+  const xstateTrace = createXStateTrace();
+  const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm, inspect: xstateTrace.inspect });
   const app = createServer(runtime, {
     specs: served.specs,
+    xstateTrace,
     log: (entry) => log(JSON.stringify(entry)),
   });
   void recoverSessions(runtime, app.settings.log).catch((error: unknown) => log(`flowing studio: session recovery failed: ${(error as Error).message}`));

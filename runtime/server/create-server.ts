@@ -7,6 +7,7 @@ import { DisconnectWatch } from './disconnect.ts';
 import { isCoded, publicError, ServerError, statusOf } from './errors.ts';
 import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
+import { xstateRoutes } from './routes/xstate.ts';
 import { caseRoutes } from './routes/case.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inspectRoutes } from './routes/inspect.ts';
@@ -50,6 +51,7 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   streamRoutes(app, scope);
   inspectRoutes(app, scope);
   caseRoutes(app, scope);
+  xstateRoutes(app, scope);
   return Object.assign(app, {
     settings: options,
     dispose: () => scope.disconnects.close(),

@@ -11,6 +11,7 @@ export const SERVER_ERROR_CODES = {
   SERVER_BAD_SESSION_ID: { status: 400, summary: 'A session id is not 1-128 characters of A-Z a-z 0-9 _ -.' },
   SERVER_BAD_EVENT_ID: { status: 400, summary: 'Last-Event-ID or ?after= is not a non-negative integer.' },
   SERVER_NOT_FOUND: { status: 404, summary: 'No such route.' },
+  XSTATE_TRACE_OFF: { status: 404, summary: 'The server keeps no XState inspection records (it was created without the xstateTrace option).' },
   SERVER_STALE_EVENT_ID: { status: 409, summary: 'Last-Event-ID or ?after= is beyond the last event of the session.' },
   SESSION_EXISTS: { status: 409, summary: 'A session with the requested id already exists.' },
   NO_PENDING_APPROVAL: { status: 409, summary: 'The session waits for no approval (or a different one than the request names).' },

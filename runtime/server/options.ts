@@ -1,3 +1,4 @@
+import type { XStateTrace } from '../inspect/xstate-trace.ts';
 import type { Context } from 'hono';
 import {
   DEFAULT_CLIENT_RATE, DEFAULT_DISCONNECT_GRACE_MS, DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH,
@@ -36,6 +37,11 @@ export interface ServerOptions {
   publicHealth?: boolean;
   /** The flow specs of the served machines by machine id, answered by `GET /machines` (generated code carries none). */
   specs?: Readonly<Record<string, unknown>>;
+  /**
+   * XState's low-level inspection records, answered by `GET /sessions/:id/xstate`; give the same trace to the
+   * runtime (`createRuntime({ inspect: trace.inspect })`). Without one that route answers 404 XSTATE_TRACE_OFF.
+   */
+  xstateTrace?: XStateTrace;
 }
 
 /** ServerOptions with every default filled in. */
@@ -55,6 +61,7 @@ export interface ResolvedServerOptions {
   now: () => number;
   publicHealth: boolean;
   specs: ReadonlyMap<string, unknown>;
+  xstateTrace: XStateTrace | undefined;
 }
 
 export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
@@ -78,6 +85,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     now: options.now ?? Date.now,
     publicHealth: options.publicHealth ?? true,
     specs: new Map(Object.entries(options.specs ?? {})),
+    xstateTrace: options.xstateTrace,
   };
 }
 

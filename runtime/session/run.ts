@@ -5,7 +5,7 @@ import { freezeEvent, type RuntimeEvent, type RuntimeEventType } from '../events
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
 import { approvalRequest, decideApproval } from './approvals.ts';
 import { compactSnapshot, EMPTY_LIST, NO_USAGE, sharedValue } from './compact.ts';
-import type { RunHost } from './host.ts';
+import type { RunHost, XStateInspector } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import { thrownError } from './instrument.ts';
 import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
@@ -70,6 +70,8 @@ export class SessionRun {
   private approvalState?: string;
   private microsteps: Array<{ event: string; source: string; targets: string[] }> = [];
   private pendingEvents: RuntimeEvent[] = [];
+  /** Set once the runtime's `inspect` option threw: it is not called again for this run. */
+  private inspectorFailed = false;
   private pendingJournal: JournalEntry[] = [];
   private dirty = false;
   private commitQueued = false;
@@ -186,6 +188,7 @@ export class SessionRun {
 
   /** Called by XState for every inspection event of the session's actor system. */
   private onInspect(event: InspectionEvent) {
+    if (this.host.inspect && !this.inspectorFailed) this.forwardInspection(this.host.inspect, event);
     if (event.actorRef !== this.actor || this.actorStopped) return;
     if (event.type === '@xstate.event') {
       this.currentEvent = event.event as { type: string } & Record<string, unknown>;
@@ -195,6 +198,19 @@ export class SessionRun {
       }
     } else if (event.type === '@xstate.snapshot') {
       this.onSnapshot(event.snapshot as AnyMachineSnapshot, event.event);
+    }
+  }
+
+  /**
+   * Hands an inspection event to the runtime's `inspect` option. An inspector that throws never reaches the session:
+   * it is reported once (a process warning, code FLOWING_INSPECTOR_THREW) and hears nothing more from this run.
+   */
+  private forwardInspection(inspector: XStateInspector, event: InspectionEvent) {
+    try {
+      inspector(event, { sessionId: this.sessionId, machineId: this.info.definition.id, afterSeq: this.seq });
+    } catch (error) {
+      this.inspectorFailed = true;
+      process.emitWarning(`the inspect option threw on ${event.type} of session ${this.sessionId} and hears nothing more from it: ${(error as Error)?.message ?? String(error)}`, { code: 'FLOWING_INSPECTOR_THREW' });
     }
   }
 

@@ -3,7 +3,7 @@ import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from '../llm/
 import { ToolError, type AnyTool } from '../tool.ts';
 import type { CallResult, RecordedCall } from './case-file.ts';
 
-export interface RecordedCallsOptions {
+export interface CaseCallsOptions {
   /** Answer in the order the results are listed (their completion order), not as soon as asked. */
   ordered?: boolean;
   /** Generated paths: no retries, and no tool timeout (an unanswered call waits for a timer of the machine). */
@@ -21,7 +21,7 @@ export interface MissingCall {
 }
 
 /** Tool and model stand-ins that answer from a recording, and what they saw. */
-export interface RecordedCalls {
+export interface CaseCalls {
   /** The machine's tools with `run` replaced: same contracts, answers from the recording. */
   tools: Record<string, AnyTool>;
   llm: LlmProvider;
@@ -42,7 +42,7 @@ export interface RecordedCalls {
  * call (same idempotency key) gets the same answer again. A call with no result left is refused with
  * REPLAY_MISSING_CALL and listed in `missing`; a `pending` result never answers (until the call is stopped).
  */
-export function createRecordedCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: RecordedCallsOptions = {}): RecordedCalls {
+export function createCaseCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: CaseCallsOptions = {}): CaseCalls {
   const order = options.ordered ? createTurns(calls) : undefined;
   const queues = new Map<string, RecordedCall[]>();
   for (const call of calls) {

@@ -1,7 +1,7 @@
 import { stableJson } from '../session/approvals.ts';
 import type { CaseExpectation, CaseStep, RecordedCall } from './case-file.ts';
 import type { Observation } from './observe.ts';
-import type { MissingCall } from './recorded-calls.ts';
+import type { MissingCall } from './case-calls.ts';
 
 /** Old (recorded) and new (replayed) side of one aspect of a session. */
 export interface Sides<T> {

@@ -7,7 +7,7 @@ import { createRuntime } from '../runtime.ts';
 import { createMemoryStore } from '../store/memory.ts';
 import type { AnyTool } from '../tool.ts';
 import type { CaseInput, RecordedCall } from './case-file.ts';
-import { createRecordedCalls, type MissingCall } from './recorded-calls.ts';
+import { createCaseCalls, type MissingCall } from './case-calls.ts';
 import { createVirtualClock } from './virtual-clock.ts';
 
 /** What a driven session did. */
@@ -26,7 +26,7 @@ export interface DriveOptions {
   /** Live mode: this provider and these real tools answer instead of the recording (the rest still comes from it). */
   llm?: LlmProvider;
   liveTools?: Readonly<Record<string, AnyTool>>;
-  /** Generated paths: no retries and no tool timeouts for the recorded stand-ins (see createRecordedCalls). */
+  /** Generated paths: no retries and no tool timeouts for the recorded stand-ins (see createCaseCalls). */
   holdTimeouts?: boolean;
   /** Run on the real clock (live mode: real model calls take real time, and their timeouts must be real too). */
   realTime?: boolean;
@@ -40,7 +40,7 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
   const began = performance.now();
   // Parallel calls get their answers in the recorded order, as they did when the session was recorded (live mode
   // answers from real services, whose timing nobody controls).
-  const recorded = createRecordedCalls(calls, machine.tools, { ordered: !options.realTime, holdTimeouts: options.holdTimeouts });
+  const recorded = createCaseCalls(calls, machine.tools, { ordered: !options.realTime, holdTimeouts: options.holdTimeouts });
   const unblock = () => recorded.release();
   const virtual = createVirtualClock(0);
   const clock = options.realTime ? { runUntil: <T>(work: Promise<T>, _what: string, _unblock?: () => boolean) => work } : virtual;

@@ -12,7 +12,7 @@ export {
   CASE_FORMAT_VERSION, parseCase, serializeCase, readCaseFile, checkCaseMachine,
   type CaseFile, type CaseHeader, type CaseInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
 } from './case-file.ts';
-export { createRecordedCalls, type RecordedCalls, type MissingCall } from './recorded-calls.ts';
+export { createCaseCalls, type CaseCalls, type MissingCall } from './case-calls.ts';
 export { driveSession, type DriveOptions, type DriveResult } from './drive.ts';
 export { diffCase, type CaseDiff, type Sides } from './diff.ts';
 export { formatCaseDiff } from './format-diff.ts';

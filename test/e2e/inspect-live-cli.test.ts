@@ -62,6 +62,10 @@ describe('flowing studio: the runtime of the Inspect mode', () => {
       expect(sent.status).toBe(200);
       expect(await sent.json()).toMatchObject({ applied: true, status: 'waiting' });
       expect(existsSync(join(project.dir, '.flowing/sessions.db'))).toBe(true);
+      // XState's inspection records of the run, kept by this studio process for the Inspect mode's event details.
+      const trace = await (await fetch(`${origin}/api/runtime/sessions/${sessionId}/xstate`)).json() as { records: Array<{ type: string; actor: { root: boolean } }> };
+      expect(trace.records.some((r) => r.type === '@xstate.microstep' && r.actor.root)).toBe(true);
+      expect(trace.records.some((r) => r.type === '@xstate.actor' && !r.actor.root)).toBe(true);
 
       // The studio's guard stands in front of the runtime: another site or a rebinding Host gets the studio's refusal.
       const foreign = await sendRaw(studio.port, 'POST', '/api/runtime/sessions', { Origin: 'http://evil.example' }, { machine: 'order-support' });
@@ -77,6 +81,8 @@ describe('flowing studio: the runtime of the Inspect mode', () => {
       expect(listed.sessions.map((s) => s.sessionId)).toEqual([sessionId]);
       const events = await (await fetch(`${studio.url}api/runtime/sessions/${sessionId}/events`)).json() as { events: Array<{ type: string }> };
       expect(events.events.filter((e) => e.type === 'tool.completed')).toHaveLength(3);
+      // The records are this process's memory of what it ran, not stored with the session.
+      expect(await (await fetch(`${studio.url}api/runtime/sessions/${sessionId}/xstate`)).json()).toEqual({ records: [], dropped: 0 });
     } finally {
       await studio.stop();
     }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { createRuntime, type AnyTool, type Runtime } from '@flowing/runtime';
+import { createRuntime, createXStateTrace, type AnyTool, type Runtime } from '@flowing/runtime';
 import { createServer } from '@flowing/runtime/server';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { startStudio, type RuntimeApp } from '@flowing/studio/server';
@@ -58,10 +58,11 @@ export async function startInspectStudio(options: { toolDelayMs?: number } = {})
   const copy = await copyProject('flowing-inspect-');
   const store = createSqliteStore({ projectDir: copy.dir });
   const { tools, counts } = countingTools({ ...orderSupport.tools, ...incidentTriage.tools } as Record<string, AnyTool>, { delayMs: options.toolDelayMs });
-  const runtime = createRuntime({ machines: [orderSupport, incidentTriage], store, tools });
+  const xstateTrace = createXStateTrace(); // as `flowing studio` mounts its runtime
+  const runtime = createRuntime({ machines: [orderSupport, incidentTriage], store, tools, inspect: xstateTrace.inspect });
   const specs: Record<string, unknown> = {};
   for (const id of ['order-support', 'incident-triage']) specs[id] = JSON.parse(await readFile(join(copy.dir, 'machines', id, `${id}.flow.json`), 'utf8'));
-  const app = createServer(runtime, { specs, rateLimit: { client: false, session: false }, log: () => {} });
+  const app = createServer(runtime, { specs, xstateTrace, rateLimit: { client: false, session: false }, log: () => {} });
   const streams = cuttableStreams({ fetch: app.fetch, close: async () => app.dispose() });
   const studio = await startStudio({ rootDir: copy.dir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1', runtimeApp: streams });
   return {

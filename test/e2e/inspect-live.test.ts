@@ -113,6 +113,14 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       expect(listed.filter((e) => e.type === 'tool.started')).toHaveLength(3);
       expect(studio.counts).toMatchObject({ resolve_user: 1, query_order: 1, trace_shipment: 1, issue_refund: 0 });
       await expect.poll(() => page.locator('[data-testid=inspect-messages] .inspect-message[data-complete=true]').first().textContent()).toContain('Order A1001 is shipped');
+      // XState's own view of a step, in the event's details: the microstep of the machine that led to the state.
+      const toFetch = log.find((e) => e.type === 'state.changed' && (e.data.state as { active: string }).active === 'fetch_order')!;
+      await page.locator(`[data-testid=inspect-event][data-seq="${toFetch.seq}"] .inspect-event__line`).click();
+      const details = page.locator(`[data-testid=inspect-event][data-seq="${toFetch.seq}"] [data-testid=xstate-details]`);
+      await details.locator('summary').click();
+      const microstep = details.locator('[data-testid=xstate-record][data-type="@xstate.microstep"][data-root=true]');
+      await microstep.first().waitFor();
+      expect(await microstep.first().textContent()).toContain(`${String(toFetch.data.event)}: order-support.active.resolve_user → order-support.active.fetch_order`);
       await screenshot(page, 'inspect-live-1-run');
       expect(unexpected(errors)).toEqual([]);
     } finally {
@@ -211,6 +219,17 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       const session = studio.runtime.session(sessionId);
       await sendEvent(page, 'USER_MESSAGE', { text: 'where is my order A1001' });
       await expect.poll(() => activeStates(page), { timeout: 15_000 }).toBe('active.idle');
+      // Every state the stream shows from here on: a cut is `reconnecting`, never `error`.
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { streamStates: string[] }).streamStates = seen;
+        const watch = () => {
+          const now = document.querySelector('[data-testid=inspect-stream-state]')?.textContent ?? '';
+          if (seen[seen.length - 1] !== now) seen.push(now);
+        };
+        watch();
+        new MutationObserver(watch).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
       const messages = ['hello there', 'where is my order A1003', 'and order A1001?'];
       for (const text of messages) {
         const opened = studio.streams.streamsOpened;
@@ -227,6 +246,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       expect(await page.locator('[data-testid=inspect-event-count]').getAttribute('data-count')).toBe(String(log.length));
       await expect.poll(() => activeStates(page)).toBe('active.idle');
       expect(await page.locator('[data-testid=inspect-stream-state]').textContent()).toBe('open');
+      const streamStates = await page.evaluate(() => (window as unknown as { streamStates: string[] }).streamStates);
+      expect(streamStates.filter((state) => !['open', 'reconnecting', 'connecting'].includes(state))).toEqual([]);
+      expect(streamStates).toContain('reconnecting');
       expect(unexpected(errors)).toEqual([]);
     } finally {
       await page.context().close();

@@ -2,11 +2,13 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { summarize, timeText, toneOf } from './event-summary.ts';
 import { useInspect, viewedIndex } from './inspect-store.ts';
+import { XStateDetails } from './XStateDetails.tsx';
 
 const ROW_HEIGHT = 26;
 
 /**
- * Every event of the selected session: type, time and a one-line summary, expandable to its JSON; refusals in red
+ * Every event of the selected session: type, time and a one-line summary, expandable to its JSON (and, for a runtime
+ * session, the XState inspection records that led to it); refusals in red
  * with their code and reason. Virtualised (only the rows in view are in the DOM), so 10,000 events scroll smoothly.
  * Clicking a row moves every view to that event; following the live end keeps the newest row in view.
  */
@@ -14,6 +16,8 @@ export function EventList() {
   const events = useInspect((s) => s.events);
   const cursor = useInspect((s) => s.cursor);
   const setCursor = useInspect((s) => s.setCursor);
+  // XState's low-level records exist for sessions of a running runtime, not for a session opened from a file.
+  const sessionId = useInspect((s) => s.selectedSessionId);
   const viewed = viewedIndex({ events, cursor });
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
   const scroller = useRef<HTMLDivElement>(null);
@@ -71,6 +75,7 @@ export function EventList() {
                   <span className="inspect-event__summary" title={summarize(event)}>{summarize(event)}</span>
                 </div>
                 {open && <pre className="inspect-event__json" data-testid="inspect-event-json">{JSON.stringify(event, null, 2)}</pre>}
+                {open && sessionId !== null && <XStateDetails sessionId={sessionId} seq={event.seq} />}
               </div>
             );
           })}

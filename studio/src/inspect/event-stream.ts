@@ -95,10 +95,12 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
     const es = new EventSource(`${runtimeUrl(endpoint, path)}?after=${lastSeq}`);
     source = es;
     es.onopen = () => handlers.onState('open');
-    const onMessage = (message: MessageEvent<string>) => accept(message.data);
-    for (const type of STREAMED_TYPES) es.addEventListener(type, onMessage as EventListener);
-    es.onerror = () => {
-      if (closed || source !== es) return;
+    // The runtime's `error` event shares its name with EventSource's connection errors: only a MessageEvent is data,
+    // and a plain Event named `error` is the connection's.
+    const onMessage = (message: Event) => { if (message instanceof MessageEvent) accept(String(message.data)); };
+    for (const type of STREAMED_TYPES) es.addEventListener(type, onMessage);
+    es.onerror = (event) => {
+      if (closed || source !== es || event instanceof MessageEvent) return;
       // CONNECTING: the browser reconnects by itself with Last-Event-ID. CLOSED: it gave up (204, or an error status).
       if (es.readyState === EventSource.CONNECTING) handlers.onState('reconnecting', 'the connection dropped; the browser resumes after the last event');
       else {

@@ -57,6 +57,18 @@ async function call<T>(endpoint: RuntimeEndpoint, method: string, path: string, 
   return json as T;
 }
 
+/** One XState inspection record as the runtime's `GET /sessions/:id/xstate` answers it. */
+export interface XStateRecordWire {
+  index: number;
+  afterSeq: number;
+  type: string;
+  actor: { id: string; systemSessionId: string; root: boolean };
+  event?: { type: string; from?: string };
+  transitions?: Array<{ event: string; source: string; targets: string[] }>;
+  snapshot?: { status: string; value?: unknown; context?: unknown };
+  action?: { type: string };
+}
+
 const sessionPath = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 
 /**
@@ -85,6 +97,9 @@ export function runtimeClient(endpoint: RuntimeEndpoint) {
     approve: (id: string, approvalId: string) => call<SendAnswer>(endpoint, 'POST', `${sessionPath(id)}/approve`, { approvalId }, true),
     reject: (id: string, approvalId: string, reason?: string) =>
       call<SendAnswer>(endpoint, 'POST', `${sessionPath(id)}/reject`, { approvalId, ...(reason ? { reason } : {}) }, true),
+    /** XState's own inspection records of the session that followed event `afterSeq` (see `XStateRecord`). */
+    xstateRecords: (id: string, afterSeq: number) =>
+      call<{ records: XStateRecordWire[]; dropped: number }>(endpoint, 'GET', `${sessionPath(id)}/xstate?afterSeq=${afterSeq}`),
     cancel: (id: string) => call<SessionView>(endpoint, 'POST', `${sessionPath(id)}/cancel`, { reason: 'cancelled from the studio' }),
   };
 }
