@@ -101,7 +101,8 @@ program
       const { createStudioRuntimeApp } = await import('./studio/runtime-app.ts');
       return createStudioRuntimeApp();
     };
-    await studioCommand({ ...options, runtimeApp });
+    const { checkCase } = await import('./studio/case-checker.ts');
+    await studioCommand({ ...options, runtimeApp, checkCase });
   });
 
 program

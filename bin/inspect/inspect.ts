@@ -48,7 +48,8 @@ export async function inspectCommand(file: string, options: InspectOptions = {})
     const { createStudioRuntimeApp } = await import('../studio/runtime-app.ts');
     return createStudioRuntimeApp();
   });
-  const studio = await studioCommand({ port: options.port, host: options.host, runtimeApp, sessionFile: served, appDir: options.appDir });
+  const { checkCase } = await import('../studio/case-checker.ts');
+  const studio = await studioCommand({ port: options.port, host: options.host, runtimeApp, sessionFile: served, appDir: options.appDir, checkCase });
   if (!studio) return undefined;
   const events = summary.events === undefined ? '' : `, ${summary.events} events`;
   const pageUrl = inspectPageUrl(studio.url, served.urlPath, summary.machineId);

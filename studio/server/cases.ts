@@ -31,8 +31,11 @@ class CaseTextRefused extends StudioError {
   }
 }
 
-// The testing door pulls in xstate and @xstate/graph; load it on the first case save, not with the API.
-const loadTesting = () => import('@flowing/runtime/testing');
+/**
+ * Checks a case text before it is saved: throws an error with a `CASE_*` code (a line that is not a case, a case of
+ * another machine, ...). The studio does not read cases itself; `flowing studio` passes the runtime's parser.
+ */
+export type CaseChecker = (text: string, machineId: string, shownPath: string) => void | Promise<void>;
 
 /** Validates a case name from a URL segment (400 STUDIO_BAD_NAME). */
 export function caseNameFrom(raw: string): string {
@@ -100,16 +103,19 @@ export async function listCases(context: StudioContext, id: string): Promise<str
 
 /**
  * `PUT /api/machines/:id/cases/:name`: writes a recorded case as `machines/<id>/cases/<name>.case.jsonl`. The text must
- * parse as a case of machine `id` with the runtime's case parser (400 with its CASE_* code); an existing file is 409
+ * pass the context's case checker as a case of machine `id` (400 with its CASE_* code; 503 STUDIO_CASES_UNAVAILABLE
+ * without a checker); an existing file is 409
  * STUDIO_CASE_EXISTS unless `replace`. Written atomically (temporary file, then link or rename), never through a
  * symlink: a cases/ folder leading out of machines/, or a case file that is a symlink, is 400 STUDIO_BAD_PATH.
  * @example await saveCase(context, 'order-support', 'refund-approved', { text, replace: false })
  */
 export async function saveCase(context: StudioContext, id: string, name: string, body: { text: string; replace: boolean }): Promise<SavedCase> {
   const shown = `machines/${id}/cases/${name}${CASE_SUFFIX}`;
-  const { parseCase, checkCaseMachine } = await loadTesting();
+  if (!context.checkCase) {
+    throw new StudioError('STUDIO_CASES_UNAVAILABLE', 'this studio was started without a case checker, so it cannot save cases; start it with `flowing studio`');
+  }
   try {
-    checkCaseMachine(parseCase(body.text, shown), id);
+    await context.checkCase(body.text, id, shown);
   } catch (error) {
     const coded = error as { code?: unknown; message?: unknown };
     if (typeof coded.code === 'string' && coded.code.startsWith('CASE_')) throw new CaseTextRefused(coded.code, String(coded.message));

@@ -1,4 +1,5 @@
 import type { Codegen, ToolCatalog } from '@flowing/codegen';
+import type { CaseChecker } from './cases.ts';
 import { createKeyedQueue } from './files.ts';
 import { resolveRoots, type ProjectRoots } from './roots.ts';
 
@@ -11,6 +12,8 @@ export interface StudioContext {
   codegen(): Promise<Codegen>;
   /** Serialises work per key: one file's check-then-write, or every use of the generator (`codegen`). */
   serial: <T>(key: string, task: () => Promise<T>) => Promise<T>;
+  /** Checks a recorded case before it is saved (given by the CLI); without one, saving a case is refused. */
+  checkCase?: CaseChecker;
   dispose(): void;
 }
 
@@ -37,7 +40,7 @@ function ensureTypeScript(): Promise<void> {
 const loadCodegen = () => import('@flowing/codegen');
 
 /** Creates the shared handler context for a project root (the folder holding machines/ and tools/). */
-export async function createStudioContext(rootDir: string): Promise<StudioContext> {
+export async function createStudioContext(rootDir: string, options: { checkCase?: CaseChecker } = {}): Promise<StudioContext> {
   const roots = await resolveRoots(rootDir);
   let codegen: Promise<Codegen> | undefined;
   return {
@@ -52,6 +55,7 @@ export async function createStudioContext(rootDir: string): Promise<StudioContex
       return codegen;
     },
     serial: createKeyedQueue(),
+    ...(options.checkCase ? { checkCase: options.checkCase } : {}),
     dispose() {
       void codegen?.then((instance) => instance.dispose());
       codegen = undefined;

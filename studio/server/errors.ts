@@ -20,6 +20,7 @@ export const STUDIO_ERROR_CODES = {
   STUDIO_CASE_EXISTS: { status: 409, summary: 'A case file with this name already exists; it is replaced only when the save says `replace: true`.' },
   STUDIO_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit.' },
   STUDIO_SPEC_INVALID: { status: 422, summary: 'The spec has errors (save it as a draft, or fix it before generating).' },
+  STUDIO_CASES_UNAVAILABLE: { status: 503, summary: 'The studio was started without a case checker (the `flowing` CLI passes one), so it cannot save cases.' },
   STUDIO_RUNTIME_UNAVAILABLE: { status: 503, summary: 'No runtime is mounted under /api/runtime (the studio was started without one), or it could not start (no generated machine, store not openable); the message says which.' },
   STUDIO_INTERNAL: { status: 500, summary: 'The studio server failed unexpectedly; the message says where.' },
   STUDIO_APP_MISSING: { status: 500, summary: '`flowing studio` found no built app (dist/app/index.html); run `npm run build`.' },

@@ -6,3 +6,4 @@ export { BUILT_APP_DIR, DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './const
 export { STUDIO_ERROR_CODES, StudioError, errorResponse, type StudioErrorCode } from './errors.ts';
 export { RUNTIME_PREFIX, type RuntimeApp, type RuntimeAppSource } from './runtime-mount.ts';
 export { loadServedSessionFile, SESSION_FILE_PREFIX, type ServedSessionFile } from './session-file-route.ts';
+export type { CaseChecker } from './cases.ts';

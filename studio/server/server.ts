@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createStudioApp } from './app.ts';
 import { BUILT_APP_DIR, DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
+import type { CaseChecker } from './cases.ts';
 import { createStudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { allowedHostnames } from './guard.ts';
@@ -24,6 +25,8 @@ export interface StudioOptions {
   runtimeApp?: RuntimeAppSource;
   /** A session file the page opens with `?inspect=<urlPath>` (`flowing inspect FILE`). */
   sessionFile?: ServedSessionFile;
+  /** Checks a recorded case before "Save as case" writes it (the CLI passes the runtime's case parser). */
+  checkCase?: CaseChecker;
 }
 
 export interface StudioServer {
@@ -51,7 +54,7 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
   await access(join(appDir, 'index.html')).catch(() => {
     throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
-  const context = await createStudioContext(options.rootDir);
+  const context = await createStudioContext(options.rootDir, options.checkCase ? { checkCase: options.checkCase } : {});
   const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   const port = options.port ?? DEFAULT_STUDIO_PORT;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
 import { DEFAULT_STUDIO_HOST, DEFAULT_STUDIO_PORT } from './constants.ts';
 import { allowedHostnames } from './guard.ts';
+import type { CaseChecker } from './cases.ts';
 import { studioApiPlugin } from './vite-plugin.ts';
 
 // Development only: the app's sources (index.html, src/) and spec/ exist in the repository, not in the package.
@@ -21,6 +22,8 @@ export interface StudioConfigOptions {
   cacheDir?: string;
   /** Where `vite build` writes the app (default studio/dist/app, which the package ships). */
   outDir?: string;
+  /** Checks a recorded case before "Save as case" writes it (see StudioApiOptions). */
+  checkCase?: CaseChecker;
 }
 
 /**
@@ -38,7 +41,7 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     logLevel: options.logLevel ?? 'info',
     clearScreen: false,
-    plugins: [react(), studioApiPlugin({ rootDir: options.rootDir })],
+    plugins: [react(), studioApiPlugin({ rootDir: options.rootDir, ...(options.checkCase ? { checkCase: options.checkCase } : {}) })],
     resolve: {
       alias: [{ find: /^@flowing\/spec$/, replacement: `${REPO_DIR}spec/index.ts` }],
     },

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Plugin, ViteDevServer } from 'vite';
 import { isApiUrl } from './api-target.ts';
 import { createStudioApp } from './app.ts';
+import type { CaseChecker } from './cases.ts';
 import { createStudioContext } from './context.ts';
 import { allowedHostnames, checkRequest, refuseUpgrade, type GuardOptions } from './guard.ts';
 import { createStudioListener, refusal, sendNodeError } from './listener.ts';
@@ -12,6 +13,8 @@ export interface StudioApiOptions {
   rootDir: string;
   /** Host names accepted in Host/Origin; default: localhost, 127.0.0.1, [::1] and the configured `server.host`. */
   hostnames?: string[];
+  /** Checks a recorded case before "Save as case" writes it. */
+  checkCase?: CaseChecker;
 }
 
 type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -53,7 +56,7 @@ export function studioApiPlugin(options: StudioApiOptions): Plugin {
     name: 'flowing-studio-api',
     apply: 'serve',
     async configureServer(server: ViteDevServer) {
-      const context = await createStudioContext(options.rootDir);
+      const context = await createStudioContext(options.rootDir, options.checkCase ? { checkCase: options.checkCase } : {});
       const host = server.config.server.host;
       const guard: GuardOptions = { hostnames: options.hostnames ?? allowedHostnames(typeof host === 'string' ? host : undefined) };
       const api = createStudioListener(createStudioApp({ context }).app, guard, { overrideGlobalObjects: false });

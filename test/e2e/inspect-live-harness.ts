@@ -9,6 +9,7 @@ import { incidentTriage } from '../../machines/incident-triage/incident-triage.m
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { copyProject } from '../helpers/project.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
+import { checkCase } from '../../bin/studio/case-checker.ts';
 
 /**
  * Wraps a runtime app so a test can cut every open SSE stream at once (the server closing its stream routes), the
@@ -64,7 +65,7 @@ export async function startInspectStudio(options: { toolDelayMs?: number } = {})
   for (const id of ['order-support', 'incident-triage']) specs[id] = JSON.parse(await readFile(join(copy.dir, 'machines', id, `${id}.flow.json`), 'utf8'));
   const app = createServer(runtime, { specs, xstateTrace, rateLimit: { client: false, session: false }, log: () => {} });
   const streams = cuttableStreams({ fetch: app.fetch, close: async () => app.dispose() });
-  const studio = await startStudio({ rootDir: copy.dir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1', runtimeApp: streams });
+  const studio = await startStudio({ rootDir: copy.dir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1', runtimeApp: streams, checkCase });
   return {
     url: studio.url, rootDir: copy.dir, runtime, store, counts, streams,
     async close() {

@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { startStudioDevServer } from '@flowing/studio/dev';
 import { startStudio } from '@flowing/studio/server';
 import { copyProject, REPO_DIR } from './project.ts';
+import { checkCase } from '../../bin/studio/case-checker.ts';
 
 export { REPO_DIR };
 
@@ -45,8 +46,9 @@ export async function startStudioServer(options: StudioTestServerOptions = {}): 
       host: '127.0.0.1',
       logLevel: 'warn',
       cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
+      checkCase,
     })
-    : await startStudio({ rootDir, appDir: options.appDir ?? inject('studioAppDir'), port: 0, host: '127.0.0.1' });
+    : await startStudio({ rootDir, appDir: options.appDir ?? inject('studioAppDir'), port: 0, host: '127.0.0.1', checkCase });
   return {
     url: studio.url,
     port: studio.port,

@@ -226,3 +226,19 @@ describe('PUT /api/machines/:id/cases/:name never writes through a symlink', () 
     expect((await send('GET', '/api/machines/order-support/cases')).json.cases).not.toContain('linked');
   });
 });
+
+describe('a studio started without a case checker', () => {
+  it('refuses to save a case with STUDIO_CASES_UNAVAILABLE and writes nothing', async () => {
+    const { startStudio } = await import('@flowing/studio/server');
+    const { inject } = await import('vitest');
+    const bare = await startStudio({ rootDir: studio.rootDir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1' });
+    try {
+      const before = await snapshot();
+      const refused = await sendRaw(bare.port, 'PUT', '/api/machines/order-support/cases/unchecked', {}, { text: orderCase });
+      expect([refused.status, refused.json.code]).toEqual([503, 'STUDIO_CASES_UNAVAILABLE']);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      await bare.close();
+    }
+  });
+});
