@@ -19,6 +19,12 @@ export interface CreatedMachine { id: string; file: string; version: string; spe
 export interface DeletedMachine { id: string; removed: string[]; kept: string[] }
 export interface GenerateResponse { ok: boolean; files: GeneratedFile[]; problems: SpecProblem[]; timings: Record<string, number> }
 
+/** What the studio answers to a saved case: its project path and whether it replaced a file. */
+export interface SavedCase {
+  file: string;
+  replaced: boolean;
+}
+
 /** An error answer of the studio API: `{ code, message, ...details }` with the HTTP status. */
 export class StudioApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown>) {
@@ -65,4 +71,12 @@ export const api = {
   generate: (id: string) => call<GenerateResponse>('POST', `${machinePath(id)}/generate`),
   listTools: () => call<{ tools: ToolSummary[] }>('GET', '/api/tools').then((r) => r.tools),
   createTool: (name: string) => call<{ path: string }>('POST', '/api/tools', { name }),
+  /** The names of the cases a machine already has (`machines/<id>/cases/*.case.jsonl`). */
+  listCases: (id: string) => call<{ cases: string[] }>('GET', `${machinePath(id)}/cases`).then((r) => r.cases),
+  /**
+   * Writes a recorded case into the project. An existing name is refused with 409 STUDIO_CASE_EXISTS unless
+   * `replace`; a text of another machine with the runtime's CASE_* code.
+   */
+  saveCase: (id: string, name: string, text: string, replace = false) =>
+    call<SavedCase>('PUT', `${machinePath(id)}/cases/${encodeURIComponent(name)}`, { text, ...(replace ? { replace: true } : {}) }),
 };

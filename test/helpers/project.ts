@@ -1,6 +1,7 @@
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, lstat, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { createCodegen, type Codegen } from '../../codegen/index.ts';
@@ -49,4 +50,20 @@ export function useCodegenProject(prefix?: string): { readonly dir: string; read
     get dir() { return project!.dir; },
     get codegen() { return codegen!; },
   };
+}
+
+/**
+ * Hashes every file and symlink under `root` (symlinks are not followed): what a refused request must leave alone.
+ * @example const before = await treeHashes(dir); ...; expect(await treeHashes(dir)).toEqual(before);
+ */
+export async function treeHashes(root: string, dir = root, into = new Map<string, string>()): Promise<Map<string, string>> {
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    const stat = await lstat(path);
+    const rel = relative(root, path);
+    if (stat.isSymbolicLink()) into.set(rel, `link:${await readlink(path)}`);
+    else if (stat.isDirectory()) await treeHashes(root, path, into);
+    else into.set(rel, createHash('sha256').update(await readFile(path)).digest('hex'));
+  }
+  return into;
 }

@@ -1,10 +1,11 @@
 // "New machine" and "Delete machine" through the studio API (POST /api/machines, DELETE /api/machines/:id).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSpec, validateSpec } from '@flowing/spec';
+import { treeHashes } from '../helpers/project.ts';
 import { sendRaw, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 
 let studio: StudioTestServer;
@@ -12,18 +13,7 @@ const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).di
 const specPath = (id: string) => join(studio.rootDir, 'machines', id, `${id}.flow.json`);
 const send = (method: string, path: string, body?: unknown) => sendRaw(studio.port, method, path, {}, body);
 
-/** Hashes every file and symlink under the project root (symlinks are not followed; node_modules and the like are links). */
-async function snapshot(dir: string, into = new Map<string, string>()): Promise<Map<string, string>> {
-  for (const name of await readdir(dir)) {
-    const path = join(dir, name);
-    const stat = await lstat(path);
-    const rel = relative(studio.rootDir, path);
-    if (stat.isSymbolicLink()) into.set(rel, `link:${await readlink(path)}`);
-    else if (stat.isDirectory()) await snapshot(path, into);
-    else into.set(rel, sha256(await readFile(path)));
-  }
-  return into;
-}
+const snapshot = (dir: string) => treeHashes(dir);
 
 beforeAll(async () => {
   studio = await startStudioServer();

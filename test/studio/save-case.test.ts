@@ -1,10 +1,10 @@
 // Saving a recorded case from the studio: PUT /api/machines/:id/cases/:name and GET /api/machines/:id/cases (issue 11).
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { link, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { link, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCase } from '@flowing/runtime/testing';
+import { treeHashes } from '../helpers/project.ts';
 import { REPO_DIR, sendRaw, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 
 let studio: StudioTestServer;
@@ -13,7 +13,6 @@ let incidentCase: string;
 /** The header line of a recorded order-support case (read now: the table of refusals below is built before the tests run). */
 const ORDER_HEADER = readFileSync(join(REPO_DIR, 'machines/order-support/cases/order-query.case.jsonl'), 'utf8').split('\n')[0]!;
 
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const send = (method: string, path: string, body?: unknown) => sendRaw(studio.port, method, path, {}, body);
 const casePath = (id: string, name: string) => join(studio.rootDir, 'machines', id, 'cases', `${name}.case.jsonl`);
 
@@ -23,18 +22,7 @@ function withHeader(text: string, change: Record<string, unknown>): string {
   return [JSON.stringify({ ...JSON.parse(header!), ...change }), ...rest].join('\n');
 }
 
-/** Hashes every file and symlink under the project copy (symlinks are not followed): what a refusal must leave alone. */
-async function snapshot(dir = studio.rootDir, into = new Map<string, string>()): Promise<Map<string, string>> {
-  for (const name of await readdir(dir)) {
-    const path = join(dir, name);
-    const stat = await lstat(path);
-    const rel = relative(studio.rootDir, path);
-    if (stat.isSymbolicLink()) into.set(rel, `link:${await readlink(path)}`);
-    else if (stat.isDirectory()) await snapshot(path, into);
-    else into.set(rel, sha256(await readFile(path)));
-  }
-  return into;
-}
+const snapshot = () => treeHashes(studio.rootDir);
 
 beforeAll(async () => {
   studio = await startStudioServer();

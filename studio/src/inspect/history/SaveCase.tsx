@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import { StudioApiError } from '../../api.ts';
+import { api, StudioApiError } from '../../api.ts';
 import { useInspect } from '../inspect-store.ts';
 import { RuntimeApiError } from '../runtime-client.ts';
-import { fetchSessionCase, listCaseNames, saveCaseFile } from './case-client.ts';
+import { fetchSessionCase } from './case-client.ts';
 
 /** What the form shows after a try: the saved file, a name that exists (asking to replace it), or a coded error. */
 type Outcome =
@@ -55,13 +55,13 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
     if (!sessionMachine) return;
     let live = true;
     // Only a hint: the save itself is refused with STUDIO_CASE_EXISTS when the name is taken.
-    listCaseNames(sessionMachine).then((names) => { if (live) setExisting(names); }, () => undefined);
+    api.listCases(sessionMachine).then((names) => { if (live) setExisting(names); }, () => undefined);
     return () => { live = false; };
   }, [sessionMachine]);
 
   const write = async (machineId: string, caseName: string, text: string, replace: boolean) => {
     try {
-      const saved = await saveCaseFile(machineId, caseName, text, replace);
+      const saved = await api.saveCase(machineId, caseName, text, replace);
       setOutcome({ kind: 'saved', file: saved.file, machineId, replaced: saved.replaced });
       setExisting((names) => (names.includes(caseName) ? names : [...names, caseName].sort()));
     } catch (e) {

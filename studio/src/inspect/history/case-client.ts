@@ -1,11 +1,4 @@
-import { StudioApiError } from '../../api.ts';
 import { RuntimeApiError, runtimeHeaders, runtimeUrl, type RuntimeEndpoint } from '../runtime-client.ts';
-
-/** What the studio answers to a saved case: its project path and whether it replaced a file. */
-export interface SavedCase {
-  file: string;
-  replaced: boolean;
-}
 
 /** A coded failure body (`{ code, message, ...details }`), or a stand-in code when the body is not JSON. */
 async function codedBody(response: Response, fallback: string): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
@@ -40,37 +33,4 @@ export async function fetchSessionCase(endpoint: RuntimeEndpoint, sessionId: str
     throw new RuntimeApiError(response.status, code, message, details);
   }
   return response.text();
-}
-
-async function studioCall<T>(method: 'GET' | 'PUT', path: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new StudioApiError(0, 'STUDIO_UNREACHABLE', `the studio server did not answer (${(err as Error).message}); is it still running?`, {});
-  }
-  if (!response.ok) {
-    const { code, message, details } = await codedBody(response, 'STUDIO_BAD_RESPONSE');
-    throw new StudioApiError(response.status, code, message, details);
-  }
-  return (await response.json()) as T;
-}
-
-const casesPath = (machineId: string) => `/api/machines/${encodeURIComponent(machineId)}/cases`;
-
-/** The names of the cases a machine of the project already has (`machines/<id>/cases/*.case.jsonl`). */
-export function listCaseNames(machineId: string): Promise<string[]> {
-  return studioCall<{ cases: string[] }>('GET', casesPath(machineId)).then((r) => r.cases);
-}
-
-/**
- * `PUT /api/machines/:id/cases/:name`: writes the case into the project. An existing name is refused with 409
- * STUDIO_CASE_EXISTS unless `replace`; a text of another machine with the runtime's CASE_* code.
- */
-export function saveCaseFile(machineId: string, name: string, text: string, replace = false): Promise<SavedCase> {
-  return studioCall<SavedCase>('PUT', `${casesPath(machineId)}/${encodeURIComponent(name)}`, { text, ...(replace ? { replace: true } : {}) });
 }
