@@ -6,7 +6,7 @@ import { FlowingError, toFlowError } from '../errors.ts';
 import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import type { SessionRun } from '../session/run.ts';
 import { requestHash } from '../inspect/request-hash.ts';
-import { CallScope } from './signals.ts';
+import { CallScope, type AttemptSignal } from './signals.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
 
@@ -45,20 +45,21 @@ export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown>
   const startedAt = host.clock.now();
   let release: (() => void) | undefined;
   try {
-    release = await host.calls.acquire(callSignal.signal);
+    // A free slot is taken at once; only a wait needs an AbortSignal (made then, like the one the provider may read).
+    release = (!callSignal.isAborted && host.calls.tryAcquire()) || await host.calls.acquire(callSignal.signal);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
     // The request's hash lets a replay match each model call to its recording (createRecordedCalls).
     run.append('llm.started', { callId: key, kind, model: host.llm.modelFor?.(request) ?? request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel, inputHash: requestHash(request) });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     run.scheduleCommit();
-    const result = await Promise.race([runKind(run, key, request, callSignal.signal, timeoutMs), callSignal.aborted]);
+    const result = await Promise.race([runKind(run, key, request, callSignal, timeoutMs), callSignal.aborted]);
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
     run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
     run.scheduleCommit();
     return result.output;
   } catch (thrown) {
-    const error = toFlowError(callSignal.signal.aborted && !(thrown instanceof FlowingError) ? callSignal.signal.reason : thrown, 'LLM_FAILED');
+    const error = toFlowError(callSignal.isAborted && !(thrown instanceof FlowingError) ? callSignal.signal.reason : thrown, 'LLM_FAILED');
     run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: false, error } });
     run.append('llm.failed', { callId: key, kind, error, latencyMs: host.clock.now() - startedAt });
     run.scheduleCommit();
@@ -81,7 +82,15 @@ function abortedWith(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function runKind(run: SessionRun, key: string, request: LlmRequest, signal: AbortSignal, timeoutMs: number): Promise<LlmResult<unknown>> {
+/**
+ * The provider's options for one request. Its AbortSignal is made only when the provider reads it (the scripted
+ * and recorded providers answer without looking): an AbortController per model call was a good part of a call's cost.
+ */
+function callOptions(attempt: AttemptSignal, timeoutMs: number, callId: string): LlmCallOptions {
+  return { get signal() { return attempt.signal; }, timeoutMs, callId };
+}
+
+async function runKind(run: SessionRun, key: string, request: LlmRequest, attempt: AttemptSignal, timeoutMs: number): Promise<LlmResult<unknown>> {
   const llm = run.host.llm;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
   switch (request.kind) {
@@ -92,8 +101,8 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
         const result: LlmResult<unknown> = request.kind === 'classify'
-          ? await llm.classify(current as typeof request, { signal, timeoutMs, callId: key })
-          : await llm.extract(current as typeof request, { signal, timeoutMs, callId: key });
+          ? await llm.classify(current as typeof request, callOptions(attempt, timeoutMs, key))
+          : await llm.extract(current as typeof request, callOptions(attempt, timeoutMs, key));
         count(run, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
@@ -105,7 +114,9 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       }
     }
     case 'generate': {
-      const result = await llm.generate(request, { signal, timeoutMs, callId: key, onDelta(text) { if (!signal.aborted) run.append('message.delta', { callId: key, text }); } });
+      const options = callOptions(attempt, timeoutMs, key);
+      options.onDelta = (text) => { if (!attempt.isAborted) run.append('message.delta', { callId: key, text }); };
+      const result = await llm.generate(request, options);
       count(run, usage, result);
       run.append('message.complete', { callId: key, text: result.output.text });
       return { ...result, usage };
@@ -114,6 +125,7 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, signal
       const maxIterations = Math.min(request.maxIterations, run.host.limits.maxAgentIterations);
       const maxToolCalls = maxIterations * 4;
       const info = run.info;
+      const signal = attempt.signal;
       const controller = new AbortController();
       signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
       let toolCalls = 0;
