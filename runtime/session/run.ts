@@ -143,12 +143,14 @@ export class SessionRun {
   }
 
   private startActor(options: { input?: unknown; snapshot?: unknown }) {
+    const forwardAll = this.host.inspect !== undefined;
     const actor = createActor(this.info.machine, {
       ...(options.snapshot === undefined ? { input: options.input } : { snapshot: options.snapshot as never }),
-      inspect: this.onInspect.bind(this),
+      ...(forwardAll ? { inspect: this.onInspect.bind(this) } : {}),
       clock: xstateClock(this.host.clock),
     });
     this.actor = actor;
+    if (!forwardAll) this.hearRootOnly(actor);
     runsBySystem.set(actor.system, this);
     // Without an error observer XState rethrows the actor's errors globally; with it, they end the session here.
     actor.subscribe({ error: this.onActorError.bind(this) });
@@ -184,6 +186,25 @@ export class SessionRun {
 
   get snapshot(): AnyMachineSnapshot | undefined {
     return this.actor?.getSnapshot() as AnyMachineSnapshot | undefined;
+  }
+
+  /**
+   * Without the runtime's `inspect` option only the root actor's inspection events matter here. An XState inspector
+   * makes XState copy every event of every actor in the system (`{ ...event, rootId }`, some 66 a session, most of
+   * them the invoked calls' own) only for onInspect to drop all but the root's; so the system's inspection entry point
+   * (`_sendInspectionEvent`, xstate 5.33.3, which every actor calls through `system`) is replaced by one that hands
+   * the root's events over as they are. Events sent while the actor is constructed reach no one, as before: onInspect
+   * ignores them until `this.actor` is set. Should XState ever drop that entry point, the public inspector is used.
+   */
+  private hearRootOnly(actor: Actor<AnyStateMachine>) {
+    const system = actor.system as unknown as { _sendInspectionEvent?: (event: InspectionEvent) => void };
+    if (typeof system._sendInspectionEvent !== 'function') {
+      actor.system.inspect(this.onInspect.bind(this));
+      return;
+    }
+    system._sendInspectionEvent = (event) => {
+      if (event.actorRef === actor) this.onInspect(event);
+    };
   }
 
   /** Called by XState for every inspection event of the session's actor system. */
