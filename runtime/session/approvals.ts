@@ -6,6 +6,60 @@ import type { ApprovalSite } from './machine-info.ts';
 
 /** JSON with sorted object keys, so equal values hash equally. */
 export function stableJson(value: unknown): string {
+  // Plain data (every model request and tool argument) is written directly; anything else (toJSON, class instances,
+  // array-index keys, which an object literal reorders, cycles) takes the general path, which defines the output.
+  const fast = plainJson(value, 0);
+  return fast ?? generalStableJson(value);
+}
+
+const MAX_PLAIN_DEPTH = 64;
+
+/** What `generalStableJson` writes for plain objects, arrays and primitives; undefined when it cannot say. */
+function plainJson(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value);
+    case 'number': return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'object': break;
+    default: return undefined;
+  }
+  if (value === null) return 'null';
+  if (depth > MAX_PLAIN_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return undefined;
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const text = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : plainJson(item, depth + 1);
+      if (text === undefined) return undefined;
+      out += i === 0 ? text : `,${text}`;
+    }
+    return `${out}]`;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    if (isArrayIndex(key)) return undefined;
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    const text = plainJson(item, depth + 1);
+    if (text === undefined) return undefined;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+function isArrayIndex(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
+}
+
+function generalStableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
