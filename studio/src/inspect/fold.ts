@@ -54,7 +54,9 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 
 /**
  * Applies one event to the session view (a pure reducer; the input is not changed). Folding a log from EMPTY_SESSION
- * gives what the runtime had at each event, computed from the recorded events alone.
+ * gives what the runtime had at each event, computed from the recorded events alone. The same rules as the runtime's
+ * `sessionAt` (runtime/inspect/session-at.ts), which the browser does not import; test/studio/fold-parity.test.ts
+ * holds the two to the same answers.
  */
 export function applyEvent(view: SessionAt, event: WireEvent): SessionAt {
   const d = event.data;
@@ -67,7 +69,7 @@ export function applyEvent(view: SessionAt, event: WireEvent): SessionAt {
       next.activeStates = activeStatePaths(d.state);
       if ('context' in d) next.context = d.context;
       // Waiting unless a call is in flight; the next event tells more (a call starting, approval, done).
-      if (next.status === 'running' || next.status === 'waiting') next.status = next.pendingCalls.length > 0 ? 'running' : 'waiting';
+      if (view.status === 'running' || view.status === 'waiting') next.status = view.pendingCalls.length > 0 ? 'running' : 'waiting';
       return next;
     case 'transition.rejected': {
       next.lastRejection = { seq: event.seq, event: typeof d.event === 'string' ? d.event : null, states: Array.isArray(d.states) ? d.states.map(String) : [], code: str(d.code), reason: str(d.reason) };
@@ -79,22 +81,28 @@ export function applyEvent(view: SessionAt, event: WireEvent): SessionAt {
       const kind = event.type === 'tool.started' ? 'tool' : 'llm';
       const name = kind === 'tool' ? str(d.tool) : str(d.kind);
       next.pendingCalls = [...view.pendingCalls.filter((c) => c.callId !== d.callId), { callId: str(d.callId), kind, name, args: d.args, startedAt: event.at, attempt: 1 }];
-      if (next.status === 'waiting') next.status = 'running';
+      if (view.status === 'waiting') next.status = 'running';
       return next;
     }
     case 'tool.retry':
       next.pendingCalls = view.pendingCalls.map((c) => (c.callId === d.callId ? { ...c, attempt: typeof d.attempt === 'number' ? d.attempt : c.attempt + 1 } : c));
+      // A person asked for the call to run again: the session goes on.
+      if (d.resolvedBy === 'person' && view.status === 'needs_attention') next.status = 'running';
       return next;
     case 'tool.completed':
     case 'tool.failed':
     case 'llm.completed':
     case 'llm.failed':
       next.pendingCalls = view.pendingCalls.filter((c) => c.callId !== d.callId);
-      if (next.pendingCalls.length === 0 && next.status === 'running') next.status = 'waiting';
+      // Still running: the machine takes the result next (its state.changed says whether it then waits). A person's
+      // answer for a call with an unknown outcome sets the session going again.
+      if (d.resolvedBy === 'person' && view.status === 'needs_attention') next.status = 'running';
       return next;
     case 'tool.unknown_outcome':
-      next.pendingCalls = view.pendingCalls.filter((c) => c.callId !== d.callId);
-      next.status = 'needs_attention';
+      // Only a call of the machine itself stops the session; a timed-out call fails on (reason), an agent's call is
+      // told to the agent (its id has a `/<n>` suffix).
+      if (d.reason === undefined && !str(d.callId).includes('/')) next.status = 'needs_attention';
+      else next.pendingCalls = view.pendingCalls.filter((c) => c.callId !== d.callId);
       return next;
     case 'approval.requested':
       next.approval = { approvalId: str(d.approvalId), state: str(d.state), tool: str(d.tool), args: d.args };
