@@ -73,6 +73,8 @@ export interface SessionSnapshot {
   usage: { promptTokens: number; completionTokens: number };
   approval?: ApprovalRecord;
   error?: { code: string; message: string };
+  /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
+  fork?: { parentId: string; forkedAt: number };
 }
 
 export interface SendOptions {
@@ -288,6 +290,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           sessionId, machineId: record.machineId, traceId: record.traceId, status: record.status, state: snapshot.value ?? null,
           context: snapshot.context ?? null, seq: record.seq, step: record.step, version: record.version, usage: record.usage,
           ...(record.approval ? { approval: record.approval } : {}), ...(record.error ? { error: record.error } : {}),
+          ...(record.fork ? { fork: { parentId: record.fork.parentId, forkedAt: record.fork.forkedAt } } : {}),
         };
       },
       events(fromSeq = 0) {

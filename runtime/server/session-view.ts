@@ -17,6 +17,9 @@ export interface SessionView {
   seq: number;
   step: number;
   error: { code: string; message: string } | null;
+  /** A forked session's parent and the seq of the parent's event it was forked at; null for any other session. */
+  parentId: string | null;
+  forkedAt: number | null;
 }
 
 /** Dotted leaf paths of an XState state value. */
@@ -48,5 +51,7 @@ export function toSessionView(snapshot: SessionSnapshot): SessionView {
     seq: snapshot.seq,
     step: snapshot.step,
     error: snapshot.error ? { code: snapshot.error.code, message: snapshot.error.message } : null,
+    parentId: snapshot.fork?.parentId ?? null,
+    forkedAt: snapshot.fork?.forkedAt ?? null,
   };
 }

@@ -111,6 +111,9 @@ describe('POST /sessions/:id/fork', () => {
     expect(forked.headers.get('location')).toBe('/sessions/fork-http');
     expect(forked.body).toMatchObject({ sessionId: 'fork-http', parentId: s.parentId, forkedAt: atSeq, status: 'waiting', pendingApproval: { tool: 'issue_refund', args: { amount: 15 } } });
     noCalls(s.counts);
+    // The link stays on the session: GET answers it too (and null for a session that was not forked).
+    expect((await s.call('GET', '/sessions/fork-http')).body).toMatchObject({ parentId: s.parentId, forkedAt: atSeq });
+    expect((await s.call('GET', `/sessions/${s.parentId}`)).body).toMatchObject({ parentId: null, forkedAt: null });
     expect((await s.call('POST', '/sessions/fork-http/approve', { body: {} })).status).toBe(200);
     expect(s.counts).toMatchObject({ issue_refund: 1, resolve_user: 0, query_order: 0 });
     expect((await s.call('GET', `/sessions/${s.parentId}`)).body).toMatchObject({ status: 'waiting', pendingApproval: { args: { amount: 120 } } });
