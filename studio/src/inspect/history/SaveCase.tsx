@@ -36,12 +36,6 @@ function headerMachine(text: string): string | undefined {
   }
 }
 
-// Inline styles: the form opens under its button, over the panel, without reflowing the row of file buttons.
-const FORM_STYLE = {
-  position: 'absolute', top: 'calc(100% + 4px)', left: 0, zIndex: 5, width: 440, display: 'flex', flexWrap: 'wrap', alignItems: 'center',
-  gap: 6, padding: 8, whiteSpace: 'normal', background: '#fff', border: '1px solid #d4d4d4', borderRadius: 4, boxShadow: '0 2px 8px rgb(0 0 0 / 12%)',
-} as const;
-const FULL_ROW = { flexBasis: '100%' } as const;
 
 function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
   const sessionMachine = useInspect((s) => s.sessions.find((x) => x.sessionId === sessionId)?.machineId);
@@ -102,7 +96,6 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
     <form
       className="history-save-case"
       data-testid="save-case-form"
-      style={FORM_STYLE}
       onSubmit={(e) => { e.preventDefault(); if (!busy) void save(); }}
     >
       <label>
@@ -118,22 +111,22 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
       </button>
       <button type="button" onClick={onClose} data-testid="save-case-cancel">Close</button>
       {existing.includes(name.trim()) && outcome?.kind !== 'exists' && outcome?.kind !== 'saved' && (
-        <span className="muted" style={FULL_ROW} data-testid="save-case-taken">a case named {name.trim()} exists; saving asks before replacing it</span>
+        <span className="muted history-save-case__row" data-testid="save-case-taken">a case named {name.trim()} exists; saving asks before replacing it</span>
       )}
       {outcome?.kind === 'exists' && (
-        <span className="history-notice" style={FULL_ROW} role="alert" data-testid="save-case-replace-prompt" data-file={outcome.file}>
+        <span className="history-notice history-save-case__row" role="alert" data-testid="save-case-replace-prompt" data-file={outcome.file}>
           {outcome.file} exists. Replace?{' '}
           <button type="button" disabled={busy} onClick={() => void replace(outcome)} data-testid="save-case-replace">Replace</button>{' '}
           <button type="button" disabled={busy} onClick={() => setOutcome(null)} data-testid="save-case-keep">Keep it</button>
         </span>
       )}
       {outcome?.kind === 'saved' && (
-        <span className="history-notice" style={FULL_ROW} role="status" data-testid="save-case-message" data-kind="saved" data-file={outcome.file} data-replaced={String(outcome.replaced)}>
+        <span className="history-notice history-save-case__row" role="status" data-testid="save-case-message" data-kind="saved" data-file={outcome.file} data-replaced={String(outcome.replaced)}>
           {outcome.replaced ? 'Replaced' : 'Saved'} {outcome.file} — run <code>flowing test {outcome.machineId}</code>
         </span>
       )}
       {outcome?.kind === 'error' && (
-        <span className="history-error" style={FULL_ROW} role="alert" data-testid="save-case-message" data-kind="error" data-code={outcome.code}>
+        <span className="history-error history-save-case__row" role="alert" data-testid="save-case-message" data-kind="error" data-code={outcome.code}>
           {outcome.message} ({outcome.code})
         </span>
       )}
