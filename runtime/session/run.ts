@@ -614,7 +614,12 @@ export class SessionRun {
     this.actorStopped = true;
     const actor = this.actor;
     // Stopping from inside XState's own processing (an inspection callback) is deferred to keep its state consistent.
-    if (actor) queueMicrotask(() => actor.stop());
+    // The entry is deleted, not left to the GC: a WeakMap's table only shrinks on delete, so dead systems would
+    // keep it as large as the most runs ever started between two full collections.
+    if (actor) queueMicrotask(() => {
+      actor.stop();
+      runsBySystem.delete(actor.system);
+    });
   }
 
   /** The snapshot kept for a session that ended in error: an errored actor's thrown value is replaced by its code. */
