@@ -8,6 +8,8 @@ export interface LoadServer {
   url: string;
   pid: number;
   heap(): Promise<number>;
+  /** The heap after full GCs without V8's compiled code and its feedback (see dataHeap in load-server.ts). */
+  dataHeap(): Promise<number>;
   handles(): Promise<Record<string, number>>;
   rss(): Promise<number>;
   /** Ends it (stdin closed, then SIGKILL after 5 s) and waits for the exit. */
@@ -39,6 +41,7 @@ export async function startLoadServer(store: string, heartbeatMs = 15_000): Prom
     url,
     pid: child.pid!,
     heap: () => ask<number>('heap', 'heap'),
+    dataHeap: () => ask<number>('dataHeap', 'dataHeap'),
     handles: () => ask<Record<string, number>>('handles', 'handles'),
     rss: () => ask<number>('rss', 'rss'),
     async stop() {

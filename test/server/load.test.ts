@@ -10,8 +10,12 @@ import { startLoadServer, type LoadServer } from './load-process.ts';
 // process on the default store (SQLite, WAL, synchronous=FULL).
 const SESSIONS = 1_000;
 const CONCURRENCY = 100;
-/** The project target is 500 B per idle session (reported); this bound only catches a session kept live by mistake. */
-const IDLE_BYTES_BOUND = 4_096;
+/**
+ * Heap per idle session, counted without the code V8 compiles meanwhile (load-server.ts, dataHeap): 31-32 B measured
+ * (nothing of a session is kept; a hash table that doubles is up to ~65 B of it). The bound is the project target: a
+ * SessionRun alone is 360 B before its Maps and actor, so any per-session object kept by mistake still fails it.
+ */
+const IDLE_BYTES_BOUND = 500;
 
 let server: LoadServer | undefined;
 let dir: string | undefined;
@@ -23,7 +27,7 @@ afterEach(async () => {
 });
 
 describe('L1: 1,000 concurrent sessions on one server', () => {
-  it('answers 1,000 concurrent sessions with 0 errors and 0 lost events, and keeps no idle session live (heap per idle session under 4 KiB; the figure is printed against the 500 B target)', async () => {
+  it('answers 1,000 concurrent sessions with 0 errors and 0 lost events, and keeps no idle session live (heap per idle session, without compiled code, under the 500 B target)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'flowing-l1-'));
     server = await startLoadServer(`sqlite:${join(dir, 'sessions.db')}`);
     const warmClient = new JsonClient(server.url, CONCURRENCY);
@@ -31,17 +35,23 @@ describe('L1: 1,000 concurrent sessions on one server', () => {
     const warm = await runLoad(warmClient, { sessions: 100, events: 1, concurrency: CONCURRENCY, idPrefix: 'l1-warm' });
     warmClient.close();
     expect(warm.errors).toBe(0);
+    // The data heap first: its snapshot and parse compile code of their own, which the plain figure must not count.
+    const dataBefore = await server.dataHeap();
     const before = await server.heap();
 
     const client = new JsonClient(server.url, CONCURRENCY);
     const report = await runLoad(client, { sessions: SESSIONS, events: 1, concurrency: CONCURRENCY, idPrefix: 'l1' });
     client.close();
     const after = await server.heap();
-    const perIdleSession = (after - before) / SESSIONS;
+    const dataAfter = await server.dataHeap();
+    const perIdleSession = (dataAfter - dataBefore) / SESSIONS;
+    // With V8's compiled code (1.2-2.2 KB a session in runs so far, varying from run to run): the optimizing tiers go
+    // on compiling and recompiling hot paths well past the warm-up.
+    const withCode = (after - before) / SESSIONS;
 
     console.log(`L1: ${SESSIONS} sessions x 1 USER_MESSAGE, ${CONCURRENCY} requests in flight, SQLite: ${report.errors} errors, ${report.lost} lost, `
       + `p50 ${report.p50.toFixed(1)} ms, p99 ${report.p99.toFixed(1)} ms (max ${report.max.toFixed(0)} ms), ${report.eventsPerSecond.toFixed(0)} events/s, `
-      + `${report.createPerSecond.toFixed(0)} creates/s; heap per idle session ${perIdleSession.toFixed(0)} B (target 500 B)`);
+      + `${report.createPerSecond.toFixed(0)} creates/s; heap per idle session ${perIdleSession.toFixed(0)} B (target 500 B; ${withCode.toFixed(0)} B with the code V8 compiled meanwhile)`);
     expect(report.samples).toEqual([]);
     expect(report.errors).toBe(0);
     expect(report.lost).toBe(0);
