@@ -17,7 +17,8 @@ function parsePort(value: string | undefined): number | undefined {
  * and `HOST` (default 127.0.0.1), and prints its URL. A start that fails with a studio code prints it and sets
  * the exit code 1 (undefined is returned). `runtimeApp` is the runtime API mounted under `/api/runtime` (the CLI
  * passes one over the project's generated machines and `.flowing/sessions.db`); `sessionFile` is served to the page
- * for `flowing inspect FILE`; `checkCase` checks a case before "Save as case" writes it; `appDir` replaces the built app (tests serve the one built from the current sources).
+ * for `flowing inspect FILE`; `checkCase` checks a case before "Save as case" writes it; `appDir` replaces the built
+ * app (tests serve the one built from the current sources).
  */
 export async function studioCommand(options: { port?: string; host?: string; runtimeApp?: RuntimeAppSource; sessionFile?: ServedSessionFile; appDir?: string; checkCase?: CaseChecker } = {}): Promise<StudioServer | undefined> {
   const port = parsePort(options.port) ?? parsePort(process.env.PORT) ?? DEFAULT_STUDIO_PORT;

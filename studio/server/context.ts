@@ -55,7 +55,7 @@ export async function createStudioContext(rootDir: string, options: { checkCase?
       return codegen;
     },
     serial: createKeyedQueue(),
-    ...(options.checkCase ? { checkCase: options.checkCase } : {}),
+    checkCase: options.checkCase,
     dispose() {
       void codegen?.then((instance) => instance.dispose());
       codegen = undefined;

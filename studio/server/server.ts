@@ -54,7 +54,7 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
   await access(join(appDir, 'index.html')).catch(() => {
     throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
-  const context = await createStudioContext(options.rootDir, options.checkCase ? { checkCase: options.checkCase } : {});
+  const context = await createStudioContext(options.rootDir, { checkCase: options.checkCase });
   const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   const port = options.port ?? DEFAULT_STUDIO_PORT;

@@ -41,7 +41,7 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     logLevel: options.logLevel ?? 'info',
     clearScreen: false,
-    plugins: [react(), studioApiPlugin({ rootDir: options.rootDir, ...(options.checkCase ? { checkCase: options.checkCase } : {}) })],
+    plugins: [react(), studioApiPlugin({ rootDir: options.rootDir, checkCase: options.checkCase })],
     resolve: {
       alias: [{ find: /^@flowing\/spec$/, replacement: `${REPO_DIR}spec/index.ts` }],
     },

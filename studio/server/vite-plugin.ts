@@ -56,7 +56,7 @@ export function studioApiPlugin(options: StudioApiOptions): Plugin {
     name: 'flowing-studio-api',
     apply: 'serve',
     async configureServer(server: ViteDevServer) {
-      const context = await createStudioContext(options.rootDir, options.checkCase ? { checkCase: options.checkCase } : {});
+      const context = await createStudioContext(options.rootDir, { checkCase: options.checkCase });
       const host = server.config.server.host;
       const guard: GuardOptions = { hostnames: options.hostnames ?? allowedHostnames(typeof host === 'string' ? host : undefined) };
       const api = createStudioListener(createStudioApp({ context }).app, guard, { overrideGlobalObjects: false });

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, StudioApiError } from '../../api.ts';
 import { useInspect } from '../inspect-store.ts';
 import { RuntimeApiError } from '../runtime-client.ts';
-import { fetchSessionCase } from './case-client.ts';
+import { fetchSessionCase } from './history-client.ts';
 
 /** What the form shows after a try: the saved file, a name that exists (asking to replace it), or a coded error. */
 type Outcome =

@@ -52,6 +52,18 @@ export async function exportSession(endpoint: RuntimeEndpoint, sessionId: string
 }
 
 /**
+ * `GET /sessions/:id/case?name=&context=`: the session as a case file (JSON lines) for `flowing test`. `context` lists
+ * the final context keys the case compares (none: all of them).
+ * @example const text = await fetchSessionCase({ baseUrl: '/api/runtime' }, id, { name: 'refund-ok', context: ['reply'] })
+ */
+export async function fetchSessionCase(endpoint: RuntimeEndpoint, sessionId: string, options: { name: string; context?: readonly string[] }): Promise<string> {
+  const params = new URLSearchParams({ name: options.name });
+  if (options.context && options.context.length > 0) params.set('context', options.context.join(','));
+  const response = await send(endpoint, `${sessionPath(sessionId)}/case?${params}`, { headers: runtimeHeaders(endpoint, { accept: 'application/x-ndjson' }) });
+  return response.text();
+}
+
+/**
  * `POST /sessions/:id/fork`: a new session at the state and context the parent had right after `atSeq`, with the
  * pinned context fields replaced. Nothing of the parent is re-run.
  */
