@@ -29,6 +29,8 @@ export interface SqliteStoreOptions {
   pollMs?: number;
   /** Events read per query by `readEvents`; longer logs are read page by page, yielding in between (default 1000). */
   readPageSize?: number;
+  /** Most commits written by one transaction of the group commit (default 256). */
+  maxCommitsPerTransaction?: number;
 }
 
 /** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
@@ -36,6 +38,14 @@ export interface SqliteStore extends SessionStore {
   readonly file: string;
   settings(): SqliteSettings;
   close(): Promise<void>;
+}
+
+interface PendingCommit {
+  request: CommitRequest;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  /** Why this commit alone was rolled back. */
+  refused?: unknown;
 }
 
 interface SessionRow {
@@ -51,8 +61,10 @@ interface SessionRow {
 
 /**
  * The embedded default store: one SQLite file in WAL mode, `synchronous=FULL` and a busy timeout set on every open,
- * record + events + journal in one transaction per commit, versioned schema. Rows failing their checksum refuse their
- * session with `FLOW_STORE_CORRUPT`; other sessions keep loading.
+ * record + events + journal of a commit written all or nothing, versioned schema. Commits asked for in one turn of the
+ * event loop share one transaction (group commit: one fsync for many sessions), each in a savepoint of its own so a
+ * refused commit rejects alone. Rows failing their checksum refuse their session with `FLOW_STORE_CORRUPT`; other
+ * sessions keep loading.
  * @example createRuntime({ machines, store: createSqliteStore() }) // .flowing/sessions.db of the working directory
  */
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
@@ -75,7 +87,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     readJournal: db.prepare<[string], { key: string; body: string; body_check: string }>('SELECT key, body, body_check FROM journal WHERE session_id = ? ORDER BY key'),
   };
 
-  const write = db.transaction((request: CommitRequest) => {
+  const writeOne = db.transaction((request: CommitRequest) => {
     const { expectedVersion, record, events, journal } = request;
     const stored = q.version.get(record.sessionId);
     const current = stored?.version ?? 0;
@@ -97,6 +109,45 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       q.journal.run(record.sessionId, entry.key, stored.body, stored.check);
     }
   });
+
+  // Group commit: the commits asked for within one turn of the event loop are written by one transaction, so many
+  // sessions share one fsync. Each commit is a savepoint of its own: a refused one (a version conflict) is rolled
+  // back alone and rejects only its caller. Nothing resolves before the transaction holding it is on disk.
+  const writeGroup = db.transaction((group: PendingCommit[]) => {
+    for (const pending of group) {
+      try {
+        writeOne(pending.request);
+      } catch (error) {
+        // An I/O error can make SQLite roll the whole transaction back: then no commit of the group may go on alone.
+        if (!db.inTransaction) throw error;
+        pending.refused = error;
+      }
+    }
+  });
+  const maxGroup = Math.max(1, Math.floor(options.maxCommitsPerTransaction ?? 256));
+  let queued: PendingCommit[] = [];
+  let flushScheduled = false;
+
+  function flushCommits() {
+    flushScheduled = false;
+    while (queued.length > 0) {
+      const group = queued.length <= maxGroup ? queued : queued.slice(0, maxGroup);
+      queued = queued.length <= maxGroup ? [] : queued.slice(maxGroup);
+      let failed: unknown;
+      try {
+        if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
+        writeGroup.immediate(group);
+        ownCommits = true;
+      } catch (error) {
+        failed = translate(error, file);
+      }
+      for (const pending of group) {
+        if (failed !== undefined) pending.reject(failed);
+        else if (pending.refused !== undefined) pending.reject(translate(pending.refused, file));
+        else pending.resolve();
+      }
+    }
+  }
 
   const followers = new FeedFollowers();
   let poller: NodeJS.Timeout | undefined;
@@ -163,9 +214,15 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
         return row ? decodeRecord(row.record, row.record_check, sessionId) : undefined;
       });
     },
-    async commit(request) {
-      guard(() => write.immediate(request));
-      ownCommits = true;
+    commit(request) {
+      if (closed) return Promise.reject(storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`));
+      return new Promise<void>((resolve, reject) => {
+        queued.push({ request, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flushCommits);
+        }
+      });
     },
     async readEvents(sessionId, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER) {
       const max = Math.max(0, Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER));
@@ -218,6 +275,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     },
     async close() {
       if (closed) return;
+      flushCommits(); // commits already asked for are written, not dropped
       closed = true;
       if (poller) clearInterval(poller);
       poller = undefined;

@@ -179,3 +179,72 @@ describe('D9: a damaged store', () => {
     expect(await runtime.session(id).send({ type: 'RUN', args: { n: 7 } })).toMatchObject({ applied: true });
   });
 });
+
+describe('SQLite store: group commit', () => {
+  /** Frames in the WAL file now (a passive checkpoint reports them), read through a connection of its own. */
+  function walFrames(): number {
+    const raw = new Database(join(dir, 'sessions.db'));
+    try {
+      const [row] = raw.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+      return row!.log;
+    } finally {
+      raw.close();
+    }
+  }
+
+  it('writes the commits of 50 sessions asked for in one turn as one transaction, and each is stored whole', async () => {
+    const grouped = open();
+    walFrames(); // checkpoint what opening wrote
+    const ids = Array.from({ length: 50 }, (_, i) => `s${i}`);
+    await Promise.all(ids.map((id) => grouped.commit({ expectedVersion: 0, record: testRecord(id, 1, 2), events: testEvents(id, 1, 2), journal: [] })));
+    const groupedFrames = walFrames();
+    await grouped.close();
+    // The same commits one transaction each rewrite the same pages 50 times over.
+    const single = open({ maxCommitsPerTransaction: 1 });
+    await Promise.all(ids.map((id) => single.commit({ expectedVersion: 1, record: testRecord(id, 2, 4), events: testEvents(id, 3, 4), journal: [] })));
+    const singleFrames = walFrames();
+    expect(groupedFrames).toBeGreaterThan(0);
+    expect(singleFrames).toBeGreaterThan(groupedFrames * 5);
+    for (const id of ids) {
+      expect((await single.load(id))!.version).toBe(2);
+      expect((await single.readEvents(id)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    }
+  });
+
+  it('rolls back only the refused commit of a group: the others land, and it rejects with its own code', async () => {
+    const store = open();
+    await store.commit({ expectedVersion: 0, record: testRecord('taken', 1, 1), events: testEvents('taken', 1, 1), journal: [] });
+    const results = await Promise.allSettled([
+      store.commit({ expectedVersion: 0, record: testRecord('a', 1, 1), events: testEvents('a', 1, 1), journal: [] }),
+      // Stale: 'taken' is at version 1 already.
+      store.commit({ expectedVersion: 0, record: testRecord('taken', 1, 2), events: testEvents('taken', 1, 2), journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: false, startedAt: 1 }] }),
+      store.commit({ expectedVersion: 0, record: testRecord('b', 1, 1), events: testEvents('b', 1, 1), journal: [] }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'STORE_CONFLICT' });
+    const reader = open();
+    expect((await reader.load('a'))!.version).toBe(1);
+    expect((await reader.load('b'))!.version).toBe(1);
+    expect((await reader.load('taken'))!.seq).toBe(1);
+    expect(await reader.readEvents('taken')).toHaveLength(1);
+    expect(await reader.readJournal('taken')).toEqual([]);
+  });
+
+  it('applies two commits of one session in one group in the order they were asked for', async () => {
+    const store = open();
+    await Promise.all([
+      store.commit({ expectedVersion: 0, record: testRecord('seq', 1, 2), events: testEvents('seq', 1, 2), journal: [] }),
+      store.commit({ expectedVersion: 1, record: testRecord('seq', 2, 3), events: testEvents('seq', 3, 3), journal: [] }),
+    ]);
+    expect((await open().readEvents('seq')).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('writes commits asked for before close, and refuses later ones with STORE_CLOSED', async () => {
+    const store = open();
+    const asked = store.commit({ expectedVersion: 0, record: testRecord('late', 1, 1), events: testEvents('late', 1, 1), journal: [] });
+    await store.close();
+    await expect(asked).resolves.toBeUndefined();
+    await expect(store.commit({ expectedVersion: 1, record: testRecord('late', 2, 2), events: testEvents('late', 2, 2), journal: [] })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+    expect((await open().load('late'))!.version).toBe(1);
+  });
+});
