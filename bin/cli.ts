@@ -135,8 +135,9 @@ program
   .description('Measure runtime overhead against bare XState and a hand-written loop')
   .option('--rounds <n>', 'rounds, each case of each in a new process (default 5)')
   .option('--sessions <n>', 'sessions timed per case and round (default 300)')
+  .option('--concurrency <n>', 'sessions in flight in the second table (default 32)')
   .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
-  .action(async (options: { rounds?: string; sessions?: string; redis?: string }) => {
+  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; redis?: string }) => {
     await ensureTypeScriptLoader();
     const { benchCommand } = await import('./bench/index.ts');
     process.exitCode = await benchCommand(options);

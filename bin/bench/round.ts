@@ -26,6 +26,8 @@ export interface RoundConfig {
   warmup: number;
   /** Redis store URL, for the Redis case. */
   redisUrl?: string;
+  /** Sessions in flight at once (default 1: one after another). */
+  concurrency?: number;
 }
 
 /** One case's figures in one round, or why it could not run. */
@@ -74,6 +76,22 @@ async function runnerFor(config: RoundConfig, definition: AnyMachineDefinition):
   }
 }
 
+/** Runs `count` sessions, `concurrency` of them in flight at any moment. */
+async function runMany(runner: Runner, count: number, concurrency: number): Promise<void> {
+  if (concurrency <= 1) {
+    for (let i = 0; i < count; i++) await runner.run();
+    return;
+  }
+  let started = 0;
+  const worker = async () => {
+    while (started < count) {
+      started++;
+      await runner.run();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
 /** Warms up and times one case in this process (the parent runs every case of every round in a new process). */
 export async function runRound(config: RoundConfig): Promise<CaseFigure> {
   await ensureTypeScriptLoader();
@@ -83,9 +101,10 @@ export async function runRound(config: RoundConfig): Promise<CaseFigure> {
   if (typeof runner === 'string') return { skipped: runner };
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
   try {
-    for (let i = 0; i < config.warmup; i++) {
-      if (i % CHUNK === 0) runner.reset();
-      await runner.run();
+    const concurrency = config.concurrency ?? 1;
+    for (let i = 0; i < config.warmup; i += CHUNK) {
+      runner.reset();
+      await runMany(runner, Math.min(CHUNK, config.warmup - i), concurrency);
     }
     let wall = 0;
     let cpu = 0;
@@ -99,7 +118,7 @@ export async function runRound(config: RoundConfig): Promise<CaseFigure> {
       profiler.start();
       const cpuStart = process.cpuUsage();
       const start = performance.now();
-      for (let i = 0; i < count; i++) await runner.run();
+      await runMany(runner, count, concurrency);
       wall += (performance.now() - start) * 1000;
       const used = process.cpuUsage(cpuStart);
       cpu += used.user + used.system;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
 import { evaluateExpression } from '@flowing/spec';
 import type { ApprovalRecord } from '../store/types.ts';
@@ -70,7 +70,7 @@ function generalStableJson(value: unknown): string {
 
 /** sha256 of the stable JSON of a tool's arguments. */
 export function argsHash(args: unknown): string {
-  return createHash('sha256').update(stableJson(args)).digest('hex');
+  return hash('sha256', stableJson(args), 'hex');
 }
 
 /** The approval a session asks for on entering an approval state: the tool and the exact args it will get. */
