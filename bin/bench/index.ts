@@ -19,7 +19,7 @@ export interface BenchOptions {
 const TARGETS: Readonly<Record<string, number>> = { [CASE_NAMES.memory]: 1.5, [CASE_NAMES.sqlite]: 2.5 };
 const IDLE_SESSIONS = 10_000;
 /** The cases of the table with many sessions in flight: the hand-written loop has nothing to wait for there. */
-const CONCURRENT_CASES: readonly CaseId[] = ['bare', 'memory', 'sqlite', 'redis'];
+const CONCURRENT_CASES: readonly CaseId[] = ['bare', 'memory', 'sqlite', 'sqliteAlone', 'redis'];
 
 type Measured = Exclude<CaseFigure, { skipped: string }>;
 
@@ -37,7 +37,7 @@ async function measure(ids: readonly CaseId[], rounds: number, base: Omit<RoundC
     for (let i = 0; i < ids.length; i++) {
       const id = ids[(i + round) % ids.length]!;
       if (id === 'redis' && !base.redisUrl) continue;
-      const config: RoundConfig = { ...base, case: id, warmup: id === 'sqlite' || id === 'redis' ? 600 : 2_000 };
+      const config: RoundConfig = { ...base, case: id, warmup: id === 'sqlite' || id === 'sqliteAlone' || id === 'redis' ? 600 : 2_000 };
       results.get(id)!.push(await runChild<CaseFigure>('round-main', config));
     }
   }
@@ -72,7 +72,8 @@ function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure
  * `npm run bench`: the order-support workload (instantaneous tools, a model that answers at once) as (a) a
  * hand-written async function, (b) the generated machine on bare XState with plain `fromPromise` actors making the
  * same calls, (c) the Flowing runtime with the memory store, (d) with SQLite (WAL, synchronous=FULL, a temporary file)
- * and (e) with Redis (`--redis URL`, or a redis-server of its own; skipped with the reason when there is none). First
+ * and (e) with Redis (`--redis URL`, or a redis-server of its own; skipped with the reason when there is none); (f)
+ * is the floor under (d): the commits one session makes, captured once, written straight to the SQLite store. First
  * one session at a time (the latency of a session, where SQLite waits for each fsync), then `--concurrency` sessions
  * in flight (the throughput of a service, where SQLite's group commit shares an fsync). Every case of every round runs
  * in a new child process (JIT and GC state of one case never reach another); the figure of a case is the median over

@@ -3,7 +3,7 @@ import { GCProfiler } from 'node:v8';
 import { createMemoryStore, createRuntime, type AnyMachineDefinition, type Runtime, type SessionStore } from '@flowing/runtime';
 import { ensureTypeScriptLoader } from '../typescript-loader.ts';
 import { benchProvider } from './model.ts';
-import { benchRedis, benchSqlite, type BenchStore } from './stores.ts';
+import { benchRedis, benchSqlite, captureCommits, commitAs, type BenchStore } from './stores.ts';
 import { bareXState, handWritten, withRuntime } from './workload.ts';
 
 /** The cases, as printed; the parent computes ratios against `bare`. */
@@ -13,6 +13,7 @@ export const CASE_NAMES = {
   memory: '(c) Flowing, memory store',
   sqlite: '(d) Flowing, SQLite',
   redis: '(e) Flowing, Redis',
+  sqliteAlone: '(f) SQLite store alone',
 } as const;
 
 export type CaseId = keyof typeof CASE_NAMES;
@@ -67,6 +68,21 @@ async function runnerFor(config: RoundConfig, definition: AnyMachineDefinition):
     case 'sqlite': {
       const sqlite = await benchSqlite();
       return typeof sqlite === 'string' ? sqlite : runtimeRunner(definition, () => sqlite.store, sqlite);
+    }
+    case 'sqliteAlone': {
+      // The floor under (d): a session's commits, as the runtime made them, written straight to the store.
+      const commits = await captureCommits((store) => withRuntime(createRuntime({ machines: [definition], store, llm: benchProvider() }), definition));
+      const sqlite = await benchSqlite();
+      if (typeof sqlite === 'string') return sqlite;
+      let n = 0;
+      return {
+        run: async () => {
+          const sessionId = `alone-${++n}`;
+          for (const commit of commits) await sqlite.store.commit(commitAs(commit, sessionId));
+        },
+        reset: () => {},
+        close: () => sqlite.close(),
+      };
     }
     case 'redis': {
       if (!config.redisUrl) return 'no Redis URL';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionStore } from '@flowing/runtime';
+import { createMemoryStore, type CommitRequest, type SessionStore } from '@flowing/runtime';
 
 /** A durable store for the benchmark, and how to take it down. */
 export interface BenchStore {
@@ -36,4 +36,17 @@ export async function benchRedis(url: string): Promise<BenchStore | string> {
   }
   const store = createRedisStore({ url, prefix: `bench-${process.pid}:` });
   return { store, close: () => store.close() };
+}
+
+/** The commits of one session: `session` runs it on a memory store that keeps each commit asked of it. */
+export async function captureCommits(session: (store: SessionStore) => Promise<unknown>): Promise<CommitRequest[]> {
+  const memory = createMemoryStore();
+  const commits: CommitRequest[] = [];
+  await session({ ...memory, commit: (request) => { commits.push(request); return memory.commit(request); } });
+  return commits;
+}
+
+/** A captured commit, made for another session id. */
+export function commitAs(commit: CommitRequest, sessionId: string): CommitRequest {
+  return { ...commit, record: { ...commit.record, sessionId }, events: commit.events.map((event) => ({ ...event, sessionId })) };
 }

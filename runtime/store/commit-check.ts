@@ -22,12 +22,17 @@ export function checkCommitShape({ expectedVersion, record, events }: CommitRequ
 }
 
 /**
- * `checkCommitShape`, then that the events continue the stored log, whose last seq is `storedSeq` (0 for a new
- * session); a log that moved on is `STORE_CONFLICT`, like a stale version.
+ * That the stored session (undefined for none) is at the version the commit expects, `checkCommitShape`, and that
+ * the events continue the stored log: a stale version, or a log that moved on, is `STORE_CONFLICT`.
  */
-export function checkCommit(request: CommitRequest, storedSeq: number): void {
+export function checkCommit(request: CommitRequest, stored: { version: number; seq: number } | undefined): void {
+  const { expectedVersion, record, events } = request;
+  const current = stored?.version ?? 0;
+  if (current !== expectedVersion) {
+    throw storeError('STORE_CONFLICT', `session ${record.sessionId} is at version ${current}, the write expected ${expectedVersion}; reload and retry`, { sessionId: record.sessionId });
+  }
   checkCommitShape(request);
-  const { record, events } = request;
+  const storedSeq = stored?.seq ?? 0;
   if (record.seq - events.length !== storedSeq) {
     throw storeError('STORE_CONFLICT', `the events of session '${record.sessionId}' start after seq ${record.seq - events.length}, but the stored log ends at ${storedSeq}`, { sessionId: record.sessionId });
   }

@@ -1,6 +1,5 @@
 import type { RuntimeEvent } from '../events.ts';
 import { checkCommit } from './commit-check.ts';
-import { storeError } from './errors.ts';
 import { encodeCursor, isAfter, matches, newestFirst, planList, summarize } from './query.ts';
 import type { CommitRequest, JournalEntry, SessionRecord, SessionStore } from './types.ts';
 
@@ -29,13 +28,8 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
       return data.records.get(sessionId);
     },
     async commit(request: CommitRequest) {
-      const { expectedVersion, record, events, journal } = request;
-      const stored = data.records.get(record.sessionId);
-      const currentVersion = stored?.version ?? 0;
-      if (currentVersion !== expectedVersion) {
-        throw storeError('STORE_CONFLICT', `session ${record.sessionId} is at version ${currentVersion}, the write expected ${expectedVersion}; reload and retry`, { sessionId: record.sessionId });
-      }
-      checkCommit(request, stored?.seq ?? 0);
+      const { record, events, journal } = request;
+      checkCommit(request, data.records.get(record.sessionId));
       const log = (data.events.get(record.sessionId) ?? []) as RuntimeEvent[];
       data.records.set(record.sessionId, record);
       if (events.length > 0) {

@@ -88,13 +88,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   };
 
   const writeOne = db.transaction((request: CommitRequest) => {
-    const { expectedVersion, record, events, journal } = request;
-    const stored = q.version.get(record.sessionId);
-    const current = stored?.version ?? 0;
-    if (current !== expectedVersion) {
-      throw storeError('STORE_CONFLICT', `session ${record.sessionId} is at version ${current}, the write expected ${expectedVersion}; reload and retry`, { sessionId: record.sessionId });
-    }
-    checkCommit(request, stored?.seq ?? 0);
+    const { record, events, journal } = request;
+    checkCommit(request, q.version.get(record.sessionId));
     const { body, check } = encode(record);
     q.upsert.run({
       sessionId: record.sessionId, machineId: record.machineId, status: record.status, version: record.version, seq: record.seq,

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { copyFile, mkdtemp, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -246,5 +248,24 @@ describe('SQLite store: group commit', () => {
     await expect(asked).resolves.toBeUndefined();
     await expect(store.commit({ expectedVersion: 1, record: testRecord('late', 2, 2), events: testEvents('late', 2, 2), journal: [] })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
     expect((await open().load('late'))!.version).toBe(1);
+  });
+});
+
+describe('SQLite store: a process that never closes it', () => {
+  it('keeps a process that committed and never closed the store up until the commit is on disk, then lets it exit', async () => {
+    const file = join(dir, 'sessions.db');
+    const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../helpers/sqlite-exit-child.ts', import.meta.url)), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exit = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(-1); }, 20_000);
+      child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
+    });
+    expect(exit).toBe(0);
+    expect(out).toBe('COMMITTED\n');
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare('SELECT version FROM sessions WHERE session_id = ?').get('left-open')).toEqual({ version: 1 });
+    expect(check.prepare('SELECT count(*) AS n FROM events WHERE session_id = ?').get('left-open')).toEqual({ n: 3 });
+    check.close();
   });
 });
