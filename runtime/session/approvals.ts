@@ -39,7 +39,7 @@ function plainJson(value: unknown, depth: number): string | undefined {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return undefined;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
-  const keys = Object.keys(value).sort();
+  const keys = sortedKeys(value);
   let out = '{';
   let first = true;
   for (const key of keys) {
@@ -48,10 +48,38 @@ function plainJson(value: unknown, depth: number): string | undefined {
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
     const text = plainJson(item, depth + 1);
     if (text === undefined) return undefined;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${first ? '' : ','}${quotedKey(key)}:${text}`;
     first = false;
   }
   return `${out}}`;
+}
+
+/** Own keys in code-unit order, as `Array.prototype.sort` orders them; an insertion sort for the few keys of a request. */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 4096;
+
+/** JSON.stringify(key), remembered: requests and arguments use the same few field names over and over. */
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 function isArrayIndex(key: string): boolean {
