@@ -136,8 +136,9 @@ program
   .option('--rounds <n>', 'rounds, each case of each in a new process (default 5)')
   .option('--sessions <n>', 'sessions timed per case and round (default 300)')
   .option('--concurrency <n>', 'sessions in flight in the second table (default 32)')
+  .option('--warmup <n>', 'untimed sessions per case before timing (default 2000; 600 with SQLite or Redis)')
   .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
-  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; redis?: string }) => {
+  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; warmup?: string; redis?: string }) => {
     await ensureTypeScriptLoader();
     const { benchCommand } = await import('./bench/index.ts');
     process.exitCode = await benchCommand(options);

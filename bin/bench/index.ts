@@ -10,6 +10,8 @@ export interface BenchOptions {
   sessions?: string;
   /** Sessions in flight in the second table (default 32). */
   concurrency?: string;
+  /** Untimed sessions per case before timing (default 2000, 600 for the durable stores). */
+  warmup?: string;
   /** A Redis server to use instead of starting one. */
   redis?: string;
   out?: (line: string) => void;
@@ -31,13 +33,13 @@ function positive(text: string | undefined, fallback: number, name: string): num
 }
 
 /** Every case of every round in a new process, the order rotated per round so no case always runs first. */
-async function measure(ids: readonly CaseId[], rounds: number, base: Omit<RoundConfig, 'case' | 'warmup'>): Promise<Map<CaseId, CaseFigure[]>> {
+async function measure(ids: readonly CaseId[], rounds: number, warmup: number | undefined, base: Omit<RoundConfig, 'case' | 'warmup'>): Promise<Map<CaseId, CaseFigure[]>> {
   const results = new Map<CaseId, CaseFigure[]>(ids.map((id) => [id, []]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[(i + round) % ids.length]!;
       if (id === 'redis' && !base.redisUrl) continue;
-      const config: RoundConfig = { ...base, case: id, warmup: id === 'sqlite' || id === 'sqliteAlone' || id === 'redis' ? 600 : 2_000 };
+      const config: RoundConfig = { ...base, case: id, warmup: warmup ?? (id === 'sqlite' || id === 'sqliteAlone' || id === 'redis' ? 600 : 2_000) };
       results.get(id)!.push(await runChild<CaseFigure>('round-main', config));
     }
   }
@@ -85,10 +87,12 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   let rounds: number;
   let sessions: number;
   let concurrency: number;
+  let warmup: number | undefined;
   try {
     rounds = positive(options.rounds, 5, '--rounds');
     sessions = positive(options.sessions, 300, '--sessions');
     concurrency = positive(options.concurrency, 32, '--concurrency');
+    warmup = options.warmup === undefined ? undefined : positive(options.warmup, 1, '--warmup');
   } catch (error) {
     out(`error BENCH_BAD_OPTION: ${(error as Error).message}`);
     return 2;
@@ -107,8 +111,8 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   let oneAtATime: Map<CaseId, CaseFigure[]>;
   let inFlight: Map<CaseId, CaseFigure[]>;
   try {
-    oneAtATime = await measure(Object.keys(CASE_NAMES) as CaseId[], rounds, { sessions, redisUrl });
-    inFlight = await measure(CONCURRENT_CASES, rounds, { sessions, redisUrl, concurrency });
+    oneAtATime = await measure(Object.keys(CASE_NAMES) as CaseId[], rounds, warmup, { sessions, redisUrl });
+    inFlight = await measure(CONCURRENT_CASES, rounds, warmup, { sessions, redisUrl, concurrency });
   } catch (error) {
     out(`error BENCH_ROUND_FAILED: ${(error as Error).message}`);
     return 1;
