@@ -15,7 +15,7 @@ export type { SendResult } from './session/run.ts';
 export type { EventListener, SubscriptionErrorListener } from './session/subscriptions.ts';
 export { RUNTIME_EVENT_TYPES, type RuntimeEvent, type RuntimeEventType } from './events.ts';
 export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './store/memory.ts';
-export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord, SessionQuery, SessionSummary, SessionPage, StoreFeedListener } from './store/types.ts';
+export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord, SessionQuery, SessionSummary, SessionPage, StoreFeedListener, StoreDurability } from './store/types.ts';
 export { STORE_ERROR_CODES, type StoreErrorCode } from './store/errors.ts';
 export { systemClock, type Clock } from './clock.ts';
 export type { RuntimeLimits } from './limits.ts';

@@ -78,6 +78,12 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
     return fail(error, code === 'SERVER_TOKEN_REQUIRED' || error instanceof RangeError ? 2 : 1);
   }
   out(`flowing serve: ${running.url} (machines: ${served.definitions.map((d) => d.id).join(', ')}; store: ${opened.description})`);
+  try {
+    const durability = await opened.store.durability?.();
+    if (durability) out(`flowing serve: ${durability.summary}`);
+  } catch (error) {
+    err(`warning: the store did not say what a commit survives: ${toFlowError(error).message}`);
+  }
   await (options.stopSignal ?? new Promise((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -57,6 +57,9 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
       const last = page[page.length - 1];
       return { sessions: page.map(summarize), ...(sorted.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };
     },
+    async durability() {
+      return { summary: 'memory store: sessions live in this process only and are lost when it ends' };
+    },
     exportData() {
       return copy(data);
     },

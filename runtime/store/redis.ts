@@ -6,7 +6,7 @@ import { encodeCursor, planList } from './query.ts';
 import { StreamFeed } from './redis/feed.ts';
 import { createRedisLeases, DEFAULT_LEASE_TTL_MS } from './redis/leases.ts';
 import { COMMIT, LIST, runScript } from './redis/scripts.ts';
-import type { SessionLeases, SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary } from './types.ts';
+import type { SessionLeases, SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary, StoreDurability } from './types.ts';
 
 /** Key prefix when none is given. */
 export const DEFAULT_REDIS_PREFIX = 'flowing:';
@@ -35,11 +35,9 @@ export interface RedisStoreOptions {
 }
 
 /** How durable an acknowledged commit is on this Redis, read from its configuration. */
-export interface RedisDurability {
+export interface RedisDurability extends StoreDurability {
   appendonly: boolean;
   appendfsync?: string;
-  /** One line for logs and health checks, e.g. "Redis durability: snapshot only". */
-  summary: string;
 }
 
 export interface RedisStore extends SessionStore {

@@ -33,6 +33,14 @@ export interface SqliteStoreOptions {
   maxCommitsPerTransaction?: number;
 }
 
+/** What an acknowledged commit survives at each `synchronous` level, for `durability()`. */
+const SYNCHRONOUS_MEANING: Readonly<Record<SynchronousLevel, string>> = {
+  OFF: 'no fsync: a power loss can lose commits or damage the file',
+  NORMAL: 'fsync at checkpoints only: a power loss can lose the last commits',
+  FULL: 'every commit fsynced before it is acknowledged',
+  EXTRA: 'every commit fsynced before it is acknowledged, the directory too',
+};
+
 /** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
 export interface SqliteStore extends SessionStore {
   readonly file: string;
@@ -203,6 +211,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     name: 'sqlite',
     file,
     settings: () => guard(() => readSettings(db)),
+    async durability() {
+      return { summary: `SQLite durability: WAL, synchronous=${synchronous} (${SYNCHRONOUS_MEANING[synchronous]})` };
+    },
     async load(sessionId) {
       return guard(() => {
         const row = q.load.get(sessionId);

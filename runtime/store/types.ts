@@ -163,6 +163,14 @@ export interface SessionStore {
   follow?(sessionId: string, afterSeq: number, listener: StoreFeedListener): () => void;
   /** Session leases with fencing (stores shared between processes, e.g. Redis); the runtime holds one per step. */
   readonly leases?: SessionLeases;
+  /** What an acknowledged commit survives, as one line for logs and `/readyz` (e.g. "Redis durability: snapshot only"). */
+  durability?(): Promise<StoreDurability>;
   /** Releases connections and file handles; the store is unusable afterwards. */
   close?(): Promise<void>;
+}
+
+/** What an acknowledged commit survives. */
+export interface StoreDurability {
+  /** One line for logs and health checks. */
+  summary: string;
 }

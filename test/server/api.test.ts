@@ -188,6 +188,6 @@ describe('runtime server: sessions over HTTP', () => {
   it('answers /healthz and /readyz', async () => {
     server = await startTestServer([refusalMachine(gateTool().tool)]);
     expect((await server.call('GET', '/healthz')).body).toEqual({ ok: true });
-    expect((await server.call('GET', '/readyz')).body).toEqual({ ok: true, store: 'memory' });
+    expect((await server.call('GET', '/readyz')).body).toEqual({ ok: true, store: 'memory', durability: 'memory store: sessions live in this process only and are lost when it ends' });
   });
 });

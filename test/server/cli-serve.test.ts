@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliArgs } from '../helpers/cli.ts';
+import { startRedis } from '../helpers/redis.ts';
 import { followSse, readSse } from './sse-client.ts';
 
 let dir: string;
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 /** Starts `flowing serve` in `dir` and waits for the line with its URL. */
-async function startServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string; exited: Promise<number | null> }> {
+async function startServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -29,7 +30,33 @@ async function startServe(args: string[], env: Record<string, string> = {}): Pro
     });
     void exited.then((code) => reject(new Error(`flowing serve exited ${code}: ${stderr}`)));
   });
-  return { child, url, stderr: () => stderr, exited };
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** The first line of the child's stdout matching `pattern`, waiting for more output until it comes or the child ends. */
+function lineOf(served: { child: ChildProcess; stdout: () => string; exited: Promise<number | null> }, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const line = served.stdout().split('\n').find((l) => pattern.test(l));
+      if (line === undefined) return false;
+      served.child.stdout!.off('data', look);
+      resolve(line);
+      return true;
+    };
+    if (look()) return;
+    served.child.stdout!.on('data', look);
+    void served.exited.then(() => reject(new Error(`no line matching ${pattern} in: ${served.stdout()}`)));
+  });
+}
+
+/** `/readyz` once the server has recovered the sessions a previous one left (as a load balancer polls it). */
+async function readyz(url: string): Promise<unknown> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`${url}/readyz`);
+    const body = await response.json();
+    if (response.status !== 503 || attempt >= 100) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function runCli(...args: string[]) {
@@ -53,6 +80,36 @@ describe('flowing serve and flowing sessions', () => {
     }
     expect(await served.exited).toBe(0);
   }, 60_000);
+
+  it('D12: says at start and on /readyz what an acknowledged commit survives: SQLite, Redis without and with an append-only file', async () => {
+    const expectations: Array<{ store: string[]; summary: RegExp }> = [
+      { store: [], summary: /^flowing serve: SQLite durability: WAL, synchronous=FULL \(every commit fsynced before it is acknowledged\)$/ },
+    ];
+    const plain = await startRedis();
+    const aofDir = await mkdtemp(join(tmpdir(), 'flowing-serve-aof-'));
+    const aof = await startRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { dir: aofDir });
+    expectations.push(
+      { store: ['--store', plain.url], summary: /^flowing serve: Redis durability: snapshot only$/ },
+      { store: ['--store', aof.url], summary: /^flowing serve: Redis durability: append-only file, fsync always$/ },
+    );
+    try {
+      for (const { store, summary } of expectations) {
+        const served = await startServe(store);
+        try {
+          const line = await lineOf(served, /durability/);
+          expect(line).toMatch(summary);
+          expect(await readyz(served.url)).toMatchObject({ ok: true, durability: line.slice('flowing serve: '.length) });
+        } finally {
+          served.child.kill('SIGTERM');
+          await served.exited;
+        }
+      }
+    } finally {
+      await plain.stop();
+      await aof.stop();
+      await rm(aofDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('lists the stored sessions, filtered by status, as JSON lines or a table', () => {
     const all = runCli('sessions', '--json');
