@@ -71,6 +71,7 @@ export class Subscriptions {
         continue;
       }
       for (const event of events) {
+        if (sub.closed) break; // a listener unsubscribed mid-batch: what follows is not a gap
         if (event.seq <= sub.lastSeq) continue;
         if (event.seq !== sub.lastSeq + 1) {
           // A gap means this subscriber missed a commit: read it from the store.
