@@ -23,15 +23,15 @@ export interface TestRedis {
 }
 
 /**
- * Starts redis-server on 127.0.0.1 with a free port and no persistence unless `args` ask for it. A missing
+ * Starts redis-server on 127.0.0.1 with a free port (or `port`, to restart one) and no persistence unless `args` ask for it. A missing
  * redis-server fails the calling test with a message saying how to install it; it is never skipped.
  * @example const redis = await startRedis(); ...; await redis.stop();
  */
-export async function startRedis(args: readonly string[] = ['--save', '', '--appendonly', 'no'], options: { dir?: string } = {}): Promise<TestRedis> {
+export async function startRedis(args: readonly string[] = ['--save', '', '--appendonly', 'no'], options: { dir?: string; port?: number } = {}): Promise<TestRedis> {
   if (!existsSync(REDIS_SERVER)) {
     throw new Error(`redis-server is not installed at ${REDIS_SERVER}: install it (apt-get install redis-server) — the Redis store tests need a real server`);
   }
-  const port = await freePort();
+  const port = options.port ?? await freePort();
   const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', ...(options.dir ? ['--dir', options.dir] : []), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
