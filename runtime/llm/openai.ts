@@ -45,6 +45,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   if (apiKey === undefined) {
     throw new FlowingError('LLM_NOT_CONFIGURED', 'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server');
   }
+  const key = apiKey;
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
   const client = new OpenAI({ apiKey, maxRetries: 0, timeout: Math.max(1, Math.ceil(timeoutMs)), ...(baseURL ? { baseURL } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
   const fallbackModel = options.model ?? options.models?.default;
@@ -71,7 +72,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     } catch (error) {
       const flow = error instanceof FlowingError ? error : new FlowingError('LLM_FAILED', String(error), { cause: error });
       const details = typeof flow.details === 'object' && flow.details !== null ? flow.details : {};
-      throw new FlowingError(flow.code, flow.message, { cause: flow.cause, details: { ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } } });
+      // The message and details are logged and stored: a server that echoes the key in its error text must not put it there.
+      throw new FlowingError(flow.code, withoutKey(flow.message, key), { cause: flow.cause, details: withoutKey({ ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } }, key) });
     }
   }
 
@@ -104,4 +106,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** `value` (a string or JSON data) with every occurrence of the API key masked to its first 3 and last 4 characters. */
+function withoutKey<T>(value: T, apiKey: string): T {
+  if (apiKey.length < 8) return value;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (!text.includes(apiKey)) return value;
+  const masked = text.replaceAll(apiKey, `${apiKey.slice(0, 3)}…${apiKey.slice(-4)}`);
+  return (typeof value === 'string' ? masked : JSON.parse(masked)) as T;
 }
