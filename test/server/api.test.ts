@@ -143,7 +143,7 @@ describe('runtime server: sessions over HTTP', () => {
     expect(sent.body.applied === false || sent.body.status === 'cancelled').toBe(true);
   });
 
-  it('approves the pending approval once: the high-risk tool runs once and a second approve is 409', async () => {
+  it('D3: approves the pending approval once: the high-risk tool runs once, and a repeated approve (at once or later) answers as a duplicate', async () => {
     const pay = payTool();
     server = await startTestServer([approvalMachine(pay.tool)]);
     const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'approvals' } });
@@ -156,9 +156,17 @@ describe('runtime server: sessions over HTTP', () => {
       server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } }),
       server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } }),
     ]);
-    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect([a.body.duplicate, b.body.duplicate].sort()).toEqual([true, undefined]);
+    const repeat = await server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({ applied: true, duplicate: true, events: [{ type: 'approval.decided', data: { approvalId, decision: 'approved' } }] });
     expect(pay.ledger).toEqual([25]);
     expect((await server.call('GET', `/sessions/${created.sessionId}`)).body.context.paid).toBe('r-1');
+    // The opposite decision, or an approve without the approvalId, is no repeat: there is nothing to decide.
+    expect((await server.call('POST', `/sessions/${created.sessionId}/reject`, { body: { approvalId } })).body.code).toBe('NO_PENDING_APPROVAL');
+    expect((await server.call('POST', `/sessions/${created.sessionId}/approve`, { body: {} })).body.code).toBe('NO_PENDING_APPROVAL');
+    expect(pay.ledger).toEqual([25]);
   });
 
   it('refuses an approval that names another request with 409 NO_PENDING_APPROVAL and runs nothing', async () => {

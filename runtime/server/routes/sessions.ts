@@ -2,7 +2,8 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { FlowingError, formatIssues } from '../../errors.ts';
 import type { SendResult } from '../../session/run.ts';
-import type { SessionStatus } from '../../store/types.ts';
+import type { ApprovalRecord, SessionStatus } from '../../store/types.ts';
+import type { Session } from '../../runtime.ts';
 import { readJsonObject } from '../body.ts';
 import { SESSION_ID_PATTERN } from '../constants.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
@@ -36,6 +37,16 @@ export function sendResultResponse(c: Context, result: SendResult) {
   const retryAfter = result.applied ? undefined : (result.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
   if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
   return c.json(result, result.applied ? 200 : (statusOf(result.code) as 409));
+}
+
+const DECIDED = { approve: 'approved', reject: 'rejected' } as const;
+
+/** The answer to a repeated decision: applied, marked `duplicate`, with the `approval.decided` event it repeats. */
+async function repeatedDecision(session: Session<{ type: string }>, approvalId: string) {
+  const snapshot = await session.snapshot();
+  const events = await session.events();
+  const decided = events.findLast((e) => e.type === 'approval.decided' && (e.data as { approvalId?: unknown }).approvalId === approvalId);
+  return { applied: true, duplicate: true, state: snapshot.state, status: snapshot.status, events: decided ? [decided] : [] };
 }
 
 /** Session routes: create, list, read, log, send, cancel, approve and reject. */
@@ -129,13 +140,19 @@ export function sessionRoutes(app: Hono, scope: ServerScope) {
       scope.checkSessionRate(id);
       const body = parseBody(ApprovalBody, await readJsonObject(c, options));
       const session = runtime.session(id);
+      // A retry of a decision already taken (same approvalId, same decision) answers as the decision did, and runs nothing.
+      const repeated = (approval: ApprovalRecord | undefined) => body.approvalId !== undefined && approval?.id === body.approvalId && approval.decision === DECIDED[decision];
       const pending = (await session.snapshot()).approval;
+      if (repeated(pending)) return c.json(await repeatedDecision(session, pending!.id));
       if (!pending || pending.decision) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
       if (body.approvalId !== undefined && body.approvalId !== pending.id) {
         throw new ServerError('NO_PENDING_APPROVAL', `approval ${JSON.stringify(body.approvalId.slice(0, 200))} is not the one session ${id} waits for (${pending.id})`, { details: { pendingApprovalId: pending.id } });
       }
       const event = decision === 'approve' ? { type: 'APPROVE' } : { type: 'REJECT', ...(body.reason === undefined ? {} : { reason: body.reason }) };
-      return sendResultResponse(c, await session.send(event));
+      const result = await session.send(event);
+      // Two requests for the same decision at once: the one applied second finds it taken.
+      if (!result.applied && repeated((await session.snapshot()).approval)) return c.json(await repeatedDecision(session, pending.id));
+      return sendResultResponse(c, result);
     });
   }
 }
