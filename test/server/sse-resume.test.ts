@@ -1,14 +1,26 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
+import { createBackend, STORE_KINDS, type StoreBackend } from '../helpers/stores.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 import { followSse } from './sse-client.ts';
 import { startCuttingProxy } from './tcp-proxy.ts';
 
 let server: TestServer | undefined;
+let backend: StoreBackend | undefined;
+let redis: TestRedis | undefined;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  await backend?.remove();
+  backend = undefined;
 });
 
 /** A deterministic stream of numbers in [0, 1) from a seed (mulberry32), so a failing run can be repeated. */
@@ -24,10 +36,11 @@ function seeded(seed: number): () => number {
 }
 
 describe('runtime server: SSE resume through broken connections', () => {
-  it('delivers every event exactly once and in order when 30 connections are cut at random byte offsets', async () => {
+  it.each(STORE_KINDS)('delivers every event exactly once and in order when 30 connections are cut at random byte offsets (%s store)', async (kind) => {
     const seed = Number(process.env.FLOWING_TEST_SEED ?? Date.now() % 1_000_000);
     const random = seeded(seed);
-    server = await startTestServer([refusalMachine(gateTool().tool)], { heartbeatMs: 20, rateLimit: { client: false, session: false } });
+    backend = await createBackend(kind, redis);
+    server = await startTestServer([refusalMachine(gateTool().tool)], { heartbeatMs: 20, rateLimit: { client: false, session: false }, runtime: { store: backend.open() } });
     const { body } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
     const session = server.runtime.session(body.sessionId);
     for (let i = 0; i < 300; i++) await session.send({ type: 'PING' });
