@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, type MemoryStoreData, type Runtime } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
+import { createBackend } from '../helpers/stores.ts';
 
 const REFUND = 'I want a refund for A1002';
 const QUERY = 'where is my order A1001';
@@ -119,5 +121,27 @@ describe('resume from every point of an order-support run', () => {
     const changed = { ...orderSupport, specHash: 'another-hash' };
     const runtime = createRuntime({ machines: [changed], store: createMemoryStore({ data: original.dumps.at(-1)! }) });
     await expect(runtime.resume(original.sessionId)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+  });
+});
+
+describe('D10 on the durable stores: a session stored from another version of the spec', () => {
+  let redis: TestRedis | undefined;
+  beforeAll(async () => { redis = await startRedis(); });
+  afterAll(async () => { await redis?.stop(); });
+
+  it.each(['sqlite', 'redis'] as const)('is refused with SPEC_CHANGED by a process running the changed spec, and left as stored (%s)', async (kind) => {
+    const backend = await createBackend(kind, redis);
+    try {
+      const before = createRuntime({ machines: [orderSupport], store: backend.open(), warmSessions: 0 });
+      const session = await before.createSession(orderSupport);
+      const stored = await backend.open().load(session.id);
+      // A new process (its own connection) serving a changed version of the machine.
+      const after = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: backend.open() });
+      await expect(after.resume(session.id)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+      await expect(after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' })).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+      expect(await backend.open().load(session.id)).toEqual(stored);
+    } finally {
+      await backend.remove();
+    }
   });
 });
