@@ -2,6 +2,7 @@ import type { ToolInvokeSpec } from '@flowing/spec';
 import type { ToolCallInput } from '../actors.ts';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
+import { crashPoint } from '../crash-points.ts';
 import { argsHash } from '../session/approvals.ts';
 import type { SessionRun } from '../session/run.ts';
 import { backoffDelay, sleep, type CallScope } from './signals.ts';
@@ -70,6 +71,7 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
     // A free slot is taken at once; only a wait needs a signal (made then).
     release = (!scope.stopped && host.calls.tryAcquire()) || await host.calls.acquire(scope.signal);
     const idempotencyKey = input.idempotencyKey ?? `${run.sessionId}:${key}`;
+    crashPoint('before-append');
     run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
     run.append('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
     // A high-risk call waits too: its start and the approval it consumes are stored before it can pay out.
@@ -80,14 +82,18 @@ export async function callTool(options: ToolCallOptions): Promise<unknown> {
       run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: false, error } });
       return await fail(run, key, tool, canRetry, error, 0, startedAt);
     }
+    if (tool.risk === 'high') crashPoint('after-approval-persist');
+    crashPoint('after-append-before-call');
     const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
         const output = await attemptTool(tool, parsed.args, { idempotencyKey, signal: scope, timeoutMs, clock: host.clock });
+        crashPoint('after-effect-before-complete');
         run.journalWrite({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: host.clock.now(), ok: true, output } });
         run.append('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: host.clock.now() - startedAt });
         await durable(run, canRetry);
+        crashPoint('after-complete-before-transition');
         return output;
       } catch (thrown) {
         const error = toFlowError(thrown, 'TOOL_FAILED');

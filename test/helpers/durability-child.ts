@@ -10,20 +10,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
-import { createRuntime, defineTool, type SessionStore } from '@flowing/runtime';
-import { createRedisStore } from '@flowing/runtime/redis';
-import { createSqliteStore } from '@flowing/runtime/sqlite';
-import { SHORT_LEASE_TTL_MS } from './redis.ts';
+import { createRuntime, defineTool } from '@flowing/runtime';
 import { approvalMachine, singleToolMachine } from './runtime-machines.ts';
+import { openStore } from './store-spec.ts';
 
 const [mode, where, ledger] = process.argv.slice(2);
-
-export function openStore(spec: string): SessionStore {
-  if (spec.startsWith('sqlite:')) return createSqliteStore({ file: spec.slice('sqlite:'.length) });
-  const [url, prefix] = spec.slice('redis:'.length).split('#');
-  // A short lease: a process that resumes after this one is SIGKILLed waits for the dead holder's lease to expire.
-  return createRedisStore({ url: url!, prefix: prefix!, lease: { ttlMs: SHORT_LEASE_TTL_MS } });
-}
 
 /** A tool that records in the ledger that it ran, then crashes the process (SIGKILL) before it can answer. */
 const crashing = (name: string, options: { idempotent: boolean; risk: 'low' | 'high' }) => defineTool({

@@ -1,0 +1,35 @@
+/**
+ * Named crash points for crash tests (RELIABILITY "crash points"): with `FLOWING_FAULT=<label>:<nth>` in the
+ * environment, the process SIGKILLs itself the nth time it reaches that point (default the first). Without the
+ * variable a crash point costs one comparison.
+ */
+export const CRASH_POINTS = [
+  'before-append',
+  'after-append-before-call',
+  'after-effect-before-complete',
+  'after-complete-before-transition',
+  'after-approval-persist',
+] as const;
+
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+const armed = parse(process.env.FLOWING_FAULT);
+let hits = 0;
+
+function parse(text: string | undefined): { label: CrashPoint; nth: number } | undefined {
+  if (!text) return undefined;
+  const [label, nth = '1'] = text.split(':');
+  if (!(CRASH_POINTS as readonly string[]).includes(label!) || !/^[1-9]\d*$/.test(nth)) {
+    process.emitWarning(`FLOWING_FAULT='${text}' is not <label>:<nth> with a label of ${CRASH_POINTS.join(', ')}; no crash point is armed`, { code: 'FLOWING_FAULT_INVALID' });
+    return undefined;
+  }
+  return { label: label as CrashPoint, nth: Number(nth) };
+}
+
+/** Kills the process with SIGKILL here when FLOWING_FAULT names this point and this is its nth visit. */
+export function crashPoint(label: CrashPoint): void {
+  if (armed === undefined || armed.label !== label || ++hits !== armed.nth) return;
+  process.kill(process.pid, 'SIGKILL');
+  // The signal is on its way: nothing after the point may run, not even a microtask.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
