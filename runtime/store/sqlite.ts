@@ -79,6 +79,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   const file = resolve(options.projectDir ?? process.cwd(), options.file ?? DEFAULT_SQLITE_FILE);
   const synchronous = options.synchronous ?? 'FULL';
   if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_BAD_OPTIONS', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
+  const maxGroup = options.maxCommitsPerTransaction ?? 256;
+  if (!Number.isInteger(maxGroup) || maxGroup < 1) throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
   const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
 
@@ -127,7 +129,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       }
     }
   });
-  const maxGroup = Math.max(1, Math.floor(options.maxCommitsPerTransaction ?? 256));
   let queued: PendingCommit[] = [];
   let flushScheduled = false;
 

@@ -62,8 +62,11 @@ describe('SQLite store: where and how it opens', () => {
     expect(open({ synchronous: 'EXTRA', busyTimeoutMs: 12_000 }).settings()).toEqual({ journalMode: 'wal', synchronous: 3, busyTimeoutMs: 12_000 });
   });
 
-  it('refuses an unknown synchronous level with STORE_BAD_OPTIONS', () => {
+  it('refuses an unknown synchronous level and a group size that is not a whole number >= 1 with STORE_BAD_OPTIONS', () => {
     expect(() => open({ synchronous: 'SOMETIMES' as never })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }));
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => open({ maxCommitsPerTransaction: bad })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('maxCommitsPerTransaction') }));
+    }
   });
 
   it('versions its schema in user_version and refuses a file from a newer schema with STORE_SCHEMA_TOO_NEW', async () => {
