@@ -9,7 +9,7 @@ import { installedPackages, newProject, npm, packAll, type Tarballs } from './pa
 
 const run = promisify(execFile);
 const FLOWING_PACKAGES = ['flowing', '@flowing/spec', '@flowing/runtime', '@flowing/codegen', '@flowing/studio'];
-const NOT_IN_A_SERVICE = ['react', 'react-dom', 'vite', '@xyflow/react', 'ts-morph', 'typescript', 'tsx', 'elkjs', 'openai'];
+const NOT_IN_A_SERVICE = ['react', 'react-dom', 'vite', '@xyflow/react', 'ts-morph', 'typescript', 'tsx', 'elkjs', 'openai', 'better-sqlite3', 'ioredis', 'hono', '@hono/node-server'];
 
 const SERVICE = `import { createMemoryStore, createRuntime } from '@flowing/runtime';
 import { orderLookup } from '../machines/order-lookup/order-lookup.machine.js';
@@ -66,7 +66,7 @@ describe('Flowing installed from its packages into a project outside the reposit
     expect(files.filter((file) => !file.startsWith('package/dist/') && !/^package\/(package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
   });
 
-  it('a service depending on @flowing/runtime alone installs no UI, build or code generation packages', async () => {
+  it('a service depending on @flowing/runtime alone installs no UI, build or code generation packages, and no store driver or HTTP server it did not ask for', async () => {
     const dir = join(work, 'runtime-only');
     await newProject(dir, tarballs, ['@flowing/runtime', '@flowing/spec']);
     await npm(dir, ['install']);
