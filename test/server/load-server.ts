@@ -10,6 +10,7 @@ import { createMemoryStore, createRuntime, type SessionStore } from '@flowing/ru
 import { startServer } from '@flowing/runtime/server';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { countLiveIntervals } from '../helpers/live-intervals.ts';
 
 const [storeArg = 'memory', heartbeatArg = '15000'] = process.argv.slice(2);
 const store: SessionStore = storeArg.startsWith('sqlite:') ? createSqliteStore({ file: storeArg.slice('sqlite:'.length) }) : createMemoryStore();
@@ -61,28 +62,10 @@ async function dataHeap(): Promise<number> {
   return bytes;
 }
 
-// getActiveResourcesInfo() leaves out unref'd timers (the SSE heartbeat is one), so live intervals are counted here:
-// a stream that forgot its heartbeat on disconnect shows up as one more `Interval`.
-const liveIntervals = new Set<unknown>();
-const realSetInterval = globalThis.setInterval;
-const realClearInterval = globalThis.clearInterval;
-const realClearTimeout = globalThis.clearTimeout;
-globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
-  const timer = realSetInterval(...args);
-  liveIntervals.add(timer);
-  return timer;
-}) as typeof setInterval;
-globalThis.clearInterval = ((timer?: Parameters<typeof clearInterval>[0]) => {
-  liveIntervals.delete(timer);
-  realClearInterval(timer);
-}) as typeof clearInterval;
-globalThis.clearTimeout = ((timer?: Parameters<typeof clearTimeout>[0]) => {
-  liveIntervals.delete(timer);
-  realClearTimeout(timer);
-}) as typeof clearTimeout;
+const intervals = countLiveIntervals();
 
 function handles(): Record<string, number> {
-  const counts: Record<string, number> = { Interval: liveIntervals.size };
+  const counts: Record<string, number> = { Interval: intervals.live() };
   for (const type of process.getActiveResourcesInfo()) counts[type] = (counts[type] ?? 0) + 1;
   return counts;
 }

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '@flowing/runtime';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { startServer, type RunningServer } from '@flowing/runtime/server';
+import { countLiveIntervals } from '../helpers/live-intervals.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { leaseCounterMachine } from './takeover-machines.ts';
 
@@ -43,34 +44,11 @@ const RSS_TOLERANCE = 0.10;
 const KINDS = ['before-headers', 'after-headers', 'after-first-event', 'mid-stream-posting', 'resume', 'idle-heartbeat'] as const;
 type Kind = (typeof KINDS)[number];
 
-// Live intervals, as load-server.ts counts them: a stream that kept its (unref'd) heartbeat after the drop shows here.
-const liveIntervals = new Set<unknown>();
-const realSetInterval = globalThis.setInterval;
-const realClearInterval = globalThis.clearInterval;
-const realClearTimeout = globalThis.clearTimeout;
-function countIntervals() {
-  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
-    const timer = realSetInterval(...args);
-    liveIntervals.add(timer);
-    return timer;
-  }) as typeof setInterval;
-  globalThis.clearInterval = ((timer?: Parameters<typeof clearInterval>[0]) => {
-    liveIntervals.delete(timer);
-    realClearInterval(timer);
-  }) as typeof clearInterval;
-  globalThis.clearTimeout = ((timer?: Parameters<typeof clearTimeout>[0]) => {
-    liveIntervals.delete(timer);
-    realClearTimeout(timer);
-  }) as typeof clearTimeout;
-}
-function restoreTimers() {
-  globalThis.setInterval = realSetInterval;
-  globalThis.clearInterval = realClearInterval;
-  globalThis.clearTimeout = realClearTimeout;
-}
+// Live intervals (see live-intervals.ts): a stream that kept its (unref'd) heartbeat after the drop shows here.
+let intervals: ReturnType<typeof countLiveIntervals> | undefined;
 
 function handles(): Record<string, number> {
-  const counts: Record<string, number> = { Interval: liveIntervals.size };
+  const counts: Record<string, number> = { Interval: intervals?.live() ?? 0 };
   for (const type of process.getActiveResourcesInfo()) counts[type] = (counts[type] ?? 0) + 1;
   return counts;
 }
@@ -102,7 +80,7 @@ const sessionIds: string[] = [];
 const failures: string[] = [];
 
 beforeAll(async () => {
-  countIntervals();
+  intervals = countLiveIntervals();
   redis = await startRedis();
   admin = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
   admin.on('error', () => {});
@@ -140,7 +118,7 @@ afterAll(async () => {
   await store?.close();
   admin?.disconnect();
   await redis?.stop();
-  restoreTimers();
+  intervals?.restore();
 });
 
 /** One JSON request on its own connection (no agent, so no idle keep-alive socket stays behind). */
