@@ -8,12 +8,12 @@ import { createInterface } from 'node:readline';
 import { getHeapSnapshot } from 'node:v8';
 import { createMemoryStore, createRuntime, type SessionStore } from '@flowing/runtime';
 import { startServer } from '@flowing/runtime/server';
-import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countLiveIntervals } from '../helpers/live-intervals.ts';
+import { openStore } from '../helpers/store-spec.ts';
 
 const [storeArg = 'memory', heartbeatArg = '15000'] = process.argv.slice(2);
-const store: SessionStore = storeArg.startsWith('sqlite:') ? createSqliteStore({ file: storeArg.slice('sqlite:'.length) }) : createMemoryStore();
+const store: SessionStore = storeArg === 'memory' ? createMemoryStore() : openStore(storeArg);
 const runtime = createRuntime({ machines: [orderSupport], store });
 const server = await startServer(runtime, {
   port: 0, rateLimit: { client: false, session: false }, heartbeatMs: Number(heartbeatArg), log: () => {},
