@@ -1,6 +1,7 @@
 import { request, type ClientRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JsonClient } from '../../bin/bench/http-client.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startLoadServer, type LoadServer } from './load-process.ts';
 
 // L2 (RELIABILITY.md 4.6), scaled: 500 SSE clients on one server process for 30 s (the plan says 10 minutes) with
@@ -44,14 +45,22 @@ function openStream(url: string, sessionId: string): Promise<SseClient> {
 }
 
 let server: LoadServer | undefined;
+let redis: TestRedis | undefined;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
 afterEach(async () => {
   await server?.stop();
   server = undefined;
 });
 
 describe('L2 (scaled): 500 SSE clients on one process', () => {
-  it('sends every client its heartbeats for 30 s, keeps RSS flat, and is back to its open handles once all disconnect', async () => {
-    server = await startLoadServer('memory', HEARTBEAT_MS);
+  it.each(['memory', 'Redis'] as const)('sends every client its heartbeats for 30 s, keeps RSS flat, and is back to its open handles once all disconnect: %s store', async (kind) => {
+    // On Redis every followed session is read from its stream by the store's feed, as a second process's events would be.
+    server = await startLoadServer(kind === 'memory' ? 'memory' : `redis:${redis!.url}#l2-${process.pid}:`, HEARTBEAT_MS);
     const http = new JsonClient(server.url, 20);
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
@@ -60,6 +69,8 @@ describe('L2 (scaled): 500 SSE clients on one process', () => {
       ids.push(`l2-${i}`);
     }
     http.close();
+    // One stream first: the Redis store opens its feed connection on the first follow and keeps it for the next ones.
+    (await openStream(server.url, ids[0]!)).request.destroy();
     await new Promise((resolve) => setTimeout(resolve, 500));
     const handlesBefore = await server.handles();
 
@@ -85,7 +96,7 @@ describe('L2 (scaled): 500 SSE clients on one process', () => {
       return Math.max(...times.slice(1).map((t, i) => t - times[i]!));
     });
     const counts = clients.map((c) => c.heartbeats.length);
-    console.log(`L2 (scaled from 10 min): ${CLIENTS} SSE clients on ${SESSIONS} sessions for ${(DURATION_MS / 1000).toFixed(0)} s, heartbeat ${HEARTBEAT_MS} ms: `
+    console.log(`L2 (scaled from 10 min, ${kind} store): ${CLIENTS} SSE clients on ${SESSIONS} sessions for ${(DURATION_MS / 1000).toFixed(0)} s, heartbeat ${HEARTBEAT_MS} ms: `
       + `heartbeats per client ${Math.min(...counts)}-${Math.max(...counts)}, longest wait ${Math.max(...gaps).toFixed(0)} ms; `
       + `RSS ${(rssConnected / 2 ** 20).toFixed(1)} MB after connecting, ${(rssEnd / 2 ** 20).toFixed(1)} MB at the end; `
       + `sockets ${handlesBefore.TCPSocketWrap ?? 0} before, ${handlesConnected.TCPSocketWrap ?? 0} connected, ${handlesAfter.TCPSocketWrap ?? 0} after; `
