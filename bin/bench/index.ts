@@ -46,9 +46,14 @@ async function measure(ids: readonly CaseId[], rounds: number, warmup: number | 
   return results;
 }
 
+/** The figures of a case that ran (not skipped). */
+function measuredOf(results: Map<CaseId, CaseFigure[]>, id: CaseId): Measured[] {
+  return (results.get(id) ?? []).filter((f): f is Measured => !('skipped' in f));
+}
+
 /** One table: each case's medians and its ratios to (b) bare XState of the same table. */
 function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure[]>, redisSkipped: string | undefined): void {
-  const measured = (id: CaseId) => (results.get(id) ?? []).filter((f): f is Measured => !('skipped' in f));
+  const measured = (id: CaseId) => measuredOf(results, id);
   const figures = (id: CaseId, key: 'us' | 'cpuUs' | 'gcUs') => measured(id).map((f) => f[key]);
   const baseline = median(figures('bare', 'us'));
   const cpuBaseline = median(figures('bare', 'cpuUs'));
@@ -133,7 +138,7 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   } catch (error) {
     out(`idle sessions: heap measurement failed (${(error as Error).message})`);
   }
-  const wall = (results: Map<CaseId, CaseFigure[]>, id: CaseId) => median((results.get(id) ?? []).filter((f): f is Measured => !('skipped' in f)).map((f) => f.us));
-  out(`runtime/xstate ratio: ${(wall(oneAtATime, 'memory') / wall(oneAtATime, 'bare')).toFixed(2)}`);
+  const wall = (id: CaseId) => median(measuredOf(oneAtATime, id).map((f) => f.us));
+  out(`runtime/xstate ratio: ${(wall('memory') / wall('bare')).toFixed(2)}`);
   return 0;
 }

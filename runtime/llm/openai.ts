@@ -41,11 +41,7 @@ export interface OpenAIProviderOptions {
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmProvider {
   const baseURL = options.baseURL ?? nonEmpty(process.env.OPENAI_BASE_URL);
-  const apiKey = options.apiKey ?? nonEmpty(process.env.OPENAI_API_KEY) ?? (baseURL ? 'no-key' : undefined);
-  if (apiKey === undefined) {
-    throw new FlowingError('LLM_NOT_CONFIGURED', 'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server');
-  }
-  const key = apiKey;
+  const apiKey = apiKeyOf(options, baseURL);
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
   const client = new OpenAI({ apiKey, maxRetries: 0, timeout: Math.max(1, Math.ceil(timeoutMs)), ...(baseURL ? { baseURL } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
   const fallbackModel = options.model ?? options.models?.default;
@@ -73,7 +69,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
       const flow = error instanceof FlowingError ? error : new FlowingError('LLM_FAILED', String(error), { cause: error });
       const details = typeof flow.details === 'object' && flow.details !== null ? flow.details : {};
       // The message and details are logged and stored: a server that echoes the key in its error text must not put it there.
-      throw new FlowingError(flow.code, withoutKey(flow.message, key), { cause: flow.cause, details: withoutKey({ ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } }, key) });
+      throw new FlowingError(flow.code, withoutKey(flow.message, apiKey), { cause: flow.cause, details: withoutKey({ ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } }, apiKey) });
     }
   }
 
@@ -102,6 +98,15 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
       return finish(call, runAgentLoop(call, request, callOptions));
     },
   };
+}
+
+/** The key from the options or OPENAI_API_KEY; a local server (a base URL) may need none. */
+function apiKeyOf(options: OpenAIProviderOptions, baseURL: string | undefined): string {
+  const apiKey = options.apiKey ?? nonEmpty(process.env.OPENAI_API_KEY) ?? (baseURL ? 'no-key' : undefined);
+  if (apiKey === undefined) {
+    throw new FlowingError('LLM_NOT_CONFIGURED', 'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server');
+  }
+  return apiKey;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cliArgs } from './cli.ts';
+export { seededRandom } from './seeded.ts';
 
 /** A `flowing serve` child process on a free port, started in a project folder. */
 export interface ServeChild {
@@ -36,17 +37,6 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A small seeded generator (mulberry32), so a failing run can be repeated with its printed seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An event as the server returns and stores it. */
 export interface WireEvent {

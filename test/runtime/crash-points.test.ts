@@ -12,13 +12,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argsHash, createRuntime, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
-import { createRedisStore } from '@flowing/runtime/redis';
-import { createSqliteStore } from '@flowing/runtime/sqlite';
+import { argsHash, createRuntime, type RuntimeEvent } from '@flowing/runtime';
 import type { CrashPoint } from '../../runtime/crash-points.ts';
 import { crashPointMachine, type CrashPointMode } from '../helpers/crash-point-machines.ts';
 import { REPO_DIR } from '../helpers/project.ts';
-import { SHORT_LEASE_TTL_MS, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { seededRandom } from '../helpers/seeded.ts';
+import { storePlace } from '../helpers/store-spec.ts';
 
 const CHILD = join(REPO_DIR, 'test/helpers/crash-point-child.ts');
 const TOOL_POINTS: readonly CrashPoint[] = ['before-append', 'after-append-before-call', 'after-effect-before-complete', 'after-complete-before-transition'];
@@ -28,8 +28,7 @@ const CASES: ReadonlyArray<{ mode: CrashPointMode; point: CrashPoint }> = [
   ...[...TOOL_POINTS, 'after-approval-persist' as const].map((point) => ({ mode: 'pay' as const, point })),
 ];
 const seed = Number(process.env.FLOWING_SEED ?? Math.floor(Math.random() * 1_000_000));
-let state = seed;
-const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+const random = seededRandom(seed);
 
 let redis: TestRedis;
 let dir: string;
@@ -43,16 +42,6 @@ afterAll(async () => {
   await redis?.stop();
   await rm(dir, { recursive: true, force: true });
 });
-
-function place(kind: 'sqlite' | 'redis'): { spec: string; open(): SessionStore } {
-  const n = ++runs;
-  if (kind === 'sqlite') {
-    const file = join(dir, `run-${n}.db`);
-    return { spec: `sqlite:${file}`, open: () => createSqliteStore({ file }) };
-  }
-  const prefix = `crash-${n}:`;
-  return { spec: `redis:${redis.url}#${prefix}`, open: () => createRedisStore({ url: redis.url, prefix, lease: { ttlMs: SHORT_LEASE_TTL_MS } }) };
-}
 
 /** Runs the child to its crash; resolves with its stdout lines and how it ended. */
 function runChild(args: string[], fault: string): Promise<{ lines: string[]; ended: string }> {
@@ -89,7 +78,7 @@ function checkLog(events: readonly RuntimeEvent[]) {
 describe.each(['sqlite', 'redis'] as const)('crash points on the %s store', (kind) => {
   it.each(CASES)('$mode killed at $point: resumed, the tool ran as its contract allows and the log holds', async ({ mode, point }) => {
     const nth = mode === 'pay' ? 1 : 1 + Math.floor(random() * 2);
-    const where = place(kind);
+    const where = storePlace(kind, dir, redis.url, ++runs);
     const ledgerFile = join(dir, `ledger-${runs}.txt`);
     writeFileSync(ledgerFile, '');
     const child = await runChild([mode, where.spec, ledgerFile], `${point}:${nth}`);

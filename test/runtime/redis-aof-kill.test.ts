@@ -12,6 +12,7 @@ import { createRuntime, defineTool, type Session } from '@flowing/runtime';
 import { createRedisStore } from '@flowing/runtime/redis';
 import { SHORT_LEASE_TTL_MS, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
+import { seededRandom } from '../helpers/seeded.ts';
 
 const AOF_ALWAYS = ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
 const KILLS = 20;
@@ -26,16 +27,10 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** A pseudo-random generator with a printed seed, so a failing run can be repeated. */
-function generator(seed: number) {
-  let state = seed;
-  return () => ((state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
-}
-
 describe('Redis with appendfsync always, killed with SIGKILL mid-session (D12)', () => {
   it(`loses no acknowledged event across ${KILLS} kills of redis-server`, async () => {
     const seed = Number(process.env.FLOWING_SEED ?? Math.floor(Math.random() * 1_000_000));
-    const random = generator(seed);
+    const random = seededRandom(seed);
     dir = await mkdtemp(join(tmpdir(), 'flowing-aof-kill-'));
     redis = await startRedis(AOF_ALWAYS, { dir });
     const { port, url } = redis;

@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRuntime, defineTool, type SessionStore } from '@flowing/runtime';
-import { createRedisStore } from '@flowing/runtime/redis';
-import { createSqliteStore } from '@flowing/runtime/sqlite';
+import { createRuntime, defineTool } from '@flowing/runtime';
 import { REPO_DIR } from '../helpers/project.ts';
-import { SHORT_LEASE_TTL_MS, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { approvalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
+import { storePlace } from '../helpers/store-spec.ts';
 
 const CHILD = join(REPO_DIR, 'test/helpers/durability-child.ts');
 
@@ -27,16 +26,6 @@ afterAll(async () => {
 
 let runs = 0;
 type Kind = 'sqlite' | 'redis';
-/** A fresh place for one run, as the child names it and as this process opens it. */
-function place(kind: Kind): { spec: string; open(): SessionStore } {
-  const n = ++runs;
-  if (kind === 'sqlite') {
-    const file = join(dir, `run-${n}.db`);
-    return { spec: `sqlite:${file}`, open: () => createSqliteStore({ file }) };
-  }
-  const prefix = `durable-${n}:`;
-  return { spec: `redis:${redis.url}#${prefix}`, open: () => createRedisStore({ url: redis.url, prefix, lease: { ttlMs: SHORT_LEASE_TTL_MS } }) };
-}
 
 interface Child {
   lines: string[];
@@ -94,7 +83,7 @@ describe.each(['sqlite', 'redis'] as Kind[])('what is durable when: %s', (kind) 
     const rounds = 2;
     let acknowledged = 0;
     for (let round = 0; round < rounds; round++) {
-      const where = place(kind);
+      const where = storePlace(kind, dir, redis.url, ++runs);
       const child = startChild(['sends', where.spec]);
       await child.waitFor((lines) => lines.filter((l) => l.startsWith('ACK ')).length >= 8);
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 300)));
@@ -123,7 +112,7 @@ describe.each(['sqlite', 'redis'] as Kind[])('what is durable when: %s', (kind) 
   }, 180_000);
 
   it('stores the started record of a non-idempotent call before the tool runs; the resumed session waits for a person', async () => {
-    const where = place(kind);
+    const where = storePlace(kind, dir, redis.url, ++runs);
     const ledger = join(dir, `ledger-${runs}.txt`);
     writeFileSync(ledger, '');
     const child = startChild(['charge', where.spec, ledger]);
@@ -147,7 +136,7 @@ describe.each(['sqlite', 'redis'] as Kind[])('what is durable when: %s', (kind) 
   }, 120_000);
 
   it('stores the start of a high-risk call and its consumed approval before the tool runs; a resume pays with the same key', async () => {
-    const where = place(kind);
+    const where = storePlace(kind, dir, redis.url, ++runs);
     const ledger = join(dir, `ledger-${runs}.txt`);
     writeFileSync(ledger, '');
     const child = startChild(['pay', where.spec, ledger]);

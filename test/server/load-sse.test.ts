@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JsonClient } from '../../bin/bench/http-client.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startLoadServer, type LoadServer } from './load-process.ts';
+import { parseSseResponse } from './sse-client.ts';
 
 // L2 (RELIABILITY.md 4.6), scaled: 500 SSE clients on one server process for 30 s (the plan says 10 minutes) with
 // the heartbeat shortened from 15 s to 1 s, so 30 s see as many heartbeats per client as 7.5 minutes would.
@@ -25,17 +26,7 @@ function openStream(url: string, sessionId: string): Promise<SseClient> {
     client.request = request(`${url}/sessions/${sessionId}/stream`, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream of ${sessionId}: ${res.statusCode}`));
       client.open = true;
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (frame.startsWith(':')) client.heartbeats.push(performance.now());
-        }
-      });
+      parseSseResponse(res, { onComment: () => client.heartbeats.push(performance.now()) });
       res.on('close', () => { client.open = false; });
       resolve(client);
     });

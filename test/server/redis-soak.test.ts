@@ -17,7 +17,7 @@
 //   counted as in load-server.ts, because getActiveResourcesInfo() leaves out unref'd timers like the SSE heartbeat.
 // - "RSS after GC within +10% of baseline": as the plan says, after full GCs (gc exposed at run time with
 //   v8.setFlagsFromString, since vitest's fork is not started with --expose-gc); heap used after GC is logged too.
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
@@ -27,6 +27,7 @@ import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { startServer, type RunningServer } from '@flowing/runtime/server';
 import { countLiveIntervals } from '../helpers/live-intervals.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { parseSseResponse } from './sse-client.ts';
 import { leaseCounterMachine } from './takeover-machines.ts';
 
 const CYCLES = 2_000;
@@ -151,24 +152,6 @@ function httpJson(method: string, path: string, body?: unknown): Promise<{ statu
   });
 }
 
-interface Frame { id?: number; comment: boolean }
-
-/** Splits SSE bytes into frames: the `id:` of each event, or that it was a `:` comment (a heartbeat). */
-function frames(res: IncomingMessage, onFrame: (frame: Frame) => void) {
-  let buffer = '';
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const text = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const idLine = text.split('\n').find((line) => line.startsWith('id:'));
-      onFrame({ comment: text.startsWith(':'), ...(idLine ? { id: Number(idLine.slice(3).trim()) } : {}) });
-    }
-  });
-}
-
 /** One connect/drop cycle of `kind` on `sessionId`; resolves once its connection (and any POST) is closed. */
 function cycle(kind: Kind, sessionId: string): Promise<void> {
   const latest = known.get(sessionId)!;
@@ -191,17 +174,21 @@ function cycle(kind: Kind, sessionId: string): Promise<void> {
       // just answered.
       const dropAfter = kind === 'mid-stream-posting' ? 1 + Math.floor(Math.random() * 2) : 1;
       let events = 0;
-      frames(res, (frame) => {
-        if (finished) return;
-        if (frame.id !== undefined) {
-          known.set(sessionId, Math.max(known.get(sessionId)!, frame.id));
+      parseSseResponse(res, {
+        onEvent(event) {
+          if (finished) return;
+          const id = Number(event.id);
+          known.set(sessionId, Math.max(known.get(sessionId)!, id));
           events++;
-          seen.push(frame.id);
-          if (kind === 'resume' && events === 1 && frame.id !== lastId! + 1) {
-            return done(new Error(`resume of ${sessionId} after ${lastId}: first event ${frame.id}, expected ${lastId! + 1}`));
+          seen.push(id);
+          if (kind === 'resume' && events === 1 && id !== lastId! + 1) {
+            return done(new Error(`resume of ${sessionId} after ${lastId}: first event ${id}, expected ${lastId! + 1}`));
           }
           if (kind !== 'idle-heartbeat' && events >= dropAfter) done();
-        } else if (frame.comment && kind === 'idle-heartbeat') done();
+        },
+        onComment() {
+          if (!finished && kind === 'idle-heartbeat') done();
+        },
       });
       res.on('error', () => {});
     });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** What one SSE connection delivered. */
@@ -74,4 +75,11 @@ export async function followSse(url: string, options: { headers?: Record<string,
     }
   }
   throw new Error(`the stream did not end within ${options.maxConnections ?? 1000} connections`);
+}
+
+/** Feeds the SSE bytes of a Node response to `eventsource-parser`: each event, and each `:` comment (a heartbeat). */
+export function parseSseResponse(res: IncomingMessage, handlers: { onEvent?: (event: EventSourceMessage) => void; onComment?: () => void }): void {
+  const parser = createParser({ onEvent: (event) => handlers.onEvent?.(event), onComment: () => handlers.onComment?.() });
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => parser.feed(chunk));
 }

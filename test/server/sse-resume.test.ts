@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
+import { seededRandom } from '../helpers/seeded.ts';
 import { createBackend, STORE_KINDS, type StoreBackend } from '../helpers/stores.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 import { followSse } from './sse-client.ts';
@@ -23,22 +24,10 @@ afterEach(async () => {
   backend = undefined;
 });
 
-/** A deterministic stream of numbers in [0, 1) from a seed (mulberry32), so a failing run can be repeated. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('runtime server: SSE resume through broken connections', () => {
   it.each(STORE_KINDS)('delivers every event exactly once and in order when 30 connections are cut at random byte offsets (%s store)', async (kind) => {
     const seed = Number(process.env.FLOWING_TEST_SEED ?? Date.now() % 1_000_000);
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     backend = await createBackend(kind, redis);
     server = await startTestServer([refusalMachine(gateTool().tool)], { heartbeatMs: 20, rateLimit: { client: false, session: false }, runtime: { store: backend.open() } });
     const { body } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
