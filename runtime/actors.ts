@@ -5,14 +5,7 @@ import { FlowingError } from './errors.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { AgentOutput, AgentRequest, ClassifyOutput, ClassifyRequest, ExtractRequest, GenerateOutput, GenerateRequest, LlmProvider, LlmRequest } from './llm/types.ts';
 import type { AnyTool, ToolInput, ToolOutput } from './tool.ts';
-
-/** What a generated machine passes to a tool actor. */
-export interface ToolCallInput<TArgs = unknown> {
-  args: TArgs;
-  /** From the spec's `idempotencyKey` expression, when it has one. */
-  idempotencyKey?: string;
-}
-
+import type { ToolCallInput } from './calls/context.ts';
 
 /**
  * The plain adapter that lets a generated machine call a tool under bare XState `createActor`: it validates
@@ -25,7 +18,7 @@ export function fromTool<TTool extends AnyTool>(tool: TTool) {
     const parsed = parseToolInput(tool, input.args);
     if (!parsed.ok) throw new FlowingError(parsed.error.code, parsed.error.message, { details: parsed.error.details });
     const idempotencyKey = input.idempotencyKey ?? self.id;
-    return (await attemptTool(tool, parsed.args, { idempotencyKey, signal, timeoutMs: tool.timeoutMs, clock: systemClock })) as ToolOutput<TTool>;
+    return (await attemptTool(tool, parsed.args, { idempotencyKey, deadline: signal, timeoutMs: tool.timeoutMs, clock: systemClock })) as ToolOutput<TTool>;
   });
 }
 
@@ -35,8 +28,6 @@ export function asText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-
-let defaultProvider: LlmProvider | undefined;
 
 /**
  * A model call actor for bare XState use. It answers with the scripted (offline, deterministic) provider unless a
@@ -48,8 +39,9 @@ export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<ty
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads above carry the precise types
 export function fromLlm(kind: 'classify' | 'extract' | 'generate' | 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<any, any>> {
+  let llm: LlmProvider | undefined = provider;
   return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {
-    const llm = provider ?? (defaultProvider ??= createScriptedProvider());
+    llm ??= createScriptedProvider();
     const call = llm[kind] as (request: LlmRequest, options: { signal: AbortSignal }) => Promise<{ output: unknown }>;
     return (await call.call(llm, input, { signal })).output;
   });

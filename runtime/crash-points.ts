@@ -13,9 +13,6 @@ export const CRASH_POINTS = [
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
-const armed = parse(process.env.FLOWING_FAULT);
-let hits = 0;
-
 function parse(text: string | undefined): { label: CrashPoint; nth: number } | undefined {
   if (!text) return undefined;
   const [label, nth = '1'] = text.split(':');
@@ -26,10 +23,23 @@ function parse(text: string | undefined): { label: CrashPoint; nth: number } | u
   return { label: label as CrashPoint, nth: Number(nth) };
 }
 
-/** Kills the process with SIGKILL here when FLOWING_FAULT names this point and this is its nth visit. */
-export function crashPoint(label: CrashPoint): void {
-  if (armed === undefined || armed.label !== label || ++hits !== armed.nth) return;
-  process.kill(process.pid, 'SIGKILL');
-  // The signal is on its way: nothing after the point may run, not even a microtask.
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+/** A crash point: does nothing unless FLOWING_FAULT armed it. */
+export type CrashPoints = (label: CrashPoint) => void;
+
+const NO_CRASH_POINTS: CrashPoints = () => {};
+
+/**
+ * The crash points of one runtime, read from FLOWING_FAULT when the runtime is made: the returned function SIGKILLs
+ * the process the nth time it is called with the armed label. Without the variable it does nothing.
+ */
+export function crashPointsFrom(fault: string | undefined): CrashPoints {
+  const armed = parse(fault);
+  if (armed === undefined) return NO_CRASH_POINTS;
+  let hits = 0;
+  return (label) => {
+    if (armed.label !== label || ++hits !== armed.nth) return;
+    process.kill(process.pid, 'SIGKILL');
+    // The signal is on its way: nothing after the point may run, not even a microtask.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  };
 }

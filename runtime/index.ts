@@ -1,6 +1,7 @@
 export { defineTool, ToolError, DEFAULT_TOOL_RETRIES, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type AnyTool, type ToolConfig, type ToolRisk, type ToolRunContext, type ToolInput, type ToolOutput, type ToolExample, type ToolErrorExample } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
-export { fromTool, fromLlm, asText, type ToolCallInput } from './actors.ts';
+export { fromTool, fromLlm, asText } from './actors.ts';
+export type { ToolCallInput } from './calls/context.ts';
 export {
   defineMachine, contractOf, type MachineDefinition, type MachineDefinitionConfig, type MachineContract, type InvokeInfo, type ToolInvokeInfo,
   type LlmInvokeInfo, type AnyMachineDefinition, type EventOf,
@@ -18,6 +19,8 @@ export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './sto
 export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord, SessionQuery, SessionSummary, SessionPage, StoreFeedListener, StoreDurability } from './store/types.ts';
 export { STORE_ERROR_CODES, type StoreErrorCode } from './store/errors.ts';
 export { systemClock, type Clock } from './clock.ts';
+export { createVirtualClock, settle, type VirtualClock } from './virtual-clock.ts';
+export { Deadline, type DeadlineOptions } from './deadline.ts';
 export type { RuntimeLimits } from './limits.ts';
 export { argsHash, stableJson } from './session/approvals.ts';
 export { replaySession, reexecuteSession, type ReplayOptions, type ReexecuteOptions, type ReplayResult } from './replay.ts';

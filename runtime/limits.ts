@@ -1,3 +1,4 @@
+import type { Deadline } from './deadline.ts';
 import {
   DEFAULT_LLM_TIMEOUT_MS, DEFAULT_MAX_AGENT_ITERATIONS, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_STEPS,
   DEFAULT_MAX_TOOL_RESULT_CHARS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_MS,
@@ -70,25 +71,24 @@ export class Semaphore {
     return this.releaser();
   }
 
-  async acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) throw new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot');
+  /** Waits for a slot; leaves the queue with CANCELLED when the deadline aborts first. */
+  async acquire(deadline: Deadline): Promise<() => void> {
+    if (deadline.isAborted) throw new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot');
     if (this.active < this.capacity) {
       this.active++;
       return this.releaser();
     }
-    await new Promise<void>((resolve, reject) => {
-      const wake = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const index = this.waiters.indexOf(wake);
-        if (index >= 0) this.waiters.splice(index, 1);
-        reject(new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot'));
-      };
-      this.waiters.push(wake);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    this.waiters.push(wake);
+    try {
+      await deadline.race(woken);
+    } catch {
+      const index = this.waiters.indexOf(wake);
+      if (index >= 0) this.waiters.splice(index, 1);
+      else this.waiters.shift()?.(); // the slot was handed to this waiter as it left: pass it on
+      throw new FlowingError('CANCELLED', 'the call was cancelled while waiting for a slot');
+    }
     this.active++;
     return this.releaser();
   }

@@ -1,109 +1,95 @@
 import { z } from 'zod';
-import { fieldMapToZod, type LlmInvokeSpec } from '@flowing/spec';
-import { formatIssues } from '../errors.ts';
+import { fieldMapToZod, type FieldMap } from '@flowing/spec';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
-import { FlowingError, toFlowError } from '../errors.ts';
-import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
-import type { SessionRun } from '../session/run.ts';
+import type { Deadline } from '../deadline.ts';
+import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
 import { requestHash } from '../inspect/request-hash.ts';
-import { CallScope, type AttemptSignal } from './signals.ts';
+import type { ResolvedLimits } from '../limits.ts';
+import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import type { CallContext } from './context.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
-
-export interface LlmCallOptionsInternal {
-  run: SessionRun;
-  key: string;
-  request: LlmRequest;
-  scope: CallScope;
-  invoke?: LlmInvokeSpec;
-}
 
 /**
  * One model call with the runtime's guarantees: journal, token budget, per-step model, timeout, output validation with
  * at most two repairs, streamed deltas and `llm.*` events. Resolves with the output the machine's `onDone` sees.
  */
-export async function callLlm(options: LlmCallOptionsInternal): Promise<unknown> {
+export async function callLlm(call: CallContext, input: LlmRequest): Promise<unknown> {
   await null; // leave XState's call stack
-  const { run, key } = options;
-  const { host } = run;
-  const recorded = run.journal.get(key);
+  const { key, clock, limits } = call;
+  const recorded = call.recorded();
   if (recorded?.completed) {
     if (recorded.completed.ok) return recorded.completed.output;
     throw fromFlowError(recorded.completed.error);
   }
-  const request = withModel(options.request, host.limits);
+  const request = withModel(input, limits);
   const kind = request.kind;
-  const spent = run.usage.promptTokens + run.usage.completionTokens;
-  if (spent >= host.limits.tokenBudget) {
-    const error = { code: 'BUDGET_EXCEEDED', message: `the session spent ${spent} tokens of its budget of ${host.limits.tokenBudget}` };
-    run.append('llm.failed', { callId: key, kind, error });
-    await run.flush();
+  const usage = call.usage();
+  const spent = usage.promptTokens + usage.completionTokens;
+  if (spent >= limits.tokenBudget) {
+    const error = { code: 'BUDGET_EXCEEDED', message: `the session spent ${spent} tokens of its budget of ${limits.tokenBudget}` };
+    call.emit('llm.failed', { callId: key, kind, error });
+    await call.commit(true);
     throw fromFlowError(error);
   }
-  const timeoutMs = options.invoke?.timeoutMs ?? host.limits.llmTimeoutMs;
-  const callSignal = options.scope.attempt(host.clock, timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
-  const startedAt = host.clock.now();
+  const invokeTimeout = call.invoke && 'timeoutMs' in call.invoke ? call.invoke.timeoutMs : undefined;
+  const timeoutMs = invokeTimeout ?? limits.llmTimeoutMs;
+  const deadline = call.deadline.child(timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
+  const startedAt = clock.now();
   let release: (() => void) | undefined;
   try {
     // A free slot is taken at once; only a wait needs an AbortSignal (made then, like the one the provider may read).
-    release = (!callSignal.isAborted && host.calls.tryAcquire()) || await host.calls.acquire(callSignal.signal);
-    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
+    release = (!deadline.isAborted && call.slots.tryAcquire()) || await call.slots.acquire(deadline);
+    call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
     // The request's hash lets a replay match each model call to its recording (createRecordedCalls).
-    run.append('llm.started', { callId: key, kind, model: host.llm.modelFor?.(request) ?? request.model ?? null, provider: host.llm.name, isModel: host.llm.isModel, inputHash: requestHash(request) });
+    call.emit('llm.started', { callId: key, kind, model: call.llm.modelFor?.(request) ?? request.model ?? null, provider: call.llm.name, isModel: call.llm.isModel, inputHash: requestHash(request) });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
-    run.scheduleCommit();
-    const result = await Promise.race([runKind(run, key, request, callSignal, timeoutMs), callSignal.aborted]);
-    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: true, output: result.output } });
-    run.append('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: host.clock.now() - startedAt, attempts: result.attempts, output: result.output });
-    run.scheduleCommit();
+    void call.commit(false);
+    const result = await deadline.race(runKind(call, request, deadline, timeoutMs));
+    call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: clock.now(), ok: true, output: result.output } });
+    call.emit('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: clock.now() - startedAt, attempts: result.attempts, output: result.output });
+    void call.commit(false);
     return result.output;
   } catch (thrown) {
-    const error = toFlowError(callSignal.isAborted && !(thrown instanceof FlowingError) ? callSignal.signal.reason : thrown, 'LLM_FAILED');
-    run.journalWrite({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: host.clock.now(), ok: false, error } });
-    run.append('llm.failed', { callId: key, kind, error, latencyMs: host.clock.now() - startedAt });
-    run.scheduleCommit();
+    const error = toFlowError(deadline.isAborted && !(thrown instanceof FlowingError) ? deadline.reason : thrown, 'LLM_FAILED');
+    call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: clock.now(), ok: false, error } });
+    call.emit('llm.failed', { callId: key, kind, error, latencyMs: clock.now() - startedAt });
+    void call.commit(false);
     throw fromFlowError(error);
   } finally {
     release?.();
-    callSignal.dispose();
+    deadline.dispose();
   }
 }
 
-function withModel(request: LlmRequest, limits: SessionRun['host']['limits']): LlmRequest {
+function withModel(request: LlmRequest, limits: ResolvedLimits): LlmRequest {
   const model = request.model ?? limits.models?.[request.kind] ?? limits.models?.default ?? limits.model;
   return model === undefined ? request : { ...request, model };
-}
-
-function abortedWith(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /**
  * The provider's options for one request. Its AbortSignal is made only when the provider reads it (the scripted
  * and recorded providers answer without looking): an AbortController per model call was a good part of a call's cost.
  */
-function callOptions(attempt: AttemptSignal, timeoutMs: number, callId: string): LlmCallOptions {
-  return { get signal() { return attempt.signal; }, timeoutMs, callId };
+function callOptions(call: CallContext, deadline: Deadline, timeoutMs: number): LlmCallOptions {
+  return { get signal() { return deadline.signal; }, timeoutMs, callId: call.key, clock: call.clock };
 }
 
-async function runKind(run: SessionRun, key: string, request: LlmRequest, attempt: AttemptSignal, timeoutMs: number): Promise<LlmResult<unknown>> {
-  const llm = run.host.llm;
+async function runKind(call: CallContext, request: LlmRequest, deadline: Deadline, timeoutMs: number): Promise<LlmResult<unknown>> {
+  const { llm, key } = call;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
   switch (request.kind) {
     case 'classify':
     case 'extract': {
-      const check = request.kind === 'classify' ? classifyCheck(request.labels) : extractCheck(request.fields, run.info.invokes.get(key.slice(0, key.indexOf('@'))));
+      const check = request.kind === 'classify' ? classifyCheck(request.labels) : extractCheck(request.fields, call.outputSchema);
       let attempts = 0;
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
         const result: LlmResult<unknown> = request.kind === 'classify'
-          ? await llm.classify(current as typeof request, callOptions(attempt, timeoutMs, key))
-          : await llm.extract(current as typeof request, callOptions(attempt, timeoutMs, key));
-        count(run, usage, result);
+          ? await llm.classify(current as typeof request, callOptions(call, deadline, timeoutMs))
+          : await llm.extract(current as typeof request, callOptions(call, deadline, timeoutMs));
+        count(call, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
         if (verdict.ok) return { ...result, output: verdict.output, usage, attempts };
@@ -114,65 +100,67 @@ async function runKind(run: SessionRun, key: string, request: LlmRequest, attemp
       }
     }
     case 'generate': {
-      const options = callOptions(attempt, timeoutMs, key);
-      options.onDelta = (text) => { if (!attempt.isAborted) run.append('message.delta', { callId: key, text }); };
+      const options = callOptions(call, deadline, timeoutMs);
+      options.onDelta = (text) => { if (!deadline.isAborted) call.emit('message.delta', { callId: key, text }); };
       const result = await llm.generate(request, options);
-      count(run, usage, result);
-      run.append('message.complete', { callId: key, text: result.output.text });
+      count(call, usage, result);
+      call.emit('message.complete', { callId: key, text: result.output.text });
       return { ...result, usage };
     }
     case 'agent': {
-      const maxIterations = Math.min(request.maxIterations, run.host.limits.maxAgentIterations);
+      const maxIterations = Math.min(request.maxIterations, call.limits.maxAgentIterations);
       const maxToolCalls = maxIterations * 4;
-      const info = run.info;
-      const signal = attempt.signal;
-      const controller = new AbortController();
-      signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+      // The loop stops on its own limits (or with the call); the tool calls it makes hang off it.
+      const loop = deadline.child();
       let toolCalls = 0;
       const callToolFromAgent: AgentToolCaller = async (name, args) => {
         // Once the loop is stopped, a provider that keeps calling is left waiting: it can no longer spin or act.
-        if (controller.signal.aborted) return new Promise(() => {});
+        if (loop.isAborted) return new Promise(() => {});
         const n = ++toolCalls;
         if (n > maxToolCalls) {
-          controller.abort(new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`));
+          loop.abort(new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`));
           return new Promise(() => {});
         }
-        const tool = request.tools.includes(name) ? info.definition.tools[name] : undefined;
+        const tool = request.tools.includes(name) ? call.tools[name] : undefined;
         if (!tool) return { ok: false, error: { code: 'TOOL_UNKNOWN', message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}` } };
+        const toolDeadline = loop.child();
         try {
-          const output = await callTool({ run, key: `${key}/${n}`, tool, input: { args }, scope: CallScope.linkedTo(controller.signal), onUnknownOutcome: 'throw' });
-          return { ok: true, output: truncateForModel(output, run.host.limits.maxToolResultChars) };
+          const output = await callTool(call.nested(`${key}/${n}`, toolDeadline), { tool, input: { args }, onUnknownOutcome: 'throw' });
+          return { ok: true, output: truncateForModel(output, call.limits.maxToolResultChars) };
         } catch (error) {
           const flow = toFlowError(error);
           return { ok: false, error: { code: flow.code, message: flow.message } };
+        } finally {
+          toolDeadline.dispose();
         }
       };
       const toolSchemas: NonNullable<LlmCallOptions['toolSchemas']> = {};
       for (const name of request.tools) {
-        const tool = info.definition.tools[name];
+        const tool = call.tools[name];
         if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
       }
-      const result = await Promise.race([
-        llm.agent({ ...request, maxIterations }, {
-          signal: controller.signal, timeoutMs, callId: key, callTool: callToolFromAgent, toolSchemas,
+      try {
+        const result = await loop.race(llm.agent({ ...request, maxIterations }, {
+          signal: loop.signal, timeoutMs, callId: key, clock: call.clock, callTool: callToolFromAgent, toolSchemas,
           onStep: (step) => {
-            run.append('agent.step', { callId: key, ...step });
-            if (step.iteration > maxIterations) controller.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
+            call.emit('agent.step', { callId: key, ...step });
+            if (step.iteration > maxIterations) loop.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
           },
-        }),
-        abortedWith(controller.signal),
-      ]);
-      count(run, usage, result);
-      return { ...result, usage };
+        }));
+        count(call, usage, result);
+        return { ...result, usage };
+      } finally {
+        loop.dispose();
+      }
     }
   }
 }
 
 /** Adds a provider answer's tokens to the call's total and the session's. */
-function count(run: SessionRun, usage: LlmUsage, result: LlmResult<unknown>) {
+function count(call: CallContext, usage: LlmUsage, result: LlmResult<unknown>) {
   usage.promptTokens += result.usage.promptTokens;
   usage.completionTokens += result.usage.completionTokens;
-  run.addUsage(result.usage);
+  call.addUsage(result.usage);
 }
 
 type Verdict = { ok: true; output: unknown } | { ok: false; problem: string };
@@ -186,19 +174,11 @@ function classifyCheck(labels: readonly string[]): (output: unknown) => Verdict 
   };
 }
 
-const extractSchemas = new WeakMap<object, ReturnType<typeof fieldMapToZod>>();
-
-function extractCheck(fields: Parameters<typeof fieldMapToZod>[0], invoke: object | undefined): (output: unknown) => Verdict {
-  // The spec's fields are the law (generated requests carry a copy of them); building a zod schema is far dearer
-  // than using one, so it is built once per spec invoke.
-  const specFields = invoke && 'fields' in invoke ? (invoke as { fields?: typeof fields }).fields : undefined;
-  let schema = specFields ? extractSchemas.get(specFields) : undefined;
-  if (!schema) {
-    schema = fieldMapToZod(specFields ?? fields);
-    if (specFields) extractSchemas.set(specFields, schema);
-  }
+function extractCheck(fields: FieldMap, schema: z.ZodType | undefined): (output: unknown) => Verdict {
+  // The spec's fields are the law (generated requests carry a copy of them); the machine's schema is built once.
+  const check = schema ?? fieldMapToZod(fields);
   return (output) => {
-    const parsed = schema.safeParse(output);
+    const parsed = check.safeParse(output);
     return parsed.success ? { ok: true, output: parsed.data } : { ok: false, problem: formatIssues(parsed.error.issues) };
   };
 }

@@ -1,91 +1,58 @@
-import type { AnyActorRef, AnyStateMachine, PromiseActorLogic } from 'xstate';
-import type { ToolCallInput } from '../actors.ts';
+import { fromPromise, type AnyStateMachine } from 'xstate';
+import type { z } from 'zod';
+import { fieldMapToZod } from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
 import { FlowingError } from '../errors.ts';
 import type { LlmRequest } from '../llm/types.ts';
-import type { MachineInfo } from '../session/machine-info.ts';
-import { isLlmInvoke, isToolInvoke } from '../session/machine-info.ts';
-import { instrumentMachine } from '../session/instrument.ts';
-import { runOfSystem } from '../session/run.ts';
+import { instrumentMachine, type InstrumentedMachine } from '../session/instrument.ts';
+import { isLlmInvoke, isToolInvoke, type MachineInfo } from '../session/machine-info.ts';
+import type { CallDirectory } from './directory.ts';
+import type { ToolCallInput } from './context.ts';
 import { callLlm } from './llm-call.ts';
-import { CallScope } from './signals.ts';
 import { callTool } from './tool-call.ts';
 
 /**
  * Replaces a generated machine's `tool.<name>` and `llm.<kind>.<state>` actors with the runtime's journaled,
- * logged, limited versions. The session is found through the actor system the invoked actor runs in.
+ * logged, limited versions (XState's own `fromPromise`, whose AbortSignal the call's Deadline hangs off). An invoked
+ * actor finds the session it runs in through the runtime's directory, by its actor system.
  */
-export function provideRuntimeActors(definition: AnyMachineDefinition, machine: AnyStateMachine, info: () => MachineInfo): AnyStateMachine {
+export function provideRuntimeActors(definition: AnyMachineDefinition, machine: AnyStateMachine, info: () => MachineInfo, directory: CallDirectory): InstrumentedMachine {
   const actors: Record<string, unknown> = {};
+  const outputSchemas = new Map<string, z.ZodType>();
   for (const name of Object.keys(machine.implementations.actors)) {
     if (name.startsWith('tool.')) {
       const toolName = name.slice('tool.'.length);
       const tool = definition.tools[toolName];
       if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' has actor '${name}' but no tool '${toolName}' in its definition`);
-      actors[name] = fromCall<ToolCallInput>((input, scope, self, system) => {
-        const run = runOfSystem(system);
-        if (!run) return Promise.reject(new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
-        const key = run.callKey(self.id, input);
+      actors[name] = fromPromise<unknown, ToolCallInput>(({ input, self, system, signal }) => {
+        const site = directory.get(system);
+        if (!site) return Promise.reject(new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
         const invoke = info().invokes.get(self.id);
-        return run.track(callTool({ run, key, tool, input, scope, invoke: invoke && isToolInvoke(invoke) ? invoke : undefined, onUnknownOutcome: 'attention' }));
+        const spec = invoke && isToolInvoke(invoke) ? invoke : undefined;
+        return site.call(self.id, input, signal, { ...(spec ? { invoke: spec } : {}) }, (call) => callTool(call, { tool, input, ...(spec ? { invoke: spec } : {}), onUnknownOutcome: 'attention' }));
       });
     } else if (name.startsWith('llm.')) {
-      actors[name] = fromCall<LlmRequest>((input, scope, self, system) => {
-        const run = runOfSystem(system);
-        if (!run) return Promise.reject(new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
-        const key = run.callKey(self.id, input);
+      actors[name] = fromPromise<unknown, LlmRequest>(({ input, self, system, signal }) => {
+        const site = directory.get(system);
+        if (!site) return Promise.reject(new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
         const invoke = info().invokes.get(self.id);
-        return run.track(callLlm({ run, key, request: input, scope, invoke: invoke && isLlmInvoke(invoke) ? invoke : undefined }));
+        const spec = invoke && isLlmInvoke(invoke) ? invoke : undefined;
+        const outputSchema = spec ? outputSchemaOf(outputSchemas, self.id, spec) : undefined;
+        return site.call(self.id, input, signal, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) => callLlm(call, input));
       });
     }
   }
   return instrumentMachine(machine, actors);
 }
 
-const scopes = new WeakMap<AnyActorRef, CallScope>();
-
 /**
- * XState's `fromPromise` with the abort side owned by the runtime: the same snapshots and events (so stored
- * snapshots restore the same way), but stopping the actor stops a CallScope instead of aborting an AbortController
- * the call would have to link its own signals to.
+ * An extract call's output schema from the spec's fields (generated requests carry a copy of them; the spec is the
+ * law). Building a zod schema is far dearer than using one, so it is built once per invoke of the machine.
  */
-function fromCall<TInput>(create: (input: TInput, scope: CallScope, self: AnyActorRef, system: object) => Promise<unknown>): PromiseActorLogic<unknown, TInput> {
-  return {
-    config: create,
-    transition(state, event, actorScope) {
-      if (state.status !== 'active') return state;
-      switch (event.type) {
-        case 'xstate.promise.resolve':
-          return { ...state, status: 'done', output: (event as unknown as { data: unknown }).data, input: undefined };
-        case 'xstate.promise.reject':
-          return { ...state, status: 'error', error: (event as unknown as { data: unknown }).data, input: undefined };
-        case 'xstate.stop':
-          scopes.get(actorScope.self)?.stop();
-          scopes.delete(actorScope.self);
-          return { ...state, status: 'stopped', input: undefined };
-        default:
-          return state;
-      }
-    },
-    start(state, { self, system }) {
-      if (state.status !== 'active') return;
-      const scope = new CallScope();
-      scopes.set(self, scope);
-      Promise.resolve(create(state.input as TInput, scope, self, system)).then(
-        (data) => {
-          if (self.getSnapshot().status !== 'active') return;
-          scopes.delete(self);
-          self.send({ type: 'xstate.promise.resolve', data });
-        },
-        (data) => {
-          if (self.getSnapshot().status !== 'active') return;
-          scopes.delete(self);
-          self.send({ type: 'xstate.promise.reject', data });
-        },
-      );
-    },
-    getInitialSnapshot: (_, input) => ({ status: 'active', output: undefined, error: undefined, input }),
-    getPersistedSnapshot: (snapshot) => snapshot,
-    restoreSnapshot: (snapshot) => snapshot as never,
-  } as PromiseActorLogic<unknown, TInput>;
+function outputSchemaOf(cache: Map<string, z.ZodType>, invokeId: string, invoke: object): z.ZodType | undefined {
+  const fields = (invoke as { fields?: Parameters<typeof fieldMapToZod>[0] }).fields;
+  if (!fields) return undefined;
+  let schema = cache.get(invokeId);
+  if (!schema) cache.set(invokeId, (schema = fieldMapToZod(fields)));
+  return schema;
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
+import { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError, type FlowError } from '../errors.ts';
 import type { AnyTool } from '../tool.ts';
-import { linkedSignal, type CallScope } from './signals.ts';
 
 /** Checks arguments against the tool's input schema; a breach is a `TOOL_CONTRACT` error naming the zod issues. */
 export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: unknown } | { ok: false; error: FlowError } {
@@ -19,8 +19,8 @@ export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: 
 
 export interface ToolAttemptOptions {
   idempotencyKey: string;
-  /** Aborts the attempt (cancel); the timeout is added on top. Either a signal (linked) or the runtime's call scope. */
-  signal: AbortSignal | CallScope;
+  /** Aborts the attempt (cancel): a caller's AbortSignal or the call's Deadline; the timeout is added on top. */
+  deadline: AbortSignal | Deadline;
   timeoutMs: number;
   clock: Clock;
 }
@@ -31,9 +31,7 @@ export interface ToolAttemptOptions {
  */
 export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAttemptOptions): Promise<unknown> {
   const { timeoutMs } = options;
-  const attempt = options.signal instanceof AbortSignal
-    ? linkedSignal([options.signal], options.clock, timeoutMs, () => timeoutError(tool, timeoutMs))
-    : options.signal.attempt(options.clock, timeoutMs, () => timeoutError(tool, timeoutMs));
+  const attempt = new Deadline(options.clock, { parent: options.deadline, timeoutMs, onTimeout: () => timeoutError(tool, timeoutMs) });
   try {
     const raw = await Promise.race([
       // The signal is read from the attempt when the tool asks for it (the runtime's attempts make it on demand).

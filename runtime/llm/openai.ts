@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { systemClock } from '../clock.ts';
 import { FlowingError } from '../errors.ts';
 import { runAgentLoop } from './openai/agent.ts';
 import { startCall, streamText, type ChatCall } from './openai/chat.ts';
@@ -57,7 +58,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
       throw new FlowingError('LLM_NOT_CONFIGURED', `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`);
     }
     if (call.signal.aborted) throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
-    return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs);
+    return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock);
   }
 
   /** Runs the call; its failures carry the attempts and the usage so far, since tokens were spent either way. */

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { FieldMap } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
@@ -40,6 +41,8 @@ export type AgentToolCaller = (name: string, args: unknown) => Promise<{ ok: tru
 export interface LlmCallOptions {
   signal: AbortSignal;
   timeoutMs?: number;
+  /** The runtime's clock, for the provider's own timeouts (the real clock when absent). */
+  clock?: Clock;
   /** The runtime's key of this call (`<invoke>@<step>`), for providers that log or answer by call. */
   callId?: string;
   /** generate: each streamed piece of text. */

@@ -1,9 +1,12 @@
 import type { InspectionEvent } from 'xstate';
+import type { CallDirectory } from '../calls/directory.ts';
 import type { Clock } from '../clock.ts';
+import type { CrashPoints } from '../crash-points.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { ResolvedLimits, Semaphore } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { SessionRecord, SessionStore } from '../store/types.ts';
+import type { ThrowRecorder } from './instrument.ts';
 import type { MachineInfo } from './machine-info.ts';
 
 /** Which session an XState inspection event comes from, and where in its log: after the event with seq `afterSeq`. */
@@ -21,9 +24,17 @@ export interface RunHost {
   store: SessionStore;
   llm: LlmProvider;
   clock: Clock;
+  /** The clock as XState takes it (made once per runtime). */
+  xstateClock: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(id: unknown): void };
   limits: ResolvedLimits;
+  /** The limit on calls in flight. */
   calls: Semaphore;
+  /** How invoked actors find their session. */
+  directory: CallDirectory;
+  crashPoint: CrashPoints;
   machine(machineId: string): MachineInfo;
+  /** Where the coded throws of a machine's guards and actions are recorded. */
+  throwsOf(info: MachineInfo): ThrowRecorder;
   /** Hands committed events to subscribers. */
   deliver(sessionId: string, events: readonly RuntimeEvent[]): void;
   /** Random number in [0, 1) for backoff jitter (injectable for tests). */

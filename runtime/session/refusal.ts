@@ -1,5 +1,6 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import { formatIssues } from '../errors.ts';
+import { activeNodes } from '../xstate-adapter.ts';
 import type { SessionStatus } from '../store/types.ts';
 import type { MachineInfo } from './machine-info.ts';
 
@@ -47,7 +48,7 @@ export function checkEvent(info: MachineInfo, event: unknown): EventCheck {
  * false) or none does. XState itself would drop it silently.
  */
 export function untakenReason(snapshot: AnyMachineSnapshot, type: string): Refusal {
-  const handled = snapshot._nodes.some((node) => node.transitions.has(type) || node.transitions.has('*'));
+  const handled = activeNodes(snapshot).some((node) => node.transitions.has(type) || node.transitions.has('*'));
   const states = activeStates(snapshot).join(', ');
   return handled
     ? { code: 'GUARD_REJECTED', message: `${type} is handled in ${states}, but every guard was false` }
@@ -56,7 +57,7 @@ export function untakenReason(snapshot: AnyMachineSnapshot, type: string): Refus
 
 /** Dotted paths of the active leaf states (`active.idle`). */
 export function activeStates(snapshot: AnyMachineSnapshot): string[] {
-  return snapshot._nodes.filter((node) => node.type === 'atomic' || node.type === 'final').map((node) => node.path.join('.'));
+  return activeNodes(snapshot).filter((node) => node.type === 'atomic' || node.type === 'final').map((node) => node.path.join('.'));
 }
 
 function truncate(text: string): string {

@@ -1,5 +1,6 @@
-import type { Actor, AnyStateMachine } from 'xstate';
+import type { Actor, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import type { Clock } from '../clock.ts';
+import { activeNodes, cancelOwnEvent, scheduledEvents, scheduleOwnEvent, type ScheduledEvent } from '../xstate-adapter.ts';
 
 /**
  * Deadlines of a session's pending `after` transitions: the delayed event's type (`xstate.after.<delay>.<state id>`,
@@ -9,90 +10,89 @@ export type TimerDeadlines = Readonly<Record<string, number>>;
 
 const AFTER = 'xstate.after.';
 
-/** What was seen of each scheduled delayed event of an actor, so a deadline stays put across commits. */
-const seen = new WeakMap<object, Map<string, { startedAt: number; delay: number; due: number }>>();
-
 /**
- * Fixes the deadline of every delayed transition the actor scheduled since the last look: the runtime clock now
- * plus its delay. Called right after each transition (XState schedules during it, and stamps `startedAt` with
- * Date.now() rather than the runtime's clock, so its own stamp is not used).
+ * The `after` timers of one session's actor. XState keeps them in its system's scheduler but not in the persisted
+ * snapshot, and restoring a snapshot does not run entry actions again, so without the deadlines kept here (and
+ * stored with the record) a restored session would wait in a timed state for ever.
  */
-export function trackTimers(actor: Actor<AnyStateMachine>, clock: Clock): void {
-  const scheduled = actor.system.getSnapshot()._scheduledEvents;
-  let known = seen.get(actor);
-  for (const id in scheduled) {
-    const entry = scheduled[id]!;
-    if (!isAfterTimer(actor, entry)) continue;
-    const before = known?.get(entry.id);
-    if (before && before.startedAt === entry.startedAt && before.delay === entry.delay) continue;
-    if (!known) seen.set(actor, (known = new Map()));
-    known.set(entry.id, { startedAt: entry.startedAt, delay: entry.delay, due: clock.now() + entry.delay });
-  }
-}
+export class TimerTracker {
+  /** What was seen of each scheduled delayed event, so a deadline stays put across commits. */
+  private readonly seen = new Map<string, { startedAt: number; delay: number; due: number }>();
 
-/**
- * The deadlines of the delayed transitions the actor has scheduled now, for the stored record. XState keeps them in
- * its system's scheduler but not in the persisted snapshot, and restoring a snapshot does not run entry actions
- * again, so without these a restored session would wait in a timed state for ever.
- */
-export function scheduledDeadlines(actor: Actor<AnyStateMachine>, clock: Clock): TimerDeadlines | undefined {
-  trackTimers(actor, clock);
-  const known = seen.get(actor);
-  const scheduled = actor.system.getSnapshot()._scheduledEvents;
-  let deadlines: Record<string, number> | undefined;
-  for (const id in scheduled) {
-    const entry = scheduled[id]!;
-    if (!isAfterTimer(actor, entry)) continue;
-    (deadlines ??= {})[entry.id] = known!.get(entry.id)!.due;
-  }
-  return deadlines;
-}
+  constructor(private readonly actor: Actor<AnyStateMachine>, private readonly clock: Clock) {}
 
-/** A delayed transition of the actor itself (`after`), scheduled under its event type as XState does. */
-function isAfterTimer(actor: Actor<AnyStateMachine>, entry: { source: unknown; target: unknown; id: string; event: { type: string } }): boolean {
-  return entry.source === actor && entry.target === actor && entry.event.type.startsWith(AFTER) && entry.id === entry.event.type;
-}
-
-/**
- * Schedules the delayed transitions of a restored actor again, each with the time left until its stored deadline (0
- * when it passed while the session was not running), under the id XState's exit action cancels. Only deadlines of
- * states the snapshot is still in are armed.
- */
-export function rearmTimers(actor: Actor<AnyStateMachine>, deadlines: TimerDeadlines | undefined, clock: Clock): void {
-  if (!deadlines) return;
-  const active = activeStateIds(actor);
-  const now = clock.now();
-  let known = seen.get(actor);
-  for (const [type, due] of Object.entries(deadlines)) {
-    if (!active.has(stateIdOf(type))) continue;
-    const delay = Math.max(0, due - now);
-    actor.system.scheduler.schedule(actor, actor, { type }, delay, type);
-    const entry = Object.values(actor.system.getSnapshot()._scheduledEvents).find((e) => e.source === actor && e.id === type);
-    if (!known) seen.set(actor, (known = new Map()));
-    if (entry) known.set(type, { startedAt: entry.startedAt, delay, due });
+  /**
+   * Fixes the deadline of every delayed transition the actor scheduled since the last look: the runtime clock now
+   * plus its delay. Called right after each transition (XState schedules during it, and stamps `startedAt` with
+   * Date.now() rather than the runtime's clock, so its own stamp is not used).
+   */
+  track(): void {
+    const scheduled = scheduledEvents(this.actor);
+    for (const id in scheduled) {
+      const entry = scheduled[id]!;
+      if (!this.isAfterTimer(entry)) continue;
+      const before = this.seen.get(entry.id);
+      if (before && before.startedAt === entry.startedAt && before.delay === entry.delay) continue;
+      this.seen.set(entry.id, { startedAt: entry.startedAt, delay: entry.delay, due: this.clock.now() + entry.delay });
+    }
   }
-}
 
-/**
- * Delivers the delayed events that are due now (their deadline passed) at once, in deadline order, instead of
- * waiting for the clock's timer: a session woken up for its timer takes the transition within the wake-up.
- * Returns how many it delivered.
- */
-export function fireDueTimers(actor: Actor<AnyStateMachine>, deadlines: TimerDeadlines | undefined, clock: Clock): number {
-  if (!deadlines) return 0;
-  const now = clock.now();
-  const due = Object.entries(deadlines).filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
-  let fired = 0;
-  for (const [type] of due) {
-    const scheduled = actor.system.getSnapshot()._scheduledEvents;
-    const pending = Object.values(scheduled).some((entry) => entry.source === actor && entry.id === type);
-    // Gone when an earlier delayed transition left the state (its exit cancelled this one).
-    if (!pending) continue;
-    actor.system.scheduler.cancel(actor, type);
-    actor.send({ type });
-    fired++;
+  /** The deadlines of the delayed transitions the actor has scheduled now, for the stored record. */
+  deadlines(): TimerDeadlines | undefined {
+    this.track();
+    const scheduled = scheduledEvents(this.actor);
+    let deadlines: Record<string, number> | undefined;
+    for (const id in scheduled) {
+      const entry = scheduled[id]!;
+      if (!this.isAfterTimer(entry)) continue;
+      (deadlines ??= {})[entry.id] = this.seen.get(entry.id)!.due;
+    }
+    return deadlines;
   }
-  return fired;
+
+  /**
+   * Schedules the delayed transitions of a restored actor again, each with the time left until its stored deadline (0
+   * when it passed while the session was not running), under the id XState's exit action cancels. Only deadlines of
+   * states the snapshot is still in are armed.
+   */
+  rearm(deadlines: TimerDeadlines | undefined): void {
+    if (!deadlines) return;
+    const active = new Set(activeNodes(this.actor.getSnapshot() as AnyMachineSnapshot).map((node) => node.id));
+    const now = this.clock.now();
+    for (const [type, due] of Object.entries(deadlines)) {
+      if (!active.has(stateIdOf(type))) continue;
+      const delay = Math.max(0, due - now);
+      scheduleOwnEvent(this.actor, type, delay);
+      const entry = Object.values(scheduledEvents(this.actor)).find((e) => e.source === this.actor && e.id === type);
+      if (entry) this.seen.set(type, { startedAt: entry.startedAt, delay, due });
+    }
+  }
+
+  /**
+   * Delivers the delayed events that are due now (their deadline passed) at once, in deadline order, instead of
+   * waiting for the clock's timer: a session woken up for its timer takes the transition within the wake-up.
+   * Returns how many it delivered.
+   */
+  fireDue(deadlines: TimerDeadlines | undefined): number {
+    if (!deadlines) return 0;
+    const now = this.clock.now();
+    const due = Object.entries(deadlines).filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
+    let fired = 0;
+    for (const [type] of due) {
+      const pending = Object.values(scheduledEvents(this.actor)).some((entry) => entry.source === this.actor && entry.id === type);
+      // Gone when an earlier delayed transition left the state (its exit cancelled this one).
+      if (!pending) continue;
+      cancelOwnEvent(this.actor, type);
+      this.actor.send({ type });
+      fired++;
+    }
+    return fired;
+  }
+
+  /** A delayed transition of the actor itself (`after`), scheduled under its event type as XState does. */
+  private isAfterTimer(entry: ScheduledEvent): boolean {
+    return entry.source === this.actor && entry.target === this.actor && entry.event.type.startsWith(AFTER) && entry.id === entry.event.type;
+  }
 }
 
 /** The earliest deadline, or undefined when there is none. */
@@ -106,11 +106,6 @@ export function nextDeadline(deadlines: TimerDeadlines | undefined): number | un
 function stateIdOf(type: string): string {
   const rest = type.slice(AFTER.length);
   return rest.slice(rest.indexOf('.') + 1);
-}
-
-function activeStateIds(actor: Actor<AnyStateMachine>): Set<string> {
-  const snapshot = actor.getSnapshot() as { _nodes?: Array<{ id: string }> };
-  return new Set((snapshot._nodes ?? []).map((node) => node.id));
 }
 
 /** Codes after which waking a session again cannot help (it is gone, or its machine changed). */

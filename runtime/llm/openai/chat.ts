@@ -3,7 +3,9 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatC
 import { FlowingError } from '../../errors.ts';
 import type { LlmUsage } from '../types.ts';
 import { mapOpenAIError } from './errors.ts';
-import { RequestGuard } from './guard.ts';
+import type { Clock } from '../../clock.ts';
+import type { Deadline } from '../../deadline.ts';
+import { requestDeadline } from './guard.ts';
 
 /** The state one provider call carries across its model requests (repairs, agent iterations). @internal */
 export interface ChatCall {
@@ -11,6 +13,7 @@ export interface ChatCall {
   model: string;
   signal: AbortSignal;
   timeoutMs: number;
+  clock: Clock;
   /** Summed over every request of the call. */
   usage: LlmUsage;
   /** Requests made so far. */
@@ -21,8 +24,8 @@ export interface ChatCall {
 export type ChatParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'stream' | 'stream_options'>;
 
 /** Starts the book-keeping of one provider call. @internal */
-export function startCall(client: OpenAI, model: string, signal: AbortSignal, timeoutMs: number): ChatCall {
-  return { client, model, signal, timeoutMs, usage: { promptTokens: 0, completionTokens: 0 }, attempts: 0 };
+export function startCall(client: OpenAI, model: string, signal: AbortSignal, timeoutMs: number, clock: Clock): ChatCall {
+  return { client, model, signal, timeoutMs, clock, usage: { promptTokens: 0, completionTokens: 0 }, attempts: 0 };
 }
 
 function addUsage(call: ChatCall, usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): void {
@@ -31,14 +34,14 @@ function addUsage(call: ChatCall, usage: { prompt_tokens?: number; completion_to
   call.usage.completionTokens += usage.completion_tokens ?? 0;
 }
 
-function requestOptions(call: ChatCall, guard: RequestGuard) {
+function requestOptions(call: ChatCall, guard: Deadline) {
   // The SDK timeout only covers the wait for response headers; the guard also covers silence inside a stream.
   return { signal: guard.signal, timeout: Math.max(1, Math.ceil(call.timeoutMs)), maxRetries: 0 };
 }
 
 /** One non-streamed chat completion; returns the first choice's message. Throws coded FlowingErrors. @internal */
 export async function complete(call: ChatCall, params: ChatParams): Promise<ChatCompletionMessage> {
-  const guard = new RequestGuard(call.signal, call.timeoutMs, call.model);
+  const guard = requestDeadline(call.signal, call.timeoutMs, call.model, call.clock);
   call.attempts += 1;
   try {
     const completion = await guard.race(call.client.chat.completions.create({ ...params, model: call.model, stream: false }, requestOptions(call, guard)));
@@ -47,7 +50,7 @@ export async function complete(call: ChatCall, params: ChatParams): Promise<Chat
     if (!message) throw new FlowingError('LLM_BAD_OUTPUT', `model '${call.model}' answered with no choices`);
     return message;
   } catch (error) {
-    throw guard.failure ?? mapOpenAIError(error, call.model);
+    throw guard.reason ?? mapOpenAIError(error, call.model);
   } finally {
     guard.dispose();
   }
@@ -59,7 +62,7 @@ export async function complete(call: ChatCall, params: ChatParams): Promise<Chat
  * @internal
  */
 export async function streamText(call: ChatCall, params: ChatParams, onDelta: ((text: string) => void) | undefined): Promise<string> {
-  const guard = new RequestGuard(call.signal, call.timeoutMs, call.model);
+  const guard = requestDeadline(call.signal, call.timeoutMs, call.model, call.clock);
   call.attempts += 1;
   let iterator: AsyncIterator<ChatCompletionChunk> | undefined;
   try {
@@ -73,7 +76,7 @@ export async function streamText(call: ChatCall, params: ChatParams, onDelta: ((
       guard.touch();
       const next = await guard.race(iterator.next());
       // The SDK ends the iteration quietly when its request is aborted, so check before trusting the end.
-      guard.throwIfStopped();
+      if (guard.reason) throw guard.reason;
       if (next.done) break;
       const chunk = next.value;
       addUsage(call, chunk.usage);
@@ -89,7 +92,7 @@ export async function streamText(call: ChatCall, params: ChatParams, onDelta: ((
     if (!finished) throw new FlowingError('LLM_FAILED', `the stream from model '${call.model}' ended before the model finished its answer`);
     return text;
   } catch (error) {
-    throw guard.failure ?? mapOpenAIError(error, call.model);
+    throw guard.reason ?? mapOpenAIError(error, call.model);
   } finally {
     guard.dispose();
     // Closes the HTTP stream when the loop stopped early (abort, timeout, a thrown onDelta).

@@ -1,0 +1,133 @@
+import type { Clock } from '../clock.ts';
+import type { CallContext } from '../calls/context.ts';
+import type { CallSite, CallSpec } from '../calls/directory.ts';
+import type { CrashPoints } from '../crash-points.ts';
+import { Deadline } from '../deadline.ts';
+import type { RuntimeEventType } from '../events.ts';
+import type { ResolvedLimits, Semaphore } from '../limits.ts';
+import type { LlmProvider, LlmUsage } from '../llm/types.ts';
+import type { ApprovalRecord, JournalEntry } from '../store/types.ts';
+import type { AnyTool } from '../tool.ts';
+import type { RunLog } from './run-log.ts';
+
+/** What the ledger needs of its runtime (shared by every call of every session). */
+export interface LedgerServices {
+  clock: Clock;
+  limits: ResolvedLimits;
+  slots: Semaphore;
+  random(): number;
+  llm: LlmProvider;
+  crashPoint: CrashPoints;
+}
+
+/** What the ledger asks of the session it belongs to. */
+export interface LedgerOwner {
+  readonly sessionId: string;
+  readonly tools: Readonly<Record<string, AnyTool>>;
+  /** The key a call of `invokeId` starting now gets (stable when the same snapshot is restored later). */
+  keyFor(invokeId: string): string;
+  approval(): ApprovalRecord | undefined;
+  consumeApproval(): void;
+  needsAttention(entry: JournalEntry): void;
+}
+
+/**
+ * The calls of one session: the key and input of the latest call of each invoke, the calls in flight (so cancel can
+ * wait for them to wind down), and the CallContext each call gets — the only view of the session a call has.
+ */
+export class CallLedger implements CallSite {
+  /** Journal key of the latest call of each invoke id. */
+  private readonly keys = new Map<string, string>();
+  /** Input of the latest call of each invoke id (to put a call back in flight when its result is refused). */
+  private readonly inputs = new Map<string, unknown>();
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(private readonly services: LedgerServices, private readonly owner: LedgerOwner, private readonly log: RunLog) {}
+
+  call(invokeId: string, input: unknown, signal: AbortSignal, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown> {
+    const key = this.owner.keyFor(invokeId);
+    this.keys.set(invokeId, key);
+    this.inputs.set(invokeId, input);
+    const deadline = new Deadline(this.services.clock, { parent: signal });
+    const running = body(this.context(key, deadline, spec)).finally(() => deadline.dispose());
+    this.inflight.add(running);
+    const forget = () => this.inflight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+
+  /** Journal key of the latest call of an invoke. */
+  keyOf(invokeId: string): string | undefined {
+    return this.keys.get(invokeId);
+  }
+
+  /** Input of the latest call of an invoke. */
+  inputOf(invokeId: string): unknown {
+    return this.inputs.get(invokeId);
+  }
+
+  /** The keys of the calls in flight in a persisted snapshot (its invoked children), for the stored record. */
+  inflightCalls(snapshot: unknown): Record<string, string> | undefined {
+    const children = (snapshot as { children?: Record<string, unknown> } | undefined)?.children;
+    let calls: Record<string, string> | undefined;
+    for (const id in children) {
+      const key = this.keys.get(id);
+      if (key !== undefined) (calls ??= {})[id] = key;
+    }
+    return calls;
+  }
+
+  /** Resolves when every call in flight has settled (after cancel aborted them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  private context(key: string, deadline: Deadline, spec: CallSpec): CallContext {
+    return new RunCallContext(this.services, this.owner, this.log, key, deadline, spec);
+  }
+}
+
+/** The CallContext of one call of a session. */
+class RunCallContext implements CallContext {
+  readonly invoke;
+  readonly outputSchema;
+  /** A field, not a method: it is handed on as a function (backoff jitter). */
+  readonly random: () => number;
+
+  constructor(
+    private readonly services: LedgerServices,
+    private readonly owner: LedgerOwner,
+    private readonly log: RunLog,
+    readonly key: string,
+    readonly deadline: Deadline,
+    spec: CallSpec,
+  ) {
+    this.invoke = spec.invoke;
+    this.outputSchema = spec.outputSchema;
+    this.random = services.random;
+  }
+
+  get sessionId() { return this.owner.sessionId; }
+  get clock() { return this.services.clock; }
+  get limits() { return this.services.limits; }
+  get slots() { return this.services.slots; }
+  get llm() { return this.services.llm; }
+  get tools() { return this.owner.tools; }
+  recorded() { return this.log.journal.get(this.key); }
+  record(entry: JournalEntry) { this.log.journalWrite(entry); }
+  emit(type: RuntimeEventType, data: Record<string, unknown>) { this.log.append(type, data); }
+  commit(durable: boolean): Promise<void> {
+    if (durable) return this.log.flush();
+    this.log.scheduleCommit();
+    return Promise.resolve();
+  }
+  approval() { return this.owner.approval(); }
+  consumeApproval() { this.owner.consumeApproval(); }
+  usage(): LlmUsage { return this.log.usage; }
+  addUsage(usage: LlmUsage) { this.log.addUsage(usage); }
+  needsAttention(entry: JournalEntry) { this.owner.needsAttention(entry); }
+  crashPoint(label: Parameters<CrashPoints>[0]) { this.services.crashPoint(label); }
+  nested(key: string, deadline: Deadline): CallContext {
+    return new RunCallContext(this.services, this.owner, this.log, key, deadline, {});
+  }
+}

@@ -1,0 +1,77 @@
+import { FlowingError } from '../errors.ts';
+import type { RunAdmission } from '../limits.ts';
+import type { SessionStore } from '../store/types.ts';
+import type { KeyedQueue } from './keyed-queue.ts';
+import type { RunPool } from './run-pool.ts';
+import type { Subscriptions } from './subscriptions.ts';
+import type { Session, SessionSnapshot } from './types.ts';
+
+/** What a session handle works through: the runtime's queue, runs, store, admission and subscriptions. */
+export interface HandleParts {
+  store: SessionStore;
+  queue: KeyedQueue;
+  pool: RunPool;
+  admission: RunAdmission;
+  subscriptions: Subscriptions;
+}
+
+/** A handle on one session; holding it costs nothing in the runtime. */
+export function sessionHandle<TEvent extends { type: string }>(parts: HandleParts, sessionId: string, machineId: string): Session<TEvent> {
+  const { store, queue, pool, admission, subscriptions } = parts;
+  return {
+    id: sessionId,
+    machineId,
+    send(event, sendOptions = {}) {
+      if (sendOptions.queue === false && queue.has(sessionId)) {
+        const current = pool.current(sessionId);
+        const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
+        if (current) return current.then((run) => run.refuse(event, refusal));
+        return queue.run(sessionId, () => pool.withRun(sessionId, false, (run) => run.refuse(event, refusal)));
+      }
+      const admitted = admission.enter();
+      if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
+      return queue.run(sessionId, () => pool.withRun(sessionId, true, async (run) => {
+        await run.whenQuiet();
+        return run.send(event);
+      })).finally(admitted.leave);
+    },
+    async snapshot() {
+      const current = pool.current(sessionId);
+      if (current) await (await current).flush();
+      const record = await store.load(sessionId);
+      if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
+      const snapshot = (record.snapshot ?? {}) as { value?: unknown; context?: unknown };
+      const view: SessionSnapshot = {
+        sessionId, machineId: record.machineId, traceId: record.traceId, status: record.status, state: snapshot.value ?? null,
+        context: snapshot.context ?? null, seq: record.seq, step: record.step, version: record.version, usage: record.usage,
+      };
+      if (record.approval) view.approval = record.approval;
+      if (record.error) view.error = record.error;
+      if (record.fork) view.fork = { parentId: record.fork.parentId, forkedAt: record.fork.forkedAt };
+      return view;
+    },
+    events(fromSeq = 0) {
+      return store.readEvents(sessionId, fromSeq);
+    },
+    subscribe(fromSeq, listener, onError) {
+      const stop = subscriptions.subscribe(sessionId, fromSeq, listener, onError);
+      // A store shared between processes also feeds what the others commit; repeats of local deliveries are dropped by seq.
+      const unfollow = store.follow?.(sessionId, fromSeq, (events) => subscriptions.deliver(sessionId, events));
+      return () => {
+        stop();
+        unfollow?.();
+      };
+    },
+    async cancel(reason = 'cancelled by the caller') {
+      for (;;) {
+        const current = pool.current(sessionId);
+        if (current) return (await current).cancel(reason);
+        if (!pool.waitingForLease(sessionId) && !queue.has(sessionId)) break;
+        // An operation (createSession, send) was queued a moment ago and opens its run soon; queueing behind it
+        // instead would wait until that run is quiet, which a call that never returns makes never.
+        await pool.settledOpen(sessionId);
+      }
+      return queue.run(sessionId, () => pool.withRun(sessionId, false, (run) => run.cancel(reason)));
+    },
+  };
+}
