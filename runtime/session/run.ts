@@ -70,7 +70,11 @@ export class SessionRun {
         host.onCommitted?.(stored);
         host.deliver(this.sessionId, events);
       },
-      lost: (error) => this.abandon(error),
+      // The store's refusal is the definitive reason, even when a lost lease was noticed a moment before.
+      lost: (error) => {
+        this.abandon(error);
+        this.outcome = { kind: 'lost', error };
+      },
     }, record, journal);
     this.calls = new CallLedger(
       { clock: host.clock, limits: host.limits, slots: host.calls, random: host.random, llm: host.llm, crashPoint: host.crashPoint },
