@@ -5,6 +5,7 @@ import type { SpecProblem } from './problems.ts';
  * controls (NEL, CSI ...), the Unicode line and paragraph separators, bidirectional formatting controls (they reorder
  * what a reader sees, CVE-2021-42574) and lone surrogates.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this pattern finds
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\p{Surrogate}/gu;
 
 const SHORT_ESCAPES: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };

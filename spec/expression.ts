@@ -84,7 +84,7 @@ function convert(node: jsep.Expression, roots: readonly ExpressionRoot[], depth:
       const name = (node as jsep.Identifier).name;
       if ((roots as readonly string[]).includes(name)) return { kind: 'root', name: name as ExpressionRoot };
       if (name === 'undefined') return { kind: 'literal', value: null };
-      refuse('SPEC_EXPRESSION_UNKNOWN_ROOT', `unknown name '${name}': expressions here may read ${roots.join(', ')}`);
+      return refuse('SPEC_EXPRESSION_UNKNOWN_ROOT', `unknown name '${name}': expressions here may read ${roots.join(', ')}`);
     }
     case 'MemberExpression': {
       const member = node as jsep.MemberExpression;
@@ -134,12 +134,12 @@ function convert(node: jsep.Expression, roots: readonly ExpressionRoot[], depth:
       return { kind: 'conditional', test: next(cond.test), consequent: next(cond.consequent), alternate: next(cond.alternate) };
     }
     case 'CallExpression':
-      refuse('SPEC_EXPRESSION_FORBIDDEN', 'function calls are not allowed in expressions; use a named guard or action');
+      return refuse('SPEC_EXPRESSION_FORBIDDEN', 'function calls are not allowed in expressions; use a named guard or action');
     case 'ThisExpression':
-      refuse('SPEC_EXPRESSION_FORBIDDEN', "'this' is not allowed");
+      return refuse('SPEC_EXPRESSION_FORBIDDEN', "'this' is not allowed");
     case 'Compound':
     case 'SequenceExpression':
-      refuse('SPEC_EXPRESSION_FORBIDDEN', 'only one expression is allowed (no ; or ,)');
+      return refuse('SPEC_EXPRESSION_FORBIDDEN', 'only one expression is allowed (no ; or ,)');
     default:
       refuse('SPEC_EXPRESSION_FORBIDDEN', `${node.type} is not allowed in expressions`);
   }

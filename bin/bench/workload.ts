@@ -1,4 +1,4 @@
-import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import { createActor, fromPromise, type AnyActorLogic, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import type { AnyMachineDefinition, AnyTool, LlmRequest, Runtime } from '@flowing/runtime';
 import { benchModel } from './model.ts';
 
@@ -8,6 +8,7 @@ export const BENCH_MESSAGE = 'where is my order A1001';
 const noLog = () => {};
 
 /** One tool's `run`, called the way a hand-written service would: no contract checks, no timer, no journal. */
+// biome-ignore lint/suspicious/noExplicitAny: the floor reads tool outputs untyped, as a hand-written loop would
 function runTool(tools: Readonly<Record<string, AnyTool>>, name: string, args: unknown, signal: AbortSignal): Promise<any> {
   return Promise.resolve(tools[name]!.run(args as never, { signal, idempotencyKey: name, log: noLog }));
 }
@@ -38,7 +39,7 @@ const plainMachines = new WeakMap<AnyMachineDefinition, AnyStateMachine>();
 export function plainMachine(definition: AnyMachineDefinition): AnyStateMachine {
   let machine = plainMachines.get(definition);
   if (machine) return machine;
-  const actors: Record<string, ReturnType<typeof fromPromise<any, any>>> = {};
+  const actors: Record<string, AnyActorLogic> = {};
   for (const name of Object.keys(definition.tools)) {
     actors[`tool.${name}`] = fromPromise<unknown, { args: unknown }>(({ input, signal }) => runTool(definition.tools, name, input.args, signal));
   }
@@ -57,7 +58,7 @@ export function bareXState(definition: AnyMachineDefinition): Promise<string> {
     const actor: AnyActorRef = createActor(machine);
     let sent = false;
     actor.subscribe({
-      next(snapshot: any) {
+      next(snapshot: AnyMachineSnapshot) {
         if (sent && Object.keys(snapshot.children).length === 0 && snapshot.matches({ active: 'idle' })) {
           actor.stop();
           if (typeof snapshot.context.reply !== 'string' || snapshot.context.error) reject(new Error(`bare XState session ended without a reply: ${JSON.stringify(snapshot.context).slice(0, 300)}`));

@@ -39,7 +39,7 @@ const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' 
  */
 export function mergeTsconfig(text: string): TsconfigMerge {
   const errors: ParseError[] = [];
-  const config = parse(text, errors, { allowTrailingComma: true }) as Record<string, any> | undefined;
+  const config = parse(text, errors, { allowTrailingComma: true }) as Record<string, unknown> | undefined;
   if (errors.length || !config || typeof config !== 'object' || Array.isArray(config)) {
     const reason = errors[0] ? `${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}` : 'not an object';
     throw new CliError('INIT_BAD_TSCONFIG', `tsconfig.json cannot be read (${reason}); fix it and run init again`);

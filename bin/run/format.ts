@@ -1,4 +1,4 @@
-import { type RuntimeEvent } from '@flowing/runtime';
+import type { RuntimeEvent } from '@flowing/runtime';
 
 const WIDTH = 20;
 
@@ -18,9 +18,16 @@ function short(value: unknown, max = 100): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** The data fields the printer reads; each event type carries only some of them. */
+interface PrintedFields {
+  readonly [field: string]: unknown;
+  readonly error?: { readonly code?: unknown; readonly message?: unknown };
+  readonly usage?: { readonly promptTokens?: unknown; readonly completionTokens?: unknown };
+}
+
 /** One readable line for an event, as `flowing run` prints it. */
 export function formatEvent(event: RuntimeEvent): string {
-  const d = event.data as Record<string, any>;
+  const d = event.data as PrintedFields;
   let summary: string;
   switch (event.type) {
     case 'session.started': summary = `${d.machineId}`; break;

@@ -13,6 +13,7 @@ import { useCodegenProject } from '../helpers/project.ts';
  * has, (c) every string reads back unchanged at run time, (d) importing it changes no global and calls no trap.
  */
 const HOSTILE = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: '${' must reach generated code as text, never as a template hole
   "'", '"', '`', '${', '${globalThis.__flowingTrap()}', '*/', '*/ globalThis.__flowingTrap(); /*', '\\', '\\"); globalThis.__flowingTrap(); ("',
   '\r', '\r\n', '\n globalThis.__flowingTrap(); //', '\u2028', '\u2029', '\u0085', '\u0000', '\\u0027', '</script><script>alert(1)</script>',
   '__proto__', 'constructor', 'class', 'a b', 'Grüße, 注文 🚚', 'x'.repeat(10_000), '"); globalThis.__flowingTrap(); ("', '{{ context.secret }}',

@@ -32,10 +32,10 @@ function countingModel() {
   const counts = { calls: 0 };
   const llm: LlmProvider = {
     name: inner.name, isModel: inner.isModel,
-    classify: (r, o) => (counts.calls++, inner.classify(r, o)),
-    extract: (r, o) => (counts.calls++, inner.extract(r, o)),
-    generate: (r, o) => (counts.calls++, inner.generate(r, o)),
-    agent: (r, o) => (counts.calls++, inner.agent(r, o)),
+    classify: (r, o) => { counts.calls++; return inner.classify(r, o); },
+    extract: (r, o) => { counts.calls++; return inner.extract(r, o); },
+    generate: (r, o) => { counts.calls++; return inner.generate(r, o); },
+    agent: (r, o) => { counts.calls++; return inner.agent(r, o); },
   };
   return { llm, counts };
 }

@@ -105,7 +105,7 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
     const { tool, ran } = lookupTool();
     const results: unknown[] = [];
     const llm = provider({
-      async agent(request, { callTool, onStep }) {
+      async agent(_request, { callTool, onStep }) {
         const call = callTool as AgentToolCaller;
         onStep?.({ iteration: 1, toolCalls: [{ id: 'c1', name: 'lookup', args: { id: 7 } }] });
         results.push(await call('lookup', { id: 7 }));

@@ -12,6 +12,7 @@ const UNSAFE_SAMPLES: Array<[string, string]> = [
 
 /** True when the text holds a C0 control, DEL, a C1 control, a line/paragraph separator or a bidi control. */
 function hasUnsafeCharacter(text: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this pattern finds
   return /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(text);
 }
 

@@ -47,6 +47,7 @@ function run(args: string[], cwd: string): Promise<{ code: number; stdout: strin
 }
 
 /** C0 controls, DEL, C1 controls, U+2028/U+2029 and bidi controls: nothing of the kind may reach a terminal raw. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this pattern finds
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 interface JsonProblem { file: string; path: string; code: string; message: string; severity: string }

@@ -42,7 +42,7 @@ describe('flowing test (the CLI, in a copy of the project)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✓ order-support');
     expect(result.stdout).toContain('✓ incident-triage');
-    expect(result.stdout).toMatch(/order-support\n  paths: (\d+)\/\1 passed\n  cases: 4\/4 passed\n  coverage: states 15\/15, transitions 27\/27/);
+    expect(result.stdout).toMatch(/order-support\n {2}paths: (\d+)\/\1 passed\n {2}cases: 4\/4 passed\n {2}coverage: states 15\/15, transitions 27\/27/);
   }, 120_000);
 
   it('exits 1 with the diff after an edit; --update rewrites only the diverging case, and the next run passes', async () => {
