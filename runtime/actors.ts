@@ -37,7 +37,7 @@ export function fromLlm<TLabel extends string = string>(kind: 'classify', provid
 export function fromLlm<TOutput extends Record<string, unknown>>(kind: 'extract', provider?: LlmProvider): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
 export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads above carry the precise types
+// biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the precise types
 export function fromLlm(kind: 'classify' | 'extract' | 'generate' | 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<any, any>> {
   let llm: LlmProvider | undefined = provider;
   return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {

@@ -92,6 +92,13 @@ export class ActorBridge {
     return this.actor !== undefined && !this.stoppedFlag;
   }
 
+  /** True while an invoked call is still running (a finished one stays among the children until its state is left). */
+  get callRunning(): boolean {
+    const children = this.actor?.getSnapshot().children as Record<string, { getSnapshot(): { status: string } } | undefined> | undefined;
+    for (const id in children) if (children[id]?.getSnapshot().status === 'active') return true;
+    return false;
+  }
+
   /** Sends an event to the root actor; a throw it causes reaches the listener's `error` synchronously. */
   send(event: { type: string }): void {
     this.options.throws.take(); // a throw recorded elsewhere and never reported is not this event's

@@ -1,24 +1,16 @@
-import type { Clock } from '../clock.ts';
 import type { CallContext } from '../calls/context.ts';
 import type { CallSite, CallSpec } from '../calls/directory.ts';
 import type { CrashPoints } from '../crash-points.ts';
 import { Deadline } from '../deadline.ts';
 import type { RuntimeEventType } from '../events.ts';
-import type { ResolvedLimits, Semaphore } from '../limits.ts';
-import type { LlmProvider, LlmUsage } from '../llm/types.ts';
+import type { LlmUsage } from '../llm/types.ts';
 import type { ApprovalRecord, JournalEntry } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
+import type { RunHost } from './host.ts';
 import type { RunLog } from './run-log.ts';
 
 /** What the ledger needs of its runtime (shared by every call of every session). */
-export interface LedgerServices {
-  clock: Clock;
-  limits: ResolvedLimits;
-  slots: Semaphore;
-  random(): number;
-  llm: LlmProvider;
-  crashPoint: CrashPoints;
-}
+export type LedgerServices = Pick<RunHost, 'clock' | 'limits' | 'calls' | 'random' | 'llm' | 'crashPoint'>;
 
 /** What the ledger asks of the session it belongs to. */
 export interface LedgerOwner {
@@ -110,7 +102,7 @@ class RunCallContext implements CallContext {
   get sessionId() { return this.owner.sessionId; }
   get clock() { return this.services.clock; }
   get limits() { return this.services.limits; }
-  get slots() { return this.services.slots; }
+  get slots() { return this.services.calls; }
   get llm() { return this.services.llm; }
   get tools() { return this.owner.tools; }
   recorded() { return this.log.journal.get(this.key); }

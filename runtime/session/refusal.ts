@@ -63,3 +63,13 @@ export function activeStates(snapshot: AnyMachineSnapshot): string[] {
 function truncate(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
+
+/** The data of the `transition.rejected` event that records a refused event (its type cut to 200 characters). */
+export function refusalData(raw: unknown, refusal: Refusal, states: readonly string[], payload?: unknown): Record<string, unknown> {
+  const type = raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
+  return {
+    event: type === null ? null : type.slice(0, 200), states, code: refusal.code, reason: refusal.message,
+    ...(refusal.details === undefined ? {} : { details: refusal.details }),
+    ...(payload === undefined ? {} : { payload }),
+  };
+}

@@ -4,6 +4,7 @@ import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionStatus } from '../store/types.ts';
 import { activeNodes } from '../xstate-adapter.ts';
 import type { ActorBridge, ProcessedEvent } from './actor-bridge.ts';
+import type { ApprovalWatch } from './approval-watch.ts';
 import type { CallLedger } from './call-ledger.ts';
 import { thrownError } from './instrument.ts';
 import type { RunOutcome } from './outcome.ts';
@@ -14,11 +15,11 @@ import { awaitingSnapshot, completionRefusal, invokeIdOf, thrownCompletionRefusa
 export interface FailingRun {
   status: SessionStatus;
   step: number;
-  approval?: ApprovalRecord;
   outcome?: RunOutcome;
   frozenSnapshot?: unknown;
   readonly actor: ActorBridge;
   readonly calls: CallLedger;
+  readonly approvals: ApprovalWatch;
   readonly before: { snapshot: unknown; step: number; status: SessionStatus; approval?: ApprovalRecord };
   readonly log: { readonly stored: { snapshot: unknown } };
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent;
@@ -98,7 +99,7 @@ export class RunFailures {
     run.frozenSnapshot = before.snapshot;
     run.step = before.step;
     run.status = before.status === 'running' ? 'error' : before.status;
-    run.approval = before.approval;
+    run.approvals.current = before.approval;
     run.outcome = { kind: 'reverted', error };
     run.actor.stop();
     run.setQuiet();

@@ -2,27 +2,26 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { toFlowError, type FlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
-import { activeNodes, type TakenTransition } from '../xstate-adapter.ts';
+import type { TakenTransition } from '../xstate-adapter.ts';
 import { ActorBridge, type ProcessedEvent } from './actor-bridge.ts';
-import { approvalRequest, decideApproval } from './approvals.ts';
+import { ApprovalWatch } from './approval-watch.ts';
 import { CallLedger } from './call-ledger.ts';
 import { compactSnapshot, EMPTY_LIST, sharedValue } from './compact.ts';
+import { ContextCheck } from './context-check.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import type { RunOutcome } from './outcome.ts';
 import { Quiet } from './quiet.ts';
-import { activeStates, checkEvent, checkStatus, untakenReason, type Refusal } from './refusal.ts';
+import { activeStates, checkEvent, checkStatus, refusalData, untakenReason, type Refusal } from './refusal.ts';
 import { RunFailures } from './run-failures.ts';
 import { RunLog, type RecordDraft } from './run-log.ts';
+import type { SendResult } from './types.ts';
 import { isCompletionEvent } from './unhandled.ts';
 
-/** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
-export type SendResult =
-  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[] }
-  | { applied: false; code: string; message: string; details?: unknown };
+export type { SendResult } from './types.ts';
 
 /** What the store held before the event being applied, to go back to when it is reverted. */
-interface Base {
+export interface RunBase {
   snapshot: unknown;
   step: number;
   status: SessionStatus;
@@ -31,8 +30,8 @@ interface Base {
 
 /**
  * One session while it has work to do. It coordinates its collaborators — the actor bridge (the XState actor), the
- * run log (events, journal, commits), the call ledger (calls in flight and their contexts) and the failure rules —
- * and keeps what they share: the status, the step counter, the approval and the outcome.
+ * run log (events, journal, commits), the call ledger (calls in flight and their contexts), the approval watch and
+ * the failure rules — and keeps what they share: the status, the step counter and the outcome.
  * Idle sessions have no run; they are a stored record the next `send` restores.
  */
 export class SessionRun {
@@ -40,30 +39,32 @@ export class SessionRun {
   readonly log: RunLog;
   readonly calls: CallLedger;
   readonly actor: ActorBridge;
+  readonly approvals: ApprovalWatch;
   status: SessionStatus;
   step: number;
-  approval?: ApprovalRecord;
   outcome?: RunOutcome;
   /** A snapshot to store instead of the actor's (the state before a reverted event, or a stopped session's). */
   frozenSnapshot?: unknown;
+  /** What the store held before the event being applied. */
+  before: RunBase;
   private readonly quiet: Quiet;
   private readonly failures: RunFailures;
+  private readonly contextCheck: ContextCheck;
   /** True while an event from outside is applied synchronously: a throw then refuses that event and changes nothing. */
   private applyingExternal = false;
   private lastContext: unknown;
-  private validContext: unknown;
   private lastStatus?: string;
-  private approvalState?: string;
-  private base: Base;
 
   constructor(readonly host: RunHost, readonly info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], quiet = false) {
     this.sessionId = record.sessionId;
     this.status = record.status;
     this.step = record.step;
-    this.approval = record.approval;
     if (record.error) this.outcome = { kind: 'ended', error: record.error };
-    this.base = { snapshot: record.snapshot, step: record.step, status: record.status, approval: record.approval };
+    this.before = { snapshot: record.snapshot, step: record.step, status: record.status, approval: record.approval };
     this.quiet = new Quiet(quiet);
+    this.contextCheck = new ContextCheck(info.contextSchema);
+    this.approvals = new ApprovalWatch(info, record.sessionId, record.approval);
+    this.failures = new RunFailures(this);
     this.log = new RunLog(host.store, host.clock, {
       draft: () => this.draft(),
       committed: (stored, events) => {
@@ -76,30 +77,26 @@ export class SessionRun {
         this.outcome = { kind: 'lost', error };
       },
     }, record, journal);
-    this.calls = new CallLedger(
-      { clock: host.clock, limits: host.limits, slots: host.calls, random: host.random, llm: host.llm, crashPoint: host.crashPoint },
-      {
-        sessionId: this.sessionId,
-        tools: info.definition.tools,
-        keyFor: (invokeId) => this.keyFor(invokeId),
-        approval: () => this.approval,
-        consumeApproval: () => {
-          if (this.approval) this.approval = { ...this.approval, consumed: true };
-        },
-        needsAttention: (entry) => this.failures.unknownOutcome(entry),
-      },
-      this.log,
-    );
+    this.calls = new CallLedger(host, {
+      sessionId: this.sessionId,
+      tools: info.definition.tools,
+      keyFor: (invokeId) => this.keyFor(invokeId),
+      approval: () => this.approvals.current,
+      consumeApproval: () => this.approvals.consume(),
+      needsAttention: (entry) => this.failures.unknownOutcome(entry),
+    }, this.log);
+    const inspect = host.inspect && {
+      inspector: host.inspect,
+      source: () => ({ sessionId: this.sessionId, machineId: info.definition.id, afterSeq: this.log.seq }),
+    };
     this.actor = new ActorBridge({
       machine: info.machine, throws: host.throwsOf(info), clock: host.clock, xstateClock: host.xstateClock, directory: host.directory,
-      calls: this.calls,
-      ...(host.inspect ? { inspect: { inspector: host.inspect, source: () => ({ sessionId: this.sessionId, machineId: info.definition.id, afterSeq: this.log.seq }) } } : {}),
+      calls: this.calls, ...(inspect ? { inspect } : {}),
     }, {
       step: (snapshot, cause, transitions) => this.onStep(snapshot, cause, transitions),
       restored: (snapshot) => this.onRestored(snapshot),
       error: (thrown, cause) => this.failures.actorError(thrown, cause, this.applyingExternal),
     });
-    this.failures = new RunFailures(this);
   }
 
   get traceId(): string {
@@ -131,8 +128,12 @@ export class SessionRun {
 
   /** Starts the actor: a new session with its input, or a stored one from its snapshot (calls in flight restart). */
   start(from: { input: unknown } | { snapshot: unknown }): void {
-    if ('input' in from) return this.actor.start({ input: from.input });
-    this.actor.start({ snapshot: from.snapshot, ...(this.log.stored.timers ? { timers: this.log.stored.timers } : {}) });
+    if ('input' in from) {
+      this.actor.start({ input: from.input });
+      return;
+    }
+    const { timers } = this.log.stored;
+    this.actor.start({ snapshot: from.snapshot, ...(timers ? { timers } : {}) });
     const snapshot = this.actor.snapshot;
     if (snapshot && !this.actor.stopped) this.settle(snapshot);
   }
@@ -164,7 +165,7 @@ export class SessionRun {
   private onRestored(snapshot: AnyMachineSnapshot) {
     this.lastContext = snapshot.context;
     this.lastStatus = snapshot.status;
-    this.approvalState = this.approval && !this.approval.decision ? this.approval.state : undefined;
+    this.approvals.restored();
   }
 
   private onStep(snapshot: AnyMachineSnapshot, cause: ProcessedEvent, transitions: TakenTransition[]) {
@@ -191,16 +192,10 @@ export class SessionRun {
     this.settle(snapshot);
   }
 
-  /** Asks for an approval on entering a state whose APPROVE leads to a high-risk tool. */
-  watchApprovals(snapshot: AnyMachineSnapshot) {
-    let site: string | undefined;
-    for (const node of activeNodes(snapshot)) if (this.info.approvalSites.has(node.key)) site = node.key;
-    if (site !== undefined && site !== this.approvalState) {
-      this.approval = approvalRequest(this.info.approvalSites.get(site)!, snapshot.context, `${this.sessionId}:${site}@${this.step}`);
-      const { id, state, tool, args, argsHash } = this.approval;
-      this.append('approval.requested', { approvalId: id, state, tool, args, argsHash });
-    }
-    this.approvalState = site;
+  /** Logs the approval asked for when the session just entered an approval state. */
+  watchApprovals(snapshot: AnyMachineSnapshot): void {
+    const request = this.approvals.entered(snapshot, this.step);
+    if (request) this.append('approval.requested', { approvalId: request.id, state: request.state, tool: request.tool, args: request.args, argsHash: request.argsHash });
   }
 
   private settle(snapshot: AnyMachineSnapshot) {
@@ -215,35 +210,24 @@ export class SessionRun {
       this.append('error', { code: error.code, message: error.message, recoverable: false });
     } else if (snapshot.status === 'active') {
       // A state waiting for its `after` timer is waiting too: the runtime wakes the session up when it is due.
-      this.status = hasActiveChild(snapshot) ? 'running' : 'waiting';
+      this.status = this.actor.callRunning ? 'running' : 'waiting';
     }
     this.log.scheduleCommit();
     if (this.status !== 'running') this.quiet.set();
   }
 
-  /**
-   * The record to write now. The context is checked where it is written: no snapshot whose context breaks the spec
-   * ever reaches the store. Side effects cannot slip in between, because a non-idempotent call waits for this
-   * commit before it runs.
-   */
+  /** The record to write now; a context that breaks the spec reverts the step instead (see ContextCheck). */
   private draft(): RecordDraft | undefined {
-    const live = !this.frozenSnapshot && this.actor.live;
-    if (live) {
-      const context = this.actor.snapshot!.context;
-      if (context !== this.validContext) {
-        const check = this.info.contextSchema.safeParse(context);
-        if (!check.success) {
-          const issues = check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
-          this.failures.revert({ code: 'CONTEXT_INVALID', message: `step ${this.step} produced a context that does not match the spec: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, details: { issues } });
-          if (this.log.version === 0) return undefined; // a session whose first state is invalid is never created
-        } else {
-          this.validContext = context;
-        }
+    if (!this.frozenSnapshot && this.actor.live) {
+      const invalid = this.contextCheck.check(this.actor.snapshot!.context, this.step);
+      if (invalid) {
+        this.failures.revert(invalid);
+        if (this.log.version === 0) return undefined; // a session whose first state is invalid is never created
       }
     }
     const snapshot = this.frozenSnapshot ?? (this.actor.live ? this.actor.persisted((p) => compactSnapshot(p, this.info)) : this.log.stored.snapshot);
     const draft: RecordDraft = { status: this.status, step: this.step, snapshot };
-    if (this.approval) draft.approval = this.approval;
+    if (this.approvals.current) draft.approval = this.approvals.current;
     if (this.outcome?.kind === 'ended') draft.error = this.outcome.error;
     const calls = this.calls.inflightCalls(snapshot);
     if (calls) draft.calls = calls;
@@ -254,15 +238,15 @@ export class SessionRun {
 
   /** Applies one event after checking it; waits until the session is quiet again. */
   async send(raw: unknown): Promise<SendResult> {
-    const statusRefusal = checkStatus(this.status, this.outcome?.error);
-    if (statusRefusal) return this.refuse(raw, statusRefusal);
+    const refusal = checkStatus(this.status, this.outcome?.error);
+    if (refusal) return this.refuse(raw, refusal);
     const snapshot = this.snapshot;
     if (!snapshot || this.actor.stopped) return this.refuse(raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
     const check = checkEvent(this.info, raw);
     if (!check.ok) return this.refuse(raw, check.refusal);
     const first = this.log.appended.length;
     const stepBefore = this.step;
-    this.base = { snapshot: this.log.stored.snapshot, step: this.step, status: this.status, approval: this.approval };
+    this.before = { snapshot: this.log.stored.snapshot, step: this.step, status: this.status, approval: this.approvals.current };
     if (this.outcome?.kind === 'reverted') this.outcome = undefined;
     this.quiet.busy();
     this.applyingExternal = true;
@@ -277,11 +261,8 @@ export class SessionRun {
       return this.refuse(raw, untakenReason(snapshot, check.event.type), check.event);
     }
     // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
-    const decided = decideApproval(this.approval, check.event, snapshot);
-    if (decided) {
-      this.approval = decided;
-      this.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
-    }
+    const decided = this.approvals.decide(check.event, snapshot);
+    if (decided) this.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
     if (!this.quiet.is && this.status !== 'running') this.quiet.set();
     await this.quiet.whenQuiet();
     await this.flush();
@@ -296,20 +277,10 @@ export class SessionRun {
 
   /** Records a refusal in the log and returns it. */
   async refuse(raw: unknown, refusal: Refusal, payload?: unknown): Promise<SendResult> {
-    const type = raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
     const snapshot = this.snapshot;
-    this.append('transition.rejected', {
-      event: type === null ? null : type.slice(0, 200), states: snapshot && !this.actor.stopped ? activeStates(snapshot) : [],
-      code: refusal.code, reason: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }),
-      ...(payload === undefined ? {} : { payload }),
-    });
+    this.append('transition.rejected', refusalData(raw, refusal, snapshot && !this.actor.stopped ? activeStates(snapshot) : [], payload));
     await this.flush();
     return { applied: false, code: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
-  }
-
-  /** What the store held before the event being applied. */
-  get before(): Base {
-    return this.base;
   }
 
   /** Delivers the delayed transitions that are due now (a wake-up); resolves when the session is quiet again. */
@@ -325,7 +296,7 @@ export class SessionRun {
    * This process lost the session's lease or its commit: stop as if it had crashed. Nothing more is written
    * (in-flight calls are aborted and their results dropped); the process that takes the session over resumes it.
    */
-  abandon(error: FlowError) {
+  abandon(error: FlowError): void {
     if (this.outcome?.kind === 'lost') return;
     this.outcome = { kind: 'lost', error };
     this.log.halt();
@@ -346,20 +317,13 @@ export class SessionRun {
   }
 
   /** Makes a quiet run ready to be reused for the session's next event (kept warm by the runtime). */
-  park() {
+  park(): void {
     this.log.park();
     this.quiet.reset();
   }
 
   /** Drops the actor once the run is quiet and committed. */
-  dispose() {
+  dispose(): void {
     this.actor.stop();
   }
-}
-
-/** An invoked call still running (a finished one stays among the children until its state is left). */
-function hasActiveChild(snapshot: AnyMachineSnapshot): boolean {
-  const children = snapshot.children as Record<string, { getSnapshot(): { status: string } } | undefined>;
-  for (const id in children) if (children[id]?.getSnapshot().status === 'active') return true;
-  return false;
 }

@@ -8,7 +8,6 @@ import type { AnyTool } from '../tool.ts';
 import type { XStateInspector } from './host.ts';
 import type { LeaseOptions } from './lease.ts';
 import type { MachineInfo } from './machine-info.ts';
-import type { SendResult } from './run.ts';
 import type { EventListener, SubscriptionErrorListener } from './subscriptions.ts';
 
 export interface RuntimeOptions {
@@ -99,3 +98,8 @@ export interface Runtime {
   readonly store: SessionStore;
   readonly machines: ReadonlyMap<string, MachineInfo>;
 }
+
+/** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
+export type SendResult =
+  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[] }
+  | { applied: false; code: string; message: string; details?: unknown };
