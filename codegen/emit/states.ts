@@ -97,11 +97,9 @@ function toolInputDoc(scope: TransitionScope, entry: StateEntry, invoke: ToolInv
     compiled.reads.forEach((r) => argsReads.add(r));
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
   });
-  const key = propertyKey(entry.name);
-  const contextType = scope.contextType;
   scope.toolArgs.push({
-    key,
-    value: seq(argsReads.has('context') ? `(context: ${contextType})` : '()', `: Input<${JSON.stringify(actor)}>["args"] => (`, object(args), ')'),
+    key: propertyKey(entry.name),
+    value: seq(argsReads.has('context') ? `(context: ${scope.contextType})` : '()', `: Input<${JSON.stringify(actor)}>["args"] => (`, object(args), ')'),
   });
   const call = `${memberAccess('toolArgs', entry.name)}(${argsReads.has('context') ? 'context' : ''})`;
   if (argsReads.has('context')) reads.add('context');
