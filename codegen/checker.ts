@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
-import { findRegion, type SourceRegion } from './emit/writer.ts';
+import { findRegions, type SourceRegion } from './emit/writer.ts';
 import type { Problem } from './problems.ts';
 
 export interface CheckedFile {
@@ -42,14 +42,16 @@ export class GeneratedCodeChecker {
         const start = diagnostic.getStart() ?? 0;
         const { line, column } = source.getLineAndColumnAtPos(start);
         const message = conciseMessage(diagnostic.compilerObject.messageText);
-        const region = file.regions ? findRegion(file.regions, start) : undefined;
-        problems.push({
-          code: 'CODEGEN_TYPE_ERROR',
-          severity: 'error',
-          path: region?.pointer ?? '',
-          message: `TS${diagnostic.getCode()} ${message} (${file.displayPath}:${line}:${column})`,
-          generatedFile: file.displayPath,
-        });
+        const regions = file.regions ? findRegions(file.regions, start) : [];
+        for (const path of regions.length > 0 ? regions.map((r) => r.pointer) : ['']) {
+          problems.push({
+            code: 'CODEGEN_TYPE_ERROR',
+            severity: 'error',
+            path,
+            message: `TS${diagnostic.getCode()} ${message} (${file.displayPath}:${line}:${column})`,
+            generatedFile: file.displayPath,
+          });
+        }
       }
     }
     return problems;

@@ -24,7 +24,7 @@ const SHADOWED_GLOBALS: ReadonlySet<string> = new Set(['NaN', 'Infinity', 'globa
  */
 export const MODULE_NAMES: ReadonlySet<string> = new Set([
   'assign', 'setup', 'InputFrom', 'OutputFrom', 'asText', 'defineMachine', 'fromLlm', 'fromTool', 'toFlowError',
-  'FlowError', 'actors', 'Input', 'Output', 'EventOf',
+  'FlowError', 'actors', 'Input', 'Output', 'EventOf', 'toolArgs',
 ]);
 
 /** `name` when it can be declared in a generated module, else `name` + `suffix` (e.g. `class` -> `classTool`). */
@@ -84,4 +84,9 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function propertyKey(key: string): string {
   if (key === '__proto__') return '["__proto__"]';
   return IDENTIFIER.test(key) ? key : JSON.stringify(key);
+}
+
+/** `object.key` when the key is an identifier, else `object["key"]`. */
+export function memberAccess(object: string, key: string): string {
+  return IDENTIFIER.test(key) && key !== '__proto__' ? `${object}.${key}` : `${object}[${JSON.stringify(key)}]`;
 }

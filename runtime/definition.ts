@@ -1,9 +1,17 @@
 import type { AnyStateMachine } from 'xstate';
-import { listStates, type FieldMap, type FlowSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '@flowing/spec';
+import { evaluateExpression, listStates, parseExpression, type ExprNode, type FieldMap, type FlowSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '@flowing/spec';
+import { FlowingError } from './errors.ts';
 import type { AnyTool } from './tool.ts';
 
-/** What the runtime reads of a tool invoke: the tool, its argument mapping (shown on approvals), retries, timeout. */
-export type ToolInvokeInfo = Pick<ToolInvokeSpec, 'tool' | 'input' | 'retries' | 'timeoutMs'>;
+/**
+ * A tool invoke's arguments from the machine's context: the values the invoke passes to the tool. The runtime calls it
+ * to show a person what a high-risk call will receive before it runs. Generated modules emit a typed function (the
+ * one their invoke uses); for a machine written by hand, `contractOf` builds it from the spec's input mapping.
+ */
+export type ToolArgs = (context: never) => unknown;
+
+/** What the runtime reads of a tool invoke: the tool, its arguments (shown on approvals), retries, timeout. */
+export type ToolInvokeInfo = Pick<ToolInvokeSpec, 'tool' | 'retries' | 'timeoutMs'> & { args: ToolArgs };
 /** What the runtime reads of a model call invoke: its kind and timeout (the request itself comes from the machine). */
 export type LlmInvokeInfo = Pick<LlmInvokeSpec, 'llm' | 'timeoutMs'>;
 export type InvokeInfo = ToolInvokeInfo | LlmInvokeInfo;
@@ -53,15 +61,29 @@ export function defineMachine<TMachine extends AnyStateMachine, TEvent extends {
   return Object.freeze({ ...rest, ...contractOf(spec) });
 }
 
-/** The run-time contract of a spec: its context and event fields and what each invoke needs. */
+/**
+ * The run-time contract of a spec, for a machine written by hand: its context and event fields and what each invoke
+ * needs. Each tool's input mapping is parsed here, once, into an arguments function; throws
+ * FlowingError('MACHINE_INVALID') when a mapping does not parse.
+ */
 export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>): MachineContract {
   const invokes: Record<string, InvokeInfo> = {};
   for (const { name, spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
     invokes[name] = 'tool' in invoke
-      ? { tool: invoke.tool, input: invoke.input, retries: invoke.retries, timeoutMs: invoke.timeoutMs }
+      ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
       : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
   return { contextFields: spec.context, eventFields: spec.events, invokes };
+}
+
+/** A spec's input mapping as an arguments function: each field's expression parsed once, evaluated on each call. */
+function argsOf(state: string, input: Record<string, string>): ToolArgs {
+  const fields: Array<[string, ExprNode]> = Object.entries(input).map(([field, source]) => {
+    const parsed = parseExpression(source, ['context']);
+    if (!parsed.ok) throw new FlowingError('MACHINE_INVALID', `input '${field}' of state '${state}': ${parsed.error.message}`);
+    return [field, parsed.ast];
+  });
+  return (context: unknown) => Object.fromEntries(fields.map(([field, ast]) => [field, evaluateExpression(ast, { context })]));
 }

@@ -55,6 +55,7 @@ export function checkGraph(
 
   // A high-risk tool runs only in a state that every incoming transition enters on APPROVE.
   if (!tools) return;
+  checkApprovalTargets(states, byName, tools, report);
   for (const entry of states) {
     const invoke = entry.spec.invoke;
     if (!invoke || !('tool' in invoke) || !Object.hasOwn(tools, invoke.tool) || tools[invoke.tool]!.risk !== 'high') continue;
@@ -71,6 +72,28 @@ export function checkGraph(
         }
       }
     }
+  }
+}
+
+/**
+ * One APPROVE approves one call: a person is shown one tool and its arguments. A state whose APPROVE can lead (through
+ * its guarded branches) into two states that run high-risk tools is refused, since the runtime could show one call
+ * and run the other.
+ */
+function checkApprovalTargets(states: StateEntry[], byName: Map<string, StateEntry>, tools: Record<string, ToolInfo>, report: Report): void {
+  for (const entry of states) {
+    const approve = transitionSites(entry.spec).find((site) => site.kind === 'on' && site.key === 'APPROVE');
+    if (!approve) continue;
+    const calls = new Map<string, string>();
+    for (const { transition } of approve.transitions) {
+      const target = transition.target === undefined ? undefined : byName.get(transition.target);
+      const invoke = target?.spec.invoke;
+      if (!target || !invoke || !('tool' in invoke) || !Object.hasOwn(tools, invoke.tool) || tools[invoke.tool]!.risk !== 'high') continue;
+      calls.set(target.name, invoke.tool);
+    }
+    if (calls.size < 2) continue;
+    const list = [...calls].map(([state, tool]) => `'${tool}' (state '${state}')`);
+    report('SPEC_AMBIGUOUS_APPROVAL', [...entry.pointer, ...approve.pointer], `APPROVE in state '${entry.name}' can lead to ${calls.size} high-risk tool calls, ${list.slice(0, -1).join(', ')} and ${list.at(-1)}; a person approves one call, so give each its own approval state`);
   }
 }
 

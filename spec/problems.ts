@@ -27,6 +27,7 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_INVOKE_WITHOUT_ONERROR: { severity: 'warning', summary: 'An invoke has no `onError`: a failed call leaves the session stuck in this state.' },
   SPEC_RETRIES_NOT_IDEMPOTENT: { severity: 'error', summary: '`retries` on a tool that is not idempotent and has no idempotency key: a retry could repeat a side effect.' },
   SPEC_RISKY_TOOL_NOT_APPROVED: { severity: 'error', summary: 'A high-risk tool is invoked by a state that can be entered other than by an APPROVE event.' },
+  SPEC_AMBIGUOUS_APPROVAL: { severity: 'error', summary: 'One state\'s APPROVE can lead to more than one state running a high-risk tool: a person approves one call, so each needs its own approval state.' },
   SPEC_LLM_INCOMPLETE: { severity: 'error', summary: 'A model call lacks what its kind needs (classify: labels, input; extract: fields, input; generate/agent: prompt; agent: tools).' },
   SPEC_LLM_FIELD_NOT_ALLOWED: { severity: 'error', summary: 'A model call carries a field its kind does not use.' },
   SPEC_INVALID_DELAY: { severity: 'error', summary: 'An `after` key is not a whole number of milliseconds (1 to 2^31-1).' },

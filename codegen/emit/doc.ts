@@ -11,24 +11,36 @@ const STEP = '  ';
 export type Doc =
   | string
   | { kind: 'seq'; parts: Doc[] }
-  | { kind: 'mapped'; pointer: string; doc: Doc }
+  | { kind: 'mapped'; pointer: Pointers; doc: Doc }
   | { kind: 'group'; open: string; close: string; separator: ',' | ';'; members: Member[]; broken?: boolean }
   | { kind: 'union'; members: Doc[]; broken?: boolean }
   | { kind: 'chain'; operator: string; operands: Doc[]; lead?: string; whole?: string };
+
+/** The spec element a span came from: one JSON pointer, or several when one piece of code serves several elements. */
+export type Pointers = string | readonly string[];
 
 /** One member of a group: `key: value`, or a bare value (arrays); comments force the group onto several lines. */
 export interface Member {
   key?: string;
   value: Doc;
-  pointer?: string;
+  pointer?: Pointers;
   comment?: string;
 }
 
 export const seq = (...parts: Doc[]): Doc => ({ kind: 'seq', parts });
-export const mapped = (pointer: string, doc: Doc): Doc => ({ kind: 'mapped', pointer, doc });
+export const mapped = (pointer: Pointers, doc: Doc): Doc => ({ kind: 'mapped', pointer, doc });
 export const object = (members: Member[], broken = false): Doc => ({ kind: 'group', open: '{', close: '}', separator: ',', members, broken });
 export const typeLiteral = (members: Member[], broken = false): Doc => ({ kind: 'group', open: '{', close: '}', separator: ';', members, broken });
 export const array = (items: Doc[], broken = false): Doc => ({ kind: 'group', open: '[', close: ']', separator: ',', members: items.map((value) => ({ value })), broken });
+
+/**
+ * A doc whose text is decided later, e.g. a name that depends on every place that uses it. Fill it before printing:
+ * an unfilled slot prints as nothing.
+ */
+export function slot(): { doc: Doc; fill(text: string): void } {
+  const parts: Doc[] = [];
+  return { doc: { kind: 'seq', parts }, fill: (text) => { parts.splice(0, parts.length, text); } };
+}
 
 /** Source text plus the spec pointer of each span, ready for the type checker's error mapping. */
 export class DocWriter {
@@ -59,8 +71,8 @@ export class DocWriter {
     return this.text.length - this.text.lastIndexOf('\n') - 1;
   }
 
-  region(pointer: string, start: number): void {
-    this.regions.push({ start, end: this.text.length, pointer });
+  region(pointers: Pointers, start: number): void {
+    for (const pointer of typeof pointers === 'string' ? [pointers] : pointers) this.regions.push({ start, end: this.text.length, pointer });
   }
 
   toString(): string {

@@ -1,9 +1,10 @@
 import { listStates, pointer, type FieldMap, type FieldType, type FlowSpec, type InvokeSpec, type StateEntry } from '@flowing/spec';
-import { importSpecifier, machineNames, propertyKey, type MachineNames } from '../names.ts';
+import { importSpecifier, machineNames, memberAccess, propertyKey, type MachineNames } from '../names.ts';
 import { DocWriter, flat, mapped, object, seq, typeLiteral, type Doc, type Member } from './doc.ts';
 import { ImplementationTable } from './implementations.ts';
 import { literalDoc, stringDoc } from './literal.ts';
 import { statesDoc } from './states.ts';
+import type { TransitionScope } from './transitions.ts';
 import { fieldMapDoc, fieldMembers } from './types.ts';
 import type { SourceRegion } from './writer.ts';
 
@@ -72,8 +73,12 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const declaredActions = Object.keys(spec.actions ?? {}).map((name) =>
     ({ key: propertyKey(name), value: `${names.actions}.${name}`, pointer: pointer('actions', name) }));
   const table = new ImplementationTable(declaredGuards, declaredActions);
-  const scope = { machineId: spec.id, byName: new Map(states.map((s) => [s.name, s])), models: spec.models, table };
+  const scope: TransitionScope = {
+    machineId: spec.id, byName: new Map(states.map((s) => [s.name, s])), models: spec.models, table,
+    order: new Map(states.map((s, i) => [s, i])), toolArgs: [], contextType: names.context,
+  };
   const machineStates = statesDoc(scope, { byState }, states.filter((s) => !s.parent), states);
+  table.resolve();
 
   const out = new DocWriter();
   out.line(`// Generated from ${options.specFile} by flowing codegen — do not edit.`);
@@ -86,6 +91,11 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
     out.line(seq('const actors = ', object(actors.map((a) => ({ key: JSON.stringify(a.name), value: a.create })), true), ';'));
     out.line('type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;');
     if (table.uses.has('Output')) out.line('type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;');
+  }
+  if (scope.toolArgs.length > 0) {
+    out.line();
+    out.line('/** The arguments of each tool call, by state: what the invoke passes, and what an approval shows before it runs. */');
+    out.line(seq('const toolArgs = ', object(scope.toolArgs, true), ';'));
   }
   out.line();
   const setupMembers: Member[] = [
@@ -169,15 +179,20 @@ function contractFields(fields: FieldMap): FieldMap {
   return Object.fromEntries(Object.entries(fields).map(([name, t]) => [name, strip(t)]));
 }
 
+/** What the runtime reads of each invoke; a tool's arguments are the compiled `toolArgs` function, not spec text. */
 function invokesDoc(states: StateEntry[]): Doc {
   const members: Member[] = [];
   for (const { name, spec } of states) {
     const invoke = spec.invoke;
     if (!invoke) continue;
-    const info = 'tool' in invoke
-      ? { tool: invoke.tool, input: invoke.input, retries: invoke.retries, timeoutMs: invoke.timeoutMs }
-      : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
-    members.push({ key: propertyKey(name), value: literalDoc(info) });
+    if ('llm' in invoke) {
+      members.push({ key: propertyKey(name), value: literalDoc({ llm: invoke.llm, timeoutMs: invoke.timeoutMs }) });
+      continue;
+    }
+    const info: Member[] = [{ key: 'tool', value: stringDoc(invoke.tool) }, { key: 'args', value: memberAccess('toolArgs', name) }];
+    if (invoke.retries !== undefined) info.push({ key: 'retries', value: literalDoc(invoke.retries) });
+    if (invoke.timeoutMs !== undefined) info.push({ key: 'timeoutMs', value: literalDoc(invoke.timeoutMs) });
+    members.push({ key: propertyKey(name), value: object(info) });
   }
   return object(members);
 }

@@ -1,5 +1,5 @@
 import { pointer, type ExpressionRoot, type InvokeSpec, type LlmInvokeSpec, type StateEntry, type ToolInvokeSpec } from '@flowing/spec';
-import { camelCase, eventWord, propertyKey } from '../names.ts';
+import { camelCase, eventWord, memberAccess, propertyKey } from '../names.ts';
 import { mapped, object, seq, type Doc, type Member } from './doc.ts';
 import { compileAt, templateDoc } from './expressions.ts';
 import { literalDoc, stringDoc } from './literal.ts';
@@ -29,7 +29,8 @@ function stateDoc(scope: TransitionScope, actors: ActorNames, entry: StateEntry,
   if (entry.type === 'compound' && state.initial !== undefined) members.push({ key: 'initial', value: JSON.stringify(state.initial) });
   for (const key of ['entry', 'exit'] as const) {
     const block = state[key];
-    const actions = block && actionList(scope.table, { name: `${base}${key === 'entry' ? 'Entry' : 'Exit'}`, site: 'context' }, block, [...at, key]);
+    const place = { name: `${base}${key === 'entry' ? 'Entry' : 'Exit'}`, order: scope.order.get(entry)!, site: 'context' as const };
+    const actions = block && actionList(scope.table, place, block, [...at, key]);
     if (actions !== undefined) members.push({ key, value: actions });
   }
   if (state.invoke) members.push({ key: 'invoke', value: invokeDoc(scope, entry, state.invoke, actors.byState.get(entry.name)!) });
@@ -71,7 +72,7 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
     { key: 'id', value: JSON.stringify(entry.name) },
     { key: 'src', value: JSON.stringify(actor), pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'llm') },
     'tool' in invoke
-      ? { key: 'input', value: toolInputDoc(invoke, actor, at), pointer: pointer(...at, 'input') }
+      ? { key: 'input', value: toolInputDoc(scope, entry, invoke, actor, at), pointer: pointer(...at, 'input') }
       : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
@@ -83,15 +84,26 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
   return object(members, true);
 }
 
-/** `({ context }): Input<"tool.x"> => ({ args: { ... } })`: the mapping from context to the tool's arguments. */
-function toolInputDoc(invoke: ToolInvokeSpec, actor: string, at: Array<string | number>): Doc {
+/**
+ * `({ context }): Input<"tool.x"> => ({ args: toolArgs.state(context) })`. The mapping from context to the tool's
+ * arguments is written once, as `toolArgs.<state>`, typed by the tool's input: the invoke passes what it returns, and
+ * the runtime shows the same values to the person who approves a high-risk call.
+ */
+function toolInputDoc(scope: TransitionScope, entry: StateEntry, invoke: ToolInvokeSpec, actor: string, at: Array<string | number>): Doc {
   const reads = new Set<ExpressionRoot>();
+  const argsReads = new Set<ExpressionRoot>();
   const args = Object.entries(invoke.input ?? {}).map(([field, source]) => {
     const compiled = compileAt(source, 'context');
-    compiled.reads.forEach((r) => reads.add(r));
+    compiled.reads.forEach((r) => argsReads.add(r));
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
   });
-  const members: Member[] = [{ key: 'args', value: object(args) }];
+  scope.toolArgs.push({
+    key: propertyKey(entry.name),
+    value: seq(argsReads.has('context') ? `(context: ${scope.contextType})` : '()', `: Input<${JSON.stringify(actor)}>["args"] => (`, object(args), ')'),
+  });
+  const call = `${memberAccess('toolArgs', entry.name)}(${argsReads.has('context') ? 'context' : ''})`;
+  if (argsReads.has('context')) reads.add('context');
+  const members: Member[] = [{ key: 'args', value: call }];
   if (invoke.idempotencyKey !== undefined) {
     const key = compileAt(invoke.idempotencyKey, 'context');
     key.reads.forEach((r) => reads.add(r));

@@ -1,4 +1,5 @@
 import { pointer, type StateEntry, type TransitionObject, type TransitionSpec } from '@flowing/spec';
+import { pascalCase } from '../names.ts';
 import { array, mapped, object, type Doc, type Member } from './doc.ts';
 import type { ExpressionSite } from './expressions.ts';
 import type { ImplementationTable, Place } from './implementations.ts';
@@ -11,13 +12,19 @@ export interface TransitionScope {
   /** The spec's `models`: a model per call kind, or `default`. */
   models: Readonly<Record<string, string>> | undefined;
   table: ImplementationTable;
+  /** Each state's index in spec order. */
+  order: ReadonlyMap<StateEntry, number>;
+  /** The arguments function of each tool invoke, by state: written once, used by the invoke and the contract. */
+  toolArgs: Member[];
+  /** The name of the machine's context type. */
+  contextType: string;
 }
 
 /** A transition list's place in its state: `on EVENT`, `after`, `always`, the invoke's `onDone`/`onError`, ... */
 export interface TransitionSiteInfo {
   from: StateEntry;
   site: ExpressionSite;
-  /** The base of the names its guards and actions get, e.g. `fetchOrderDone`. */
+  /** The base of the names its guards and actions get, e.g. `fetchOrderDone` (a target adds `ToTraceShipment`). */
   name: string;
   event?: string;
   actor?: string;
@@ -46,12 +53,18 @@ function startsWith(path: readonly string[], prefix: readonly string[]): boolean
 /** A transition value (a target, one transition or a guarded list) as an XState transition config. */
 export function transitionDoc(scope: TransitionScope, info: TransitionSiteInfo, value: TransitionSpec): Doc {
   if (typeof value === 'string') return mapped(pointer(...info.at), targetSource(scope, info.from, value));
-  if (!Array.isArray(value)) return transitionObjectDoc(scope, info, value, info.name, info.at);
-  return array(value.map((t, i) => transitionObjectDoc(scope, info, t, `${info.name}${i}`, [...info.at, i])));
+  if (!Array.isArray(value)) return transitionObjectDoc(scope, info, value, info.at);
+  return array(value.map((t, i) => transitionObjectDoc(scope, info, t, [...info.at, i])));
 }
 
-function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t: TransitionObject, name: string, at: Array<string | number>): Doc {
-  const place: Place = { name, site: info.site, event: info.event, actor: info.actor };
+/** A transition's place: its state, site and target, never its position in a list (see ImplementationTable). */
+function transitionPlace(scope: TransitionScope, info: TransitionSiteInfo, t: TransitionObject): Place {
+  const name = t.target === undefined ? info.name : `${info.name}To${pascalCase(t.target)}`;
+  return { name, order: scope.order.get(info.from)!, site: info.site, event: info.event, actor: info.actor };
+}
+
+function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t: TransitionObject, at: Array<string | number>): Doc {
+  const place = transitionPlace(scope, info, t);
   const target = t.target === undefined ? undefined : targetSource(scope, info.from, t.target);
   const actions = actionList(scope.table, place, t, at);
   const hasGuard = t.guard !== undefined;

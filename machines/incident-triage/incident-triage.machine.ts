@@ -33,31 +33,45 @@ const actors = {
 type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;
 type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;
 
+/** The arguments of each tool call, by state: what the invoke passes, and what an approval shows before it runs. */
+const toolArgs = {
+  fetching_logs: (context: IncidentTriageContext): Input<"tool.fetch_logs">["args"] => ({
+    service: context.service,
+    minutes: 15,
+  }),
+  fetching_metrics: (context: IncidentTriageContext): Input<"tool.fetch_metrics">["args"] => ({
+    service: context.service,
+  }),
+  paging: (context: IncidentTriageContext): Input<"tool.page_oncall">["args"] => ({
+    service: context.service,
+    summary: context.summary ?? "",
+  }),
+};
+
 export const incidentTriageMachine = setup({
   types: {} as { context: IncidentTriageContext; events: IncidentTriageEvent; input: IncidentTriageInput | undefined },
   actors,
   guards: {
     // context.severity == 'critical'
-    summarizeDone0: ({ context }) => context.severity === "critical",
+    summarizeDoneToPaging: ({ context }) => context.severity === "critical",
   },
   actions: {
-    waitingAlert: assign({
+    setServiceAndSeverity: assign({
       service: (_, event: EventOf<"ALERT">) => event.service,
       severity: (_, event: EventOf<"ALERT">) => event.severity,
     }),
-    gatheringAfter8000ms: assign({ partial: () => true }),
-    fetchingLogsDone: assign({
+    setPartial: assign({ partial: () => true }),
+    setLogsAndErrorCount: assign({
       logs: (_, output: Output<"tool.fetch_logs">) => output.lines,
       errorCount: (_, output: Output<"tool.fetch_logs">) => output.errorCount,
     }),
-    fetchingMetricsDone: assign({
+    setP99MsAndErrorRate: assign({
       p99Ms: (_, output: Output<"tool.fetch_metrics">) => output.p99Ms,
       errorRate: (_, output: Output<"tool.fetch_metrics">) => output.errorRate,
     }),
-    summarizeDone0: assign({ summary: (_, output: Output<"llm.generate">) => output.text }),
-    summarizeDone1: assign({ summary: (_, output: Output<"llm.generate">) => output.text }),
-    pagingDone: assign({ pageId: (_, output: Output<"tool.page_oncall">) => output.pageId }),
-    monitoringAlert: assign({ severity: (_, event: EventOf<"ALERT">) => event.severity }),
+    setSummary: assign({ summary: (_, output: Output<"llm.generate">) => output.text }),
+    setPageId: assign({ pageId: (_, output: Output<"tool.page_oncall">) => output.pageId }),
+    setSeverity: assign({ severity: (_, event: EventOf<"ALERT">) => event.severity }),
   },
 }).createMachine({
   id: "incident-triage",
@@ -67,12 +81,12 @@ export const incidentTriageMachine = setup({
   states: {
     waiting: {
       tags: ["waiting"],
-      on: { ALERT: { target: "gathering", actions: { type: "waitingAlert", params: ({ event }) => event } } },
+      on: { ALERT: { target: "gathering", actions: { type: "setServiceAndSeverity", params: ({ event }) => event } } },
     },
     gathering: {
       type: "parallel",
       description: "Logs and metrics are fetched at the same time; after 8 s we go on with what we have.",
-      after: { 8000: { target: "summarize", actions: "gatheringAfter8000ms" } },
+      after: { 8000: { target: "summarize", actions: "setPartial" } },
       onDone: "summarize",
       states: {
         logs: {
@@ -82,12 +96,10 @@ export const incidentTriageMachine = setup({
               invoke: {
                 id: "fetching_logs",
                 src: "tool.fetch_logs",
-                input: ({ context }): Input<"tool.fetch_logs"> => ({
-                  args: { service: context.service, minutes: 15 },
-                }),
+                input: ({ context }): Input<"tool.fetch_logs"> => ({ args: toolArgs.fetching_logs(context) }),
                 onDone: {
                   target: "logs_ready",
-                  actions: { type: "fetchingLogsDone", params: ({ event }) => event.output },
+                  actions: { type: "setLogsAndErrorCount", params: ({ event }) => event.output },
                 },
                 onError: "logs_ready",
               },
@@ -102,10 +114,10 @@ export const incidentTriageMachine = setup({
               invoke: {
                 id: "fetching_metrics",
                 src: "tool.fetch_metrics",
-                input: ({ context }): Input<"tool.fetch_metrics"> => ({ args: { service: context.service } }),
+                input: ({ context }): Input<"tool.fetch_metrics"> => ({ args: toolArgs.fetching_metrics(context) }),
                 onDone: {
                   target: "metrics_ready",
-                  actions: { type: "fetchingMetricsDone", params: ({ event }) => event.output },
+                  actions: { type: "setP99MsAndErrorRate", params: ({ event }) => event.output },
                 },
                 onError: "metrics_ready",
               },
@@ -133,10 +145,10 @@ export const incidentTriageMachine = setup({
         onDone: [
           {
             target: "paging",
-            guard: "summarizeDone0",
-            actions: { type: "summarizeDone0", params: ({ event }) => event.output },
+            guard: "summarizeDoneToPaging",
+            actions: { type: "setSummary", params: ({ event }) => event.output },
           },
-          { target: "monitoring", actions: { type: "summarizeDone1", params: ({ event }) => event.output } },
+          { target: "monitoring", actions: { type: "setSummary", params: ({ event }) => event.output } },
         ],
         onError: "monitoring",
       },
@@ -145,10 +157,8 @@ export const incidentTriageMachine = setup({
       invoke: {
         id: "paging",
         src: "tool.page_oncall",
-        input: ({ context }): Input<"tool.page_oncall"> => ({
-          args: { service: context.service, summary: context.summary ?? "" },
-        }),
-        onDone: { target: "monitoring", actions: { type: "pagingDone", params: ({ event }) => event.output } },
+        input: ({ context }): Input<"tool.page_oncall"> => ({ args: toolArgs.paging(context) }),
+        onDone: { target: "monitoring", actions: { type: "setPageId", params: ({ event }) => event.output } },
         onError: "monitoring",
       },
     },
@@ -156,7 +166,7 @@ export const incidentTriageMachine = setup({
       tags: ["waiting"],
       on: {
         RESOLVE: "resolved",
-        ALERT: { target: "gathering", actions: { type: "monitoringAlert", params: ({ event }) => event } },
+        ALERT: { target: "gathering", actions: { type: "setSeverity", params: ({ event }) => event } },
       },
     },
     resolved: { type: "final" },
@@ -185,9 +195,9 @@ export const incidentTriage = defineMachine<typeof incidentTriageMachine, Incide
     RESOLVE: {},
   },
   invokes: {
-    fetching_logs: { tool: "fetch_logs", input: { service: "context.service", minutes: "15" } },
-    fetching_metrics: { tool: "fetch_metrics", input: { service: "context.service" } },
+    fetching_logs: { tool: "fetch_logs", args: toolArgs.fetching_logs },
+    fetching_metrics: { tool: "fetch_metrics", args: toolArgs.fetching_metrics },
     summarize: { llm: "generate" },
-    paging: { tool: "page_oncall", input: { service: "context.service", summary: "context.summary ?? ''" } },
+    paging: { tool: "page_oncall", args: toolArgs.paging },
   },
 });

@@ -44,62 +44,67 @@ const actors = {
 type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;
 type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;
 
+/** The arguments of each tool call, by state: what the invoke passes, and what an approval shows before it runs. */
+const toolArgs = {
+  resolve_user: (context: OrderSupportContext): Input<"tool.resolve_user">["args"] => ({ user_id: context.userId }),
+  fetch_order: (context: OrderSupportContext): Input<"tool.query_order">["args"] => ({
+    order_id: context.orderId ?? "",
+    customer_id: context.customer?.id ?? "",
+  }),
+  trace_shipment: (context: OrderSupportContext): Input<"tool.trace_shipment">["args"] => ({
+    tracking_number: context.order?.tracking_number ?? "",
+  }),
+  refund: (context: OrderSupportContext): Input<"tool.issue_refund">["args"] => ({
+    order_id: context.orderId ?? "",
+    amount: context.order?.total ?? 0,
+  }),
+};
+
 export const orderSupportMachine = setup({
   types: {} as { context: OrderSupportContext; events: OrderSupportEvent; input: OrderSupportInput | undefined },
   actors,
   guards: {
     // output.label == 'other'
-    classifyDone0: (_, output: Output<"llm.classify">) => output.label === "other",
+    classifyDoneToSmallTalk: (_, output: Output<"llm.classify">) => output.label === "other",
     // output.orderId == undefined
-    extractOrderIdDone0: (_, output: Output<"llm.extract">) => output.orderId === undefined,
+    extractOrderIdDoneToAskOrderId: (_, output: Output<"llm.extract">) => output.orderId === undefined,
     // context.intent == 'refund'
-    fetchOrderDone0: ({ context }) => context.intent === "refund",
+    fetchOrderDoneToAwaitApproval: ({ context }) => context.intent === "refund",
     // output.status == 'shipped'
-    fetchOrderDone1: (_, output: Output<"tool.query_order">) => output.status === "shipped",
+    fetchOrderDoneToTraceShipment: (_, output: Output<"tool.query_order">) => output.status === "shipped",
     // error.code == 'ORDER_NOT_FOUND'
-    fetchOrderError0: (_, error: FlowError) => error.code === "ORDER_NOT_FOUND",
+    fetchOrderErrorToOrderNotFound: (_, error: FlowError) => error.code === "ORDER_NOT_FOUND",
   },
   actions: {
-    idleUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
-    classifyDone0: assign({ intent: (_, output: Output<"llm.classify">) => output.label }),
-    classifyDone1: assign({ intent: (_, output: Output<"llm.classify">) => output.label }),
-    classifyError: assign({ error: (_, error: FlowError) => error.code }),
-    extractOrderIdDone1: assign({ orderId: (_, output: Output<"llm.extract">) => output.orderId }),
+    setLastMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    setError: assign({ error: (_, error: FlowError) => error.code }),
+    setIntent: assign({ intent: (_, output: Output<"llm.classify">) => output.label }),
+    setOrderId: assign({ orderId: (_, output: Output<"llm.extract">) => output.orderId }),
     // reply = 'Which order is it about? Please send the order number, e.g. A1001.'
     askOrderIdEntry: assign({ reply: () => "Which order is it about? Please send the order number, e.g. A1001." }),
-    askOrderIdUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
-    resolveUserDone: assign({ customer: (_, output: Output<"tool.resolve_user">) => output }),
-    resolveUserError: assign({ error: (_, error: FlowError) => error.code }),
-    fetchOrderDone0: assign({ order: (_, output: Output<"tool.query_order">) => output }),
-    fetchOrderDone1: assign({ order: (_, output: Output<"tool.query_order">) => output }),
-    fetchOrderDone2: assign({ order: (_, output: Output<"tool.query_order">) => output }),
-    fetchOrderError1: assign({ error: (_, error: FlowError) => error.code }),
+    setCustomer: assign({ customer: (_, output: Output<"tool.resolve_user">) => output }),
+    setOrder: assign({ order: (_, output: Output<"tool.query_order">) => output }),
     // reply = 'I could not find order ' + (context.orderId ?? '') + '. Please check the number.'
     orderNotFoundEntry: assign({
       reply: ({ context }) => "I could not find order " + (context.orderId ?? "") + ". Please check the number.",
     }),
-    orderNotFoundUserMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
-    traceShipmentDone: assign({ shipment: (_, output: Output<"tool.trace_shipment">) => output }),
-    composeReplyDone: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
-    composeReplyError: assign({ error: (_, error: FlowError) => error.code }),
+    setShipment: assign({ shipment: (_, output: Output<"tool.trace_shipment">) => output }),
+    setReply: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
     // reply = 'A refund of ' + context.order.total + ' for order ' + (context.orderId ?? '') + ' is waiting …
     awaitApprovalEntry: assign({
       reply: ({ context }) =>
         "A refund of " + context.order?.total + " for order " + (context.orderId ?? "") + " is waiting for approval.",
     }),
     // reply = 'The refund was not approved: ' + (event.reason ?? 'no reason given')
-    awaitApprovalReject: assign({
+    awaitApprovalRejectToIdle: assign({
       reply: (_, event: EventOf<"REJECT">) => "The refund was not approved: " + (event.reason ?? "no reason given"),
     }),
     // refundId = output.refund_id; reply = 'Refund ' + output.refund_id + ' of ' + output.amount + ' is on i…
-    refundDone: assign({
+    setRefundIdAndReply: assign({
       refundId: (_, output: Output<"tool.issue_refund">) => output.refund_id,
       reply: (_, output: Output<"tool.issue_refund">) =>
         "Refund " + output.refund_id + " of " + output.amount + " is on its way.",
     }),
-    refundError: assign({ error: (_, error: FlowError) => error.code }),
-    smallTalkDone: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
-    smallTalkError: assign({ error: (_, error: FlowError) => error.code }),
   },
 }).createMachine({
   id: "order-support",
@@ -115,7 +120,7 @@ export const orderSupportMachine = setup({
         idle: {
           tags: ["waiting"],
           on: {
-            USER_MESSAGE: { target: "classify", actions: { type: "idleUserMessage", params: ({ event }) => event } },
+            USER_MESSAGE: { target: "classify", actions: { type: "setLastMessage", params: ({ event }) => event } },
           },
         },
         classify: {
@@ -137,14 +142,14 @@ export const orderSupportMachine = setup({
             onDone: [
               {
                 target: "small_talk",
-                guard: { type: "classifyDone0", params: ({ event }) => event.output },
-                actions: { type: "classifyDone0", params: ({ event }) => event.output },
+                guard: { type: "classifyDoneToSmallTalk", params: ({ event }) => event.output },
+                actions: { type: "setIntent", params: ({ event }) => event.output },
               },
-              { target: "extract_order_id", actions: { type: "classifyDone1", params: ({ event }) => event.output } },
+              { target: "extract_order_id", actions: { type: "setIntent", params: ({ event }) => event.output } },
             ],
             onError: {
               target: "#order-support.failed",
-              actions: { type: "classifyError", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -160,11 +165,11 @@ export const orderSupportMachine = setup({
               scripted: { patterns: { orderId: "\\b([A-Z][0-9]{4})\\b" } },
             }),
             onDone: [
-              { target: "ask_order_id", guard: { type: "extractOrderIdDone0", params: ({ event }) => event.output } },
               {
-                target: "resolve_user",
-                actions: { type: "extractOrderIdDone1", params: ({ event }) => event.output },
+                target: "ask_order_id",
+                guard: { type: "extractOrderIdDoneToAskOrderId", params: ({ event }) => event.output },
               },
+              { target: "resolve_user", actions: { type: "setOrderId", params: ({ event }) => event.output } },
             ],
             onError: "ask_order_id",
           },
@@ -175,7 +180,7 @@ export const orderSupportMachine = setup({
           on: {
             USER_MESSAGE: {
               target: "extract_order_id",
-              actions: { type: "askOrderIdUserMessage", params: ({ event }) => event },
+              actions: { type: "setLastMessage", params: ({ event }) => event },
             },
           },
         },
@@ -183,14 +188,11 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "resolve_user",
             src: "tool.resolve_user",
-            input: ({ context }): Input<"tool.resolve_user"> => ({ args: { user_id: context.userId } }),
-            onDone: {
-              target: "fetch_order",
-              actions: { type: "resolveUserDone", params: ({ event }) => event.output },
-            },
+            input: ({ context }): Input<"tool.resolve_user"> => ({ args: toolArgs.resolve_user(context) }),
+            onDone: { target: "fetch_order", actions: { type: "setCustomer", params: ({ event }) => event.output } },
             onError: {
               target: "#order-support.failed",
-              actions: { type: "resolveUserError", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -198,30 +200,28 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "fetch_order",
             src: "tool.query_order",
-            input: ({ context }): Input<"tool.query_order"> => ({
-              args: { order_id: context.orderId ?? "", customer_id: context.customer?.id ?? "" },
-            }),
+            input: ({ context }): Input<"tool.query_order"> => ({ args: toolArgs.fetch_order(context) }),
             onDone: [
               {
                 target: "await_approval",
-                guard: "fetchOrderDone0",
-                actions: { type: "fetchOrderDone0", params: ({ event }) => event.output },
+                guard: "fetchOrderDoneToAwaitApproval",
+                actions: { type: "setOrder", params: ({ event }) => event.output },
               },
               {
                 target: "trace_shipment",
-                guard: { type: "fetchOrderDone1", params: ({ event }) => event.output },
-                actions: { type: "fetchOrderDone1", params: ({ event }) => event.output },
+                guard: { type: "fetchOrderDoneToTraceShipment", params: ({ event }) => event.output },
+                actions: { type: "setOrder", params: ({ event }) => event.output },
               },
-              { target: "compose_reply", actions: { type: "fetchOrderDone2", params: ({ event }) => event.output } },
+              { target: "compose_reply", actions: { type: "setOrder", params: ({ event }) => event.output } },
             ],
             onError: [
               {
                 target: "order_not_found",
-                guard: { type: "fetchOrderError0", params: ({ event }) => toFlowError(event.error) },
+                guard: { type: "fetchOrderErrorToOrderNotFound", params: ({ event }) => toFlowError(event.error) },
               },
               {
                 target: "#order-support.failed",
-                actions: { type: "fetchOrderError1", params: ({ event }) => toFlowError(event.error) },
+                actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
               },
             ],
           },
@@ -232,7 +232,7 @@ export const orderSupportMachine = setup({
           on: {
             USER_MESSAGE: {
               target: "extract_order_id",
-              actions: { type: "orderNotFoundUserMessage", params: ({ event }) => event },
+              actions: { type: "setLastMessage", params: ({ event }) => event },
             },
           },
         },
@@ -240,13 +240,8 @@ export const orderSupportMachine = setup({
           invoke: {
             id: "trace_shipment",
             src: "tool.trace_shipment",
-            input: ({ context }): Input<"tool.trace_shipment"> => ({
-              args: { tracking_number: context.order?.tracking_number ?? "" },
-            }),
-            onDone: {
-              target: "compose_reply",
-              actions: { type: "traceShipmentDone", params: ({ event }) => event.output },
-            },
+            input: ({ context }): Input<"tool.trace_shipment"> => ({ args: toolArgs.trace_shipment(context) }),
+            onDone: { target: "compose_reply", actions: { type: "setShipment", params: ({ event }) => event.output } },
             onError: "compose_reply",
           },
         },
@@ -269,10 +264,10 @@ export const orderSupportMachine = setup({
                   asText(context.shipment?.location) + " " + asText(context.shipment?.eta),
               },
             }),
-            onDone: { target: "idle", actions: { type: "composeReplyDone", params: ({ event }) => event.output } },
+            onDone: { target: "idle", actions: { type: "setReply", params: ({ event }) => event.output } },
             onError: {
               target: "#order-support.failed",
-              actions: { type: "composeReplyError", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -282,20 +277,18 @@ export const orderSupportMachine = setup({
           entry: "awaitApprovalEntry",
           on: {
             APPROVE: "refund",
-            REJECT: { target: "idle", actions: { type: "awaitApprovalReject", params: ({ event }) => event } },
+            REJECT: { target: "idle", actions: { type: "awaitApprovalRejectToIdle", params: ({ event }) => event } },
           },
         },
         refund: {
           invoke: {
             id: "refund",
             src: "tool.issue_refund",
-            input: ({ context }): Input<"tool.issue_refund"> => ({
-              args: { order_id: context.orderId ?? "", amount: context.order?.total ?? 0 },
-            }),
-            onDone: { target: "idle", actions: { type: "refundDone", params: ({ event }) => event.output } },
+            input: ({ context }): Input<"tool.issue_refund"> => ({ args: toolArgs.refund(context) }),
+            onDone: { target: "idle", actions: { type: "setRefundIdAndReply", params: ({ event }) => event.output } },
             onError: {
               target: "#order-support.failed",
-              actions: { type: "refundError", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -309,10 +302,10 @@ export const orderSupportMachine = setup({
               prompt: "Reply briefly and offer help with orders: " + asText(context.lastMessage),
               scripted: { reply: "I can help with orders and refunds. Tell me your order number." },
             }),
-            onDone: { target: "idle", actions: { type: "smallTalkDone", params: ({ event }) => event.output } },
+            onDone: { target: "idle", actions: { type: "setReply", params: ({ event }) => event.output } },
             onError: {
               target: "#order-support.failed",
-              actions: { type: "smallTalkError", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "setError", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -371,15 +364,11 @@ export const orderSupport = defineMachine<typeof orderSupportMachine, OrderSuppo
   invokes: {
     classify: { llm: "classify" },
     extract_order_id: { llm: "extract" },
-    resolve_user: { tool: "resolve_user", input: { user_id: "context.userId" } },
-    fetch_order: {
-      tool: "query_order",
-      input: { order_id: "context.orderId ?? ''", customer_id: "context.customer.id ?? ''" },
-      retries: 2,
-    },
-    trace_shipment: { tool: "trace_shipment", input: { tracking_number: "context.order.tracking_number ?? ''" } },
+    resolve_user: { tool: "resolve_user", args: toolArgs.resolve_user },
+    fetch_order: { tool: "query_order", args: toolArgs.fetch_order, retries: 2 },
+    trace_shipment: { tool: "trace_shipment", args: toolArgs.trace_shipment },
     compose_reply: { llm: "generate" },
-    refund: { tool: "issue_refund", input: { order_id: "context.orderId ?? ''", amount: "context.order.total ?? 0" } },
+    refund: { tool: "issue_refund", args: toolArgs.refund },
     small_talk: { llm: "generate" },
   },
 });

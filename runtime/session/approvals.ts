@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
-import { evaluateExpression } from '@flowing/spec';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { ApprovalSite } from './machine-info.ts';
 
@@ -101,10 +100,12 @@ export function argsHash(args: unknown): string {
   return hash('sha256', stableJson(args), 'hex');
 }
 
-/** The approval a session asks for on entering an approval state: the tool and the exact args it will get. */
+/**
+ * The approval a session asks for on entering an approval state: the tool and the exact args it will get, computed by
+ * the invoke's own arguments function from the context the state holds.
+ */
 export function approvalRequest(site: ApprovalSite, context: unknown, id: string): ApprovalRecord {
-  const args: Record<string, unknown> = {};
-  for (const [field, ast] of Object.entries(site.input)) args[field] = evaluateExpression(ast, { context, event: {} });
+  const args = site.args(context);
   return { id, state: site.state, tool: site.tool, args, argsHash: argsHash(args) };
 }
 

@@ -63,6 +63,17 @@ describe('type errors in generated code are mapped to the spec element that caus
     expect(errors[0]!.message).toMatch(/Property 'cod' does not exist on type 'FlowError'/);
   }, 60_000);
 
+  it('maps an error in an assign several transitions share to each of them', async () => {
+    const places = ['idle', 'ask_order_id', 'order_not_found'];
+    await editSpec((s) => { for (const state of places) s.states.active.states[state].on.USER_MESSAGE.assign.lastMessage = 'event.txt'; });
+    const result = await project.codegen.generate(SPEC, { write: false });
+    await restoreSpec(original);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toEqual(places.map((state) => `/states/active/states/${state}/on/USER_MESSAGE/assign/lastMessage`));
+    expect(new Set(errors.map((e) => e.message)).size).toBe(1);
+    expect(errors[0]!.message).toMatch(/Property 'txt' does not exist/);
+  }, 60_000);
+
   it('does not write generated files when they do not type-check', async () => {
     const machineFile = join(project.dir, 'machines/order-support/order-support.machine.ts');
     const before = await readFile(machineFile, 'utf8');

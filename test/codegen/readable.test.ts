@@ -40,9 +40,9 @@ describe('generated machine modules read as hand-written XState v5', () => {
     const setup = text.slice(text.indexOf('setup({'), text.indexOf('.createMachine({'));
     expect(config).not.toMatch(/guard: \(/);
     expect(config).not.toMatch(/assign\(/);
-    expect(setup).toMatch(/fetchOrderDone1: \(_, output: Output<"tool.query_order">\) => output.status === "shipped",/);
+    expect(setup).toMatch(/fetchOrderDoneToTraceShipment: \(_, output: Output<"tool.query_order">\) => output.status === "shipped",/);
     expect(setup).toContain('// output.status == \'shipped\'');
-    expect(config).toContain('guard: { type: "fetchOrderDone1", params: ({ event }) => event.output }');
+    expect(config).toContain('guard: { type: "fetchOrderDoneToTraceShipment", params: ({ event }) => event.output }');
   });
 
   it('reads errors typed, without casts, and declares no parameter it does not use', () => {
@@ -50,6 +50,9 @@ describe('generated machine modules read as hand-written XState v5', () => {
       expect(text).not.toMatch(/ as FlowError|\(event\.error as/);
       expect(text).not.toContain('({ context, event })');
       for (const match of text.matchAll(/\(\{ context \}(?:, \w+: [^)]+)?\)(?:: [^=]+)? =>/g)) {
+        expect(bodyAt(text, match.index + match[0].length), match[0]).toMatch(/\bcontext\b/);
+      }
+      for (const match of text.matchAll(/\(context: \w+\)(?:: [^=]+)? =>/g)) {
         expect(bodyAt(text, match.index + match[0].length), match[0]).toMatch(/context\./);
       }
       for (const match of text.matchAll(/\(_, (\w+): [^)]+\) =>/g)) {

@@ -4,6 +4,7 @@ import { MAX_STATE_DEPTH, SPEC_PROBLEM_CODES, parseSpecText, validateSpec, type 
 const tools: Record<string, ToolInfo> = {
   lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
   charge: { name: 'charge', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
+  refund: { name: 'refund', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   notify: { name: 'notify', idempotent: false, risk: 'low', inputFields: [], requiredInputFields: [] },
 };
 
@@ -80,6 +81,10 @@ const cases: Case[] = [
   { code: 'SPEC_INVOKE_WITHOUT_ONERROR', path: '/states/decide/invoke', mutate: (s) => { delete s.states.decide.invoke.onError; } },
   { code: 'SPEC_RETRIES_NOT_IDEMPOTENT', path: '/states/pay/invoke/retries', mutate: (s) => { s.states.pay.invoke.retries = 2; } },
   { code: 'SPEC_RISKY_TOOL_NOT_APPROVED', path: '/states/wait/on/REJECT', mutate: (s) => { s.states.wait.on.REJECT = 'pay'; } },
+  { code: 'SPEC_AMBIGUOUS_APPROVAL', path: '/states/wait/on/APPROVE', mutate: (s) => {
+    s.states.wait.on.APPROVE = [{ guard: 'context.total > 100', target: 'pay' }, { target: 'give_back' }];
+    s.states.give_back = { invoke: { tool: 'refund', input: { amount: 'context.total' }, onDone: 'done', onError: 'done' } };
+  } },
   { code: 'SPEC_LLM_INCOMPLETE', path: '/states/decide/invoke/labels', mutate: (s) => { delete s.states.decide.invoke.labels; } },
   { code: 'SPEC_LLM_FIELD_NOT_ALLOWED', path: '/states/decide/invoke/tools', mutate: (s) => { s.states.decide.invoke.tools = ['lookup']; } },
   { code: 'SPEC_INVALID_DELAY', path: '/states/wait/after/5s', mutate: (s) => { s.states.wait.after = { '5s': 'done' }; } },
