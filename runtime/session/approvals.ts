@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { ApprovalSite } from './machine-info.ts';
+import { activeNodes } from '../xstate-adapter.ts';
 
 /** JSON with sorted object keys, so equal values hash equally. */
 export function stableJson(value: unknown): string {
@@ -112,6 +113,6 @@ export function approvalRequest(site: ApprovalSite, context: unknown, id: string
 /** The decided approval when the event is APPROVE / REJECT for the pending request in an active state. */
 export function decideApproval(approval: ApprovalRecord | undefined, event: { type: string }, snapshot: AnyMachineSnapshot): ApprovalRecord | undefined {
   if (!approval || approval.decision || (event.type !== 'APPROVE' && event.type !== 'REJECT')) return undefined;
-  if (!snapshot._nodes.some((node) => node.key === approval.state)) return undefined;
+  if (!activeNodes(snapshot).some((node) => node.key === approval.state)) return undefined;
   return { ...approval, decision: event.type === 'APPROVE' ? 'approved' : 'rejected' };
 }

@@ -116,7 +116,7 @@ describe('a guard or action that throws (issue 8)', () => {
     const result = await settlesWithin(session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' }));
     expect(result).toMatchObject({ applied: true, status: 'needs_attention' });
     const snapshot = await session.snapshot();
-    expect(snapshot.error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining("guard 'fetchOrderDone1'") });
+    expect(snapshot.error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining("guard 'fetchOrderDoneToTraceShipment'") });
     expect(snapshot.error!.message).toContain('Cannot read properties of null');
     expect((await session.events()).at(-1)).toMatchObject({ type: 'error', data: { code: 'GUARD_THREW', recoverable: true } });
   });
