@@ -11,10 +11,12 @@ export interface CallSpec {
 /** Where an invoked actor's call runs: the session that owns the actor system (its call ledger). */
 export interface CallSite {
   /**
-   * Runs one call of the invoke `invokeId` with its input: builds its CallContext (its Deadline hanging off the
-   * actor's `signal`), tracks it for cancel, and releases the context when `body` settles.
+   * Runs one call of the invoke `invokeId` with its input: builds its CallContext and Deadline, tracks it for
+   * cancel, and releases them when `body` settles.
    */
-  call(invokeId: string, input: unknown, signal: AbortSignal, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown>;
+  call(invokeId: string, input: unknown, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown>;
+  /** XState stopped the invoke's actor (its state was left, the session stopped): its call is aborted. */
+  stop(invokeId: string): void;
 }
 
 /**

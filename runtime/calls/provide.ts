@@ -1,4 +1,4 @@
-import { fromPromise, type AnyStateMachine } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import type { z } from 'zod';
 import { fieldMapToZod } from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
@@ -6,6 +6,7 @@ import { FlowingError } from '../errors.ts';
 import type { LlmRequest } from '../llm/types.ts';
 import { instrumentMachine, type InstrumentedMachine } from '../session/instrument.ts';
 import { isLlmInvoke, isToolInvoke, type MachineInfo } from '../session/machine-info.ts';
+import { fromCall } from './call-actor.ts';
 import type { CallDirectory } from './directory.ts';
 import type { ToolCallInput } from './context.ts';
 import { callLlm } from './llm-call.ts';
@@ -13,8 +14,8 @@ import { callTool } from './tool-call.ts';
 
 /**
  * Replaces a generated machine's `tool.<name>` and `llm.<kind>.<state>` actors with the runtime's journaled,
- * logged, limited versions (XState's own `fromPromise`, whose AbortSignal the call's Deadline hangs off). An invoked
- * actor finds the session it runs in through the runtime's directory, by its actor system.
+ * logged, limited versions (see `fromCall`). An invoked actor finds the session it runs in through the runtime's
+ * directory, by its actor system.
  */
 export function provideRuntimeActors(definition: AnyMachineDefinition, machine: AnyStateMachine, info: () => MachineInfo, directory: CallDirectory): InstrumentedMachine {
   const actors: Record<string, unknown> = {};
@@ -24,22 +25,18 @@ export function provideRuntimeActors(definition: AnyMachineDefinition, machine: 
       const toolName = name.slice('tool.'.length);
       const tool = definition.tools[toolName];
       if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' has actor '${name}' but no tool '${toolName}' in its definition`);
-      actors[name] = fromPromise<unknown, ToolCallInput>(({ input, self, system, signal }) => {
-        const site = directory.get(system);
-        if (!site) return Promise.reject(new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
+      actors[name] = fromCall<ToolCallInput>(directory, (site, input, self) => {
         const invoke = info().invokes.get(self.id);
         const spec = invoke && isToolInvoke(invoke) ? invoke : undefined;
-        return site.call(self.id, input, signal, { ...(spec ? { invoke: spec } : {}) }, (call) => callTool(call, { tool, input, ...(spec ? { invoke: spec } : {}), onUnknownOutcome: 'attention' }));
-      });
+        return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}) }, (call) => callTool(call, { tool, input, ...(spec ? { invoke: spec } : {}), onUnknownOutcome: 'attention' }));
+      }, () => new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
     } else if (name.startsWith('llm.')) {
-      actors[name] = fromPromise<unknown, LlmRequest>(({ input, self, system, signal }) => {
-        const site = directory.get(system);
-        if (!site) return Promise.reject(new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
+      actors[name] = fromCall<LlmRequest>(directory, (site, input, self) => {
         const invoke = info().invokes.get(self.id);
         const spec = invoke && isLlmInvoke(invoke) ? invoke : undefined;
         const outputSchema = spec ? outputSchemaOf(outputSchemas, self.id, spec) : undefined;
-        return site.call(self.id, input, signal, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) => callLlm(call, input));
-      });
+        return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) => callLlm(call, input));
+      }, () => new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
     }
   }
   return instrumentMachine(machine, actors);

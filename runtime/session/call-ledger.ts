@@ -33,19 +33,29 @@ export class CallLedger implements CallSite {
   /** Input of the latest call of each invoke id (to put a call back in flight when its result is refused). */
   private readonly inputs = new Map<string, unknown>();
   private readonly inflight = new Set<Promise<unknown>>();
+  /** The Deadline of the call of each invoke in flight. */
+  private readonly deadlines = new Map<string, Deadline>();
 
   constructor(private readonly services: LedgerServices, private readonly owner: LedgerOwner, private readonly log: RunLog) {}
 
-  call(invokeId: string, input: unknown, signal: AbortSignal, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown> {
+  call(invokeId: string, input: unknown, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown> {
     const key = this.owner.keyFor(invokeId);
     this.keys.set(invokeId, key);
     this.inputs.set(invokeId, input);
-    const deadline = new Deadline(this.services.clock, { parent: signal });
-    const running = body(this.context(key, deadline, spec)).finally(() => deadline.dispose());
+    const deadline = new Deadline(this.services.clock);
+    this.deadlines.set(invokeId, deadline);
+    const running = body(this.context(key, deadline, spec)).finally(() => {
+      deadline.dispose();
+      if (this.deadlines.get(invokeId) === deadline) this.deadlines.delete(invokeId);
+    });
     this.inflight.add(running);
     const forget = () => this.inflight.delete(running);
     running.then(forget, forget);
     return running;
+  }
+
+  stop(invokeId: string): void {
+    this.deadlines.get(invokeId)?.abort();
   }
 
   /** Journal key of the latest call of an invoke. */
