@@ -1,10 +1,8 @@
 /**
  * The state of a session at one event of its log, folded from the recorded events alone: no store, no machine, no
- * tool, no model. Dependency-free on purpose (types only), so a browser can run the same fold.
+ * tool, no model. The runtime (`GET /sessions/:id/at/:seq`, fork, replay) and the studio's inspector run this one fold.
  */
-
-/** Where a session stands (the same union as the store's `SessionStatus`). */
-export type SessionAtStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled' | 'needs_attention';
+import type { SessionStatus } from './events.ts';
 
 /** The fields of a log event the fold reads; a `RuntimeEvent` fits. */
 export interface FoldableEvent {
@@ -60,7 +58,7 @@ export interface SessionAt {
    * Read from the events: `running` while a call is in flight, `waiting` otherwise. A state that waits for a timer
    * only (an `after` transition, no call) shows as `waiting` here, where the runtime says `running`.
    */
-  status: SessionAtStatus;
+  status: SessionStatus;
   pendingCalls: PendingCall[];
   approval: ApprovalAt | null;
   lastRejection: RejectionAt | null;
@@ -73,13 +71,18 @@ export const EMPTY_SESSION_AT: Readonly<SessionAt> = Object.freeze({
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-/** Dotted paths of the active leaf states of an XState state value. */
-export function leafStatePaths(value: unknown, prefix = ''): string[] {
+/**
+ * Dotted paths of the active leaf states of an XState state value: `'idle'` gives `['idle']`,
+ * `{ active: 'classify' }` gives `['active.classify']`, a parallel state one path per region.
+ * @example
+ * activeStatePaths({ work: { a: 'one', b: 'two' } }); // ['work.a.one', 'work.b.two']
+ */
+export function activeStatePaths(value: unknown, prefix = ''): string[] {
   if (typeof value === 'string') return [prefix + value];
   if (value === null || typeof value !== 'object') return [];
   const paths: string[] = [];
-  for (const key of Object.keys(value)) {
-    const below = leafStatePaths((value as Record<string, unknown>)[key], `${prefix}${key}.`);
+  for (const [key, child] of Object.entries(value)) {
+    const below = activeStatePaths(child, `${prefix}${key}.`);
     paths.push(...(below.length > 0 ? below : [prefix + key]));
   }
   return paths;
@@ -101,7 +104,7 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       return { ...EMPTY_SESSION_AT, seq: event.seq, context: d.input ?? null, status: 'running' };
     case 'state.changed':
       next.state = d.state ?? null;
-      next.activeStates = leafStatePaths(d.state);
+      next.activeStates = activeStatePaths(d.state);
       if ('context' in d) next.context = d.context;
       if (view.status === 'running' || view.status === 'waiting') next.status = view.pendingCalls.length > 0 ? 'running' : 'waiting';
       return next;
@@ -160,7 +163,7 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       next.pendingCalls = [];
       if (d.state !== undefined) {
         next.state = d.state;
-        next.activeStates = leafStatePaths(d.state);
+        next.activeStates = activeStatePaths(d.state);
       }
       return next;
     default:
