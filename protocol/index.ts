@@ -24,5 +24,5 @@ export type {
 export {
   CreateSessionBody, DecisionBody, CancelBody, ResolutionBody, ForkBody, RUNTIME_ROUTES, routeUrl, type Resolution, type ForkRequest,
   type EventBody, type QueryValue, type RuntimeRoutes, type RouteKey, type JsonRouteKey, type RouteMethod, type RoutePath,
-  type RouteResponse, type RouteBody, type RouteQuery, type RouteParams,
+  type RouteResponse, type RouteBody, type RouteQuery, type RouteParams, type RouteInput,
 } from './routes.ts';

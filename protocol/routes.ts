@@ -110,6 +110,12 @@ type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer R
 /** The `:name` segments of a route's path, as a client fills them in. */
 export type RouteParams<K extends RouteKey> = { [N in ParamNames<RoutePath<K>>]: string | number };
 
+/** What a client passes to call a route: its `:name` values, its query and its body, as the route declares them. */
+export type RouteInput<K extends RouteKey> =
+  & ([ParamNames<RoutePath<K>>] extends [never] ? { params?: undefined } : { params: RouteParams<K> })
+  & (RouteQuery<K> extends undefined ? { query?: undefined } : { query?: RouteQuery<K> })
+  & (RouteBody<K> extends undefined ? { body?: undefined } : { body: RouteBody<K> });
+
 /** Every route and the kind of its answer: the list a server serves and a test walks. */
 export const RUNTIME_ROUTES = {
   'GET /healthz': 'json',
@@ -139,8 +145,8 @@ export const RUNTIME_ROUTES = {
  * @example
  * routeUrl('GET /sessions/:id/events', { id: 's-1' }, { after: 10 }); // '/sessions/s-1/events?after=10'
  */
-export function routeUrl<K extends RouteKey>(key: K, params: RouteParams<K>, query?: RouteQuery<K>): string {
-  const path = key.slice(key.indexOf(' ') + 1).replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(String((params as Record<string, string | number>)[name])));
+export function routeUrl<K extends RouteKey>(key: K, params?: RouteParams<K>, query?: RouteQuery<K>): string {
+  const path = key.slice(key.indexOf(' ') + 1).replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(String((params as Record<string, string | number> | undefined)?.[name])));
   const pairs: string[] = [];
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, QueryValue>)) {
     if (value === undefined) continue;
