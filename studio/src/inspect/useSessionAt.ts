@@ -10,9 +10,9 @@ interface Cache {
 }
 
 /**
- * `sessionAt(events, index)` for a log that grows at its end: folded views are kept every 256 events, so following a
- * live session or stepping costs at most 256 applications instead of a fold from the start. A different log (another
- * session, a file) starts a new cache.
+ * The session right after `events[index]` (@flowing/protocol's `sessionAt` at that event's seq) for a log that grows
+ * at its end: folded views are kept every 256 events, so following a live session or stepping costs at most 256
+ * applications instead of a fold from the start. A different log (another session, a file) starts a new cache.
  */
 export function useSessionAt(events: readonly RuntimeEvent[], index: number): SessionAt {
   const cache = useRef<Cache>({ first: undefined, checkpoints: [EMPTY_SESSION_AT] });
