@@ -21,7 +21,7 @@ function sourceAliases(folders: string[]) {
 export default defineConfig({
   resolve: {
     // Tests run on the sources: generated code and tools import the packages by name.
-    alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']),
+    alias: sourceAliases(['spec', 'protocol', 'runtime', 'codegen', 'studio']),
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -25,16 +25,13 @@ export type { RuntimeLimits } from './limits.ts';
 export { argsHash, stableJson } from './session/approvals.ts';
 export { replaySession, reexecuteSession, type ReplayOptions, type ReexecuteOptions, type ReplayResult } from './replay.ts';
 export { createRecordedCalls, type RecordedCalls, type RecordedCallsOptions, type RecordedCallInfo } from './inspect/recorded-calls.ts';
-export { INSPECT_ERROR_CODES, type InspectErrorCode } from './inspect/errors.ts';
+// Inspection's wire protocol (the fold, session files, codes) comes from @flowing/protocol, re-exported for services.
 export {
-  sessionAt, foldEvent, leafStatePaths, EMPTY_SESSION_AT, type SessionAt, type SessionAtStatus, type FoldableEvent, type PendingCall, type ApprovalAt,
-  type RejectionAt,
-} from './inspect/session-at.ts';
+  INSPECT_ERROR_CODES, sessionAt, foldEvent, activeStatePaths, EMPTY_SESSION_AT, parseSessionFile, sessionFileSpecNotice, SESSION_FILE_KIND,
+  SESSION_FILE_FORMAT_VERSION, MAX_SESSION_FILE_LINE_CHARS, MAX_SESSION_FILE_CHARS, type InspectErrorCode, type SessionAt, type FoldableEvent,
+  type PendingCall, type ApprovalAt, type RejectionAt, type SessionFile, type SessionFileHeader, type SessionFileProblem, type SessionFileRefusal,
+} from '@flowing/protocol';
 export { exportSession, exportSessionFile, type SessionExport } from './inspect/export.ts';
-export {
-  parseSessionFile, sessionFileSpecNotice, SESSION_FILE_KIND, SESSION_FILE_FORMAT_VERSION, MAX_SESSION_FILE_LINE_CHARS, MAX_SESSION_FILE_CHARS,
-  type SessionFile, type SessionFileHeader,
-} from './inspect/session-file.ts';
 export { requestHash } from './inspect/request-hash.ts';
 export { createXStateTrace, type XStateRecord, type XStateTrace, type XStateTraceOptions } from './inspect/xstate-trace.ts';
 export type { InspectionSource, XStateInspector } from './session/host.ts';

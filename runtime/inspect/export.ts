@@ -1,6 +1,6 @@
+import { SESSION_FILE_FORMAT_VERSION, SESSION_FILE_KIND, type JournalEntry as FileJournalEntry, type SessionFileHeader } from '@flowing/protocol';
 import type { JournalEntry, SessionStore } from '../store/types.ts';
 import { readSessionLog } from './read-log.ts';
-import { SESSION_FILE_FORMAT_VERSION, SESSION_FILE_KIND, type SessionFileHeader } from './session-file.ts';
 
 /** An exported session: the JSON-lines text, its header and a file name to save it under. */
 export interface SessionExport {
@@ -27,7 +27,8 @@ export async function exportSessionFile(store: SessionStore, sessionId: string, 
   };
   const lines = [JSON.stringify(header)];
   for (const event of events) lines.push(JSON.stringify(event));
-  for (const entry of journal) lines.push(JSON.stringify({ journal: entry }));
+  // The store's journal entry is the one the file format declares (the compiler holds the two together here).
+  for (const entry of journal) lines.push(JSON.stringify({ journal: entry satisfies FileJournalEntry }));
   return { header, text: `${lines.join('\n')}\n`, fileName: `${safeName(record.machineId)}-${safeName(sessionId)}.flowing.jsonl` };
 }
 

@@ -4,7 +4,7 @@ import type { RuntimeEvent } from '../events.ts';
 import type { MachineInfo } from '../session/machine-info.ts';
 import type { SessionStore } from '../store/types.ts';
 import { readSessionLog } from './read-log.ts';
-import { sessionAt } from './session-at.ts';
+import { sessionAt } from '@flowing/protocol';
 
 /** Where a fork starts: the parent's state at `forkedAt`, the (patched) context, and the snapshot to start the actor from. */
 export interface ForkPlan {

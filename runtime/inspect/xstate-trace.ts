@@ -1,24 +1,8 @@
+import type { XStateRecord } from '@flowing/protocol';
 import type { InspectionEvent } from 'xstate';
 import type { InspectionSource } from '../session/host.ts';
 
-/** One XState inspection event of a session, as plain JSON. */
-export interface XStateRecord {
-  /** Per session, from 1, in the order XState reported them. */
-  index: number;
-  /** The seq of the last event the session had logged when this happened: it leads to event `afterSeq + 1`. */
-  afterSeq: number;
-  type: string;
-  /** The actor it is about: the session's machine (`root`) or one of its children (tool and model calls). */
-  actor: { id: string; systemSessionId: string; root: boolean };
-  /** The event sent, processed or that caused a snapshot; with `from` when another actor sent it. */
-  event?: { type: string; from?: string };
-  /** `@xstate.microstep`: the transitions taken, by source and target state ids. */
-  transitions?: Array<{ event: string; source: string; targets: string[] }>;
-  /** `@xstate.snapshot`: the actor's status, and for the machine its state value and context. */
-  snapshot?: { status: string; value?: unknown; context?: unknown };
-  /** `@xstate.action`: the action executed. */
-  action?: { type: string };
-}
+export type { XStateRecord };
 
 export interface XStateTraceOptions {
   /** Records kept per session, the oldest dropped first (default 2,000). */

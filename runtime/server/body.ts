@@ -1,6 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
 import { jsonNestingDepth } from '@flowing/spec';
+import { formatIssues } from '../errors.ts';
 import { ServerError } from './errors.ts';
 import type { ResolvedServerOptions } from './options.ts';
 
@@ -33,4 +35,11 @@ export async function readJsonObject(c: Context, options: ResolvedServerOptions)
   const body = await readJson(c, options);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ServerError('SERVER_BAD_REQUEST', 'the body must be a JSON object');
   return body as Record<string, unknown>;
+}
+
+/** A body checked against its route's schema (from @flowing/protocol); a misfit is SERVER_BAD_REQUEST naming the field. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ServerError('SERVER_BAD_REQUEST', `the body does not fit this route: ${formatIssues(parsed.error.issues)}`);
+  return parsed.data;
 }

@@ -17,8 +17,6 @@ export const DEFAULT_CLIENT_RATE = { perSecond: 50, burst: 100 } as const;
 export const DEFAULT_SESSION_RATE = { perSecond: 10, burst: 20 } as const;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
-/** Session ids the server accepts in paths and bodies: no dots or slashes, so no path tricks reach a store key. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 /** Host names accepted without a token (a browser page on another name resolving to 127.0.0.1 is refused). */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 /** Event types after which a session's stream ends: the session takes no more events. */

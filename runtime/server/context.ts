@@ -1,6 +1,6 @@
+import { SESSION_ID_PATTERN } from '@flowing/protocol';
 import type { Context } from 'hono';
 import type { Runtime } from '../runtime.ts';
-import { SESSION_ID_PATTERN } from './constants.ts';
 import type { DisconnectWatch } from './disconnect.ts';
 import { ServerError } from './errors.ts';
 import type { ResolvedServerOptions } from './options.ts';

@@ -4,9 +4,10 @@ import type { Runtime } from '../runtime.ts';
 import { bodySizeGuard } from './body.ts';
 import type { ServerScope } from './context.ts';
 import { DisconnectWatch } from './disconnect.ts';
-import { isCoded, publicError, ServerError, statusOf } from './errors.ts';
+import { errorBody, isCoded, publicError, ServerError, statusOf } from './errors.ts';
 import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
+import { mountRoutes } from './route.ts';
 import { xstateRoutes } from './routes/xstate.ts';
 import { caseRoutes } from './routes/case.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -45,13 +46,16 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   // The rate limit comes before the token check, so guessing tokens is limited too.
   app.use('*', hostGuard(options), ...originGuard(options), clientRateGuard(options), authGuard(options), bodySizeGuard(options));
   let ready = true;
-  healthRoutes(app, scope, () => ready);
-  machineRoutes(app, scope);
-  sessionRoutes(app, scope);
-  streamRoutes(app, scope);
-  inspectRoutes(app, scope);
-  caseRoutes(app, scope);
-  xstateRoutes(app, scope);
+  // One handler per route of RuntimeRoutes (@flowing/protocol): a route left out, or an answer of another type, does not compile.
+  mountRoutes(app, {
+    ...healthRoutes(scope, () => ready),
+    ...machineRoutes(scope),
+    ...sessionRoutes(scope),
+    ...streamRoutes(scope),
+    ...inspectRoutes(scope),
+    ...caseRoutes(scope),
+    ...xstateRoutes(scope),
+  });
   return Object.assign(app, {
     settings: options,
     dispose: () => scope.disconnects.close(),
@@ -61,7 +65,7 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   });
 }
 
-/** One place decides what a client sees of a failure: a code, a message, never a stack. */
+/** One place decides what a client sees of a failure: the FlowError shape (code, message, details), never a stack. */
 function answerError(error: Error, c: Context, options: ResolvedServerOptions): Response {
   if (error instanceof ServerError) {
     if (error.status >= 500) options.log({ level: 'error', code: error.code, message: error.message });
@@ -77,7 +81,7 @@ function answerError(error: Error, c: Context, options: ResolvedServerOptions): 
     const retryAfterMs = (error.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
     if (typeof retryAfterMs === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     if (status >= 500) options.log({ level: 'error', code: error.code, message: error.message, path: c.req.path });
-    return c.json({ code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }, status as 400);
+    return c.json(errorBody(error), status as 400);
   }
   options.log({ level: 'error', code: 'SERVER_INTERNAL', message: `${c.req.method} ${c.req.path}: ${error.message}`, stack: error.stack });
   return c.json(publicError(error), 500);

@@ -1,26 +1,10 @@
-import { z } from 'zod';
+import type { Resolution } from '@flowing/protocol';
 import { FlowingError, formatIssues } from '../errors.ts';
 import { freezeEvent, type RuntimeEvent } from '../events.ts';
 import type { Runtime } from '../runtime.ts';
 import type { JournalEntry, SessionRecord } from '../store/types.ts';
 import { ServerError } from './errors.ts';
 
-/**
- * What a person says about a call the session stopped on: it completed with this output (delivered to the machine
- * as the call's result), it failed with this error (delivered as the call's error), or run it again (`retry`, only an
- * idempotent tool call: a call that may have had its effect is never repeated on anyone's word).
- */
-export const ResolutionBody = z.discriminatedUnion('outcome', [
-  z.strictObject({ callId: z.string().min(1).max(400), outcome: z.literal('completed'), output: z.unknown(), note: z.string().max(2000).optional() }),
-  z.strictObject({
-    callId: z.string().min(1).max(400),
-    outcome: z.literal('failed'),
-    error: z.strictObject({ code: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'an error code is UPPER_SNAKE'), message: z.string().max(2000) }),
-    note: z.string().max(2000).optional(),
-  }),
-  z.strictObject({ callId: z.string().min(1).max(400), outcome: z.literal('retry'), note: z.string().max(2000).optional() }),
-]);
-export type Resolution = z.infer<typeof ResolutionBody>;
 
 /**
  * Resolves a session in `needs_attention`. It stopped on a call: a non-idempotent call whose result was never

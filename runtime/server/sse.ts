@@ -1,11 +1,10 @@
+import { FINISHED_STATUSES } from '@flowing/protocol';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { RuntimeEvent } from '../events.ts';
 import type { Session } from '../runtime.ts';
 import { TERMINAL_EVENT_TYPES } from './constants.ts';
 import type { ServerLogger } from './log.ts';
 
-/** Statuses after which a session takes no more events, so its stream ends. */
-export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['done', 'error', 'cancelled']);
 
 export interface EventPipeOptions {
   heartbeatMs: number;

@@ -48,7 +48,7 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
 /**
  * The studio API (`/api/*`): machines (list, load, create, save, delete, generate), their recorded cases (list, save)
  * and tools (palette, new stub).
- * Answers are JSON; failures are `{ code, message, ...details }` with the code's status (see errors.ts).
+ * Answers are JSON; failures are the `FlowError` shape `{ code, message, details? }` with the code's status (see errors.ts).
  * @example const api = createApiApp(context); await api.fetch(request, { incoming, outgoing })
  */
 export function createApiApp(context: StudioContext) {

@@ -18,20 +18,6 @@ export interface SavedCase {
 }
 
 /**
- * A case text the runtime's parser refused: answered 400 with the parser's own CASE_* code (CASE_WRONG_MACHINE,
- * CASE_BAD_LINE, ...), so the studio shows the same code `flowing test` would.
- */
-class CaseTextRefused extends StudioError {
-  constructor(readonly caseCode: string, message: string) {
-    super('STUDIO_CASE_INVALID', message, { problem: caseCode });
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), code: this.caseCode };
-  }
-}
-
-/**
  * Checks a case text before it is saved: throws an error with a `CASE_*` code (a line that is not a case, a case of
  * another machine, ...). The studio does not read cases itself; `flowing studio` passes the runtime's parser.
  */
@@ -103,7 +89,8 @@ export async function listCases(context: StudioContext, id: string): Promise<str
 
 /**
  * `PUT /api/machines/:id/cases/:name`: writes a recorded case as `machines/<id>/cases/<name>.case.jsonl`. The text must
- * pass the context's case checker as a case of machine `id` (400 with its CASE_* code; 503 STUDIO_CASES_UNAVAILABLE
+ * pass the context's case checker as a case of machine `id` (400 STUDIO_CASE_INVALID, `details.problem` its CASE_* code,
+ * the one `flowing test` would show; 503 STUDIO_CASES_UNAVAILABLE
  * without a checker); an existing file is 409
  * STUDIO_CASE_EXISTS unless `replace`. Written atomically (temporary file, then link or rename), never through a
  * symlink: a cases/ folder leading out of machines/, or a case file that is a symlink, is 400 STUDIO_BAD_PATH.
@@ -118,7 +105,7 @@ export async function saveCase(context: StudioContext, id: string, name: string,
     await context.checkCase(body.text, id, shown);
   } catch (error) {
     const coded = error as { code?: unknown; message?: unknown };
-    if (typeof coded.code === 'string' && coded.code.startsWith('CASE_')) throw new CaseTextRefused(coded.code, String(coded.message));
+    if (typeof coded.code === 'string' && coded.code.startsWith('CASE_')) throw new StudioError('STUDIO_CASE_INVALID', String(coded.message), { problem: coded.code });
     throw error;
   }
   return context.serial(`case:${id}/${name}`, async () => {

@@ -6,7 +6,7 @@ import { allowedHostnames } from './guard.ts';
 import type { CaseChecker } from './cases.ts';
 import { studioApiPlugin } from './vite-plugin.ts';
 
-// Development only: the app's sources (index.html, src/) and spec/ exist in the repository, not in the package.
+// Development only: the app's sources (index.html, src/), spec/ and protocol/ exist in the repository, not in the package.
 const STUDIO_DIR = fileURLToPath(new URL('../', import.meta.url));
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,7 +28,7 @@ export interface StudioConfigOptions {
 
 /**
  * The Vite configuration of the studio app, for `vite build` (studio/dist/app) and for `npm run dev:studio` (HMR,
- * with the API plugin): a dev server that serves only the studio, spec/ and node_modules, never secrets, and answers
+ * with the API plugin): a dev server that serves only the studio, spec/, protocol/ and node_modules, never secrets, and answers
  * only to its own Host and Origin.
  * @example await createServer(studioViteConfig({ rootDir: process.cwd(), port: 0 }))
  */
@@ -43,7 +43,10 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
     clearScreen: false,
     plugins: [react(), studioApiPlugin({ rootDir: options.rootDir, checkCase: options.checkCase })],
     resolve: {
-      alias: [{ find: /^@flowing\/spec$/, replacement: `${REPO_DIR}spec/index.ts` }],
+      alias: [
+        { find: /^@flowing\/spec$/, replacement: `${REPO_DIR}spec/index.ts` },
+        { find: /^@flowing\/protocol$/, replacement: `${REPO_DIR}protocol/index.ts` },
+      ],
     },
     // elkjs (1.6 MB) is its own chunk, loaded only when a machine needs a layout: no warning for it.
     build: { outDir: options.outDir ?? `${STUDIO_DIR}dist/app`, emptyOutDir: true, chunkSizeWarningLimit: 2048 },
@@ -58,7 +61,7 @@ export function studioViteConfig(options: StudioConfigOptions): InlineConfig {
       allowedHosts: allowedHostnames(host).map((name) => name.replace(/^\[|\]$/g, '')),
       fs: {
         strict: true,
-        allow: [appDir, `${REPO_DIR}spec`, `${REPO_DIR}node_modules`],
+        allow: [appDir, `${REPO_DIR}spec`, `${REPO_DIR}protocol`, `${REPO_DIR}node_modules`],
         deny: ['.env', '.env.*', '*.{crt,pem,key,p12,pfx}', '**/.git/**', '**/.flowing/**', '**/.npmrc'],
       },
     },

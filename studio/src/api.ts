@@ -1,4 +1,5 @@
 import type { FlowSpec, SpecProblem } from '@flowing/spec';
+import { jsonOf, request } from './api-error.ts';
 
 /** A machine in the list. */
 export interface MachineSummary { id: string; file: string; version: string; problems: SpecProblem[] }
@@ -25,42 +26,18 @@ export interface SavedCase {
   replaced: boolean;
 }
 
-/** An error answer of the studio API: `{ code, message, ...details }` with the HTTP status. */
-export class StudioApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown>) {
-    super(message);
-    this.name = 'StudioApiError';
-  }
-}
-
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new StudioApiError(0, 'STUDIO_UNREACHABLE', `the studio server did not answer (${(err as Error).message}); is it still running?`, {});
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : {};
-  } catch {
-    throw new StudioApiError(response.status, 'STUDIO_BAD_RESPONSE', `the server answered ${response.status} with a body that is not JSON`, {});
-  }
-  if (!response.ok) {
-    const { code = 'STUDIO_ERROR', message = `HTTP ${response.status}`, ...details } = (json ?? {}) as Record<string, unknown>;
-    throw new StudioApiError(response.status, String(code), String(message), details);
-  }
-  return json as T;
+  const { response, text } = await request('studio', 'the studio server', path, {
+    method,
+    headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return jsonOf<T>('studio', response.status, text);
 }
 
 const machinePath = (id: string) => `/api/machines/${encodeURIComponent(id)}`;
 
-/** The studio API client: the only code in the app that talks HTTP. */
+/** The studio API client: every call answers its JSON or throws an ApiError (api-error.ts). */
 export const api = {
   listMachines: () => call<{ machines: MachineSummary[] }>('GET', '/api/machines').then((r) => r.machines),
   getMachine: (id: string) => call<MachineDocument>('GET', machinePath(id)),

@@ -8,7 +8,7 @@ import { launchChromium, openPage } from '../e2e/browser.ts';
 import { installedPackages, newProject, npm, packAll, type Tarballs } from './packs.ts';
 
 const run = promisify(execFile);
-const FLOWING_PACKAGES = ['flowing', '@flowing/spec', '@flowing/runtime', '@flowing/codegen', '@flowing/studio'];
+const FLOWING_PACKAGES = ['flowing', '@flowing/spec', '@flowing/protocol', '@flowing/runtime', '@flowing/codegen', '@flowing/studio'];
 const NOT_IN_A_SERVICE = ['react', 'react-dom', 'vite', '@xyflow/react', 'ts-morph', 'typescript', 'tsx', 'elkjs', 'openai', 'better-sqlite3', 'ioredis', 'hono', '@hono/node-server'];
 
 const SERVICE = `import { createMemoryStore, createRuntime } from '@flowing/runtime';
@@ -68,7 +68,7 @@ describe('Flowing installed from its packages into a project outside the reposit
 
   it('a service depending on @flowing/runtime alone installs no UI, build or code generation packages, and no store driver or HTTP server it did not ask for', async () => {
     const dir = join(work, 'runtime-only');
-    await newProject(dir, tarballs, ['@flowing/runtime', '@flowing/spec']);
+    await newProject(dir, tarballs, ['@flowing/runtime', '@flowing/protocol', '@flowing/spec']);
     await npm(dir, ['install']);
     const { names, bytes } = await installedPackages(dir);
     console.log(`runtime-only project: ${names.length} packages, ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (${names.join(', ')})`);

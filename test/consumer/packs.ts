@@ -20,7 +20,7 @@ export async function packAll(dir: string): Promise<Tarballs> {
   const files = await readdir(dir);
   const byName: Tarballs = {};
   for (const file of files.filter((name) => name.endsWith('.tgz'))) {
-    const name = file.replace(/-\d+\.\d+\.\d+\.tgz$/, '').replace(/^flowing-(spec|runtime|codegen|studio)$/, '@flowing/$1');
+    const name = file.replace(/-\d+\.\d+\.\d+\.tgz$/, '').replace(/^flowing-(spec|protocol|runtime|codegen|studio)$/, '@flowing/$1');
     byName[name] = join(dir, file);
   }
   return byName;

@@ -81,7 +81,7 @@ describe('exportSession / parseSessionFile', () => {
 describe('parseSessionFile refuses hostile and broken files with SESSION_FILE_INVALID naming the line', () => {
   const withLine = (index: number, line: string) => lines().map((l, i) => (i === index ? line : l)).join('\n');
   const cases: Array<[string, () => string, number | 'last' | 'end', string]> = [
-    ['a file cut in the middle of a line', () => text.slice(0, text.length - 40), 'last', 'not_json'],
+    ['a file cut in the middle of a line', () => text.slice(0, text.length - 40), 'last', 'truncated'],
     ['a file cut at a line end', () => lines().slice(0, -2).join('\n'), 'end', 'truncated'],
     ['an empty file', () => '', 1, 'empty'],
     ['another kind of JSON-lines file', () => withLine(0, JSON.stringify({ kind: 'something.else', formatVersion: 1 })), 1, 'wrong_kind'],

@@ -18,8 +18,8 @@ declare module 'vitest' {
 }
 
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
-/** Everything `vite build` of the studio reads from the repository: the app, its Vite config, spec/, the lock. */
-const INPUT_FOLDERS = ['studio/src', 'studio/public', 'spec'];
+/** Everything `vite build` of the studio reads from the repository: the app, its Vite config, spec/, protocol/, the lock. */
+const INPUT_FOLDERS = ['studio/src', 'studio/public', 'spec', 'protocol'];
 const INPUT_FILES = ['studio/index.html', 'studio/package.json', 'studio/server/vite-config.ts', 'studio/server/constants.ts', 'package-lock.json', 'vite.config.ts'];
 const SKIPPED = new Set(['dist', 'node_modules']);
 const CACHE_PREFIX = 'flowing-studio-app-';

@@ -67,7 +67,7 @@ describe('POST /api/machines (New machine)', () => {
     const response = await send('POST', '/api/machines', { id });
     expect(response.status).toBe(400);
     expect(response.json.code).toBe('STUDIO_BAD_MACHINE_ID');
-    expect(response.json.problem).toBe(problem);
+    expect(response.json.details.problem).toBe(problem);
     expect(await snapshot(studio.rootDir)).toEqual(before);
   });
 
@@ -139,7 +139,7 @@ describe('DELETE /api/machines/:id (Delete machine)', () => {
     const response = await send('DELETE', '/api/machines/changed-meanwhile', { baseVersion: version });
     expect(response.status).toBe(409);
     expect(response.json.code).toBe('STUDIO_CONFLICT');
-    expect(response.json.currentVersion).toBe(sha256(edited));
+    expect(response.json.details.currentVersion).toBe(sha256(edited));
     expect(await snapshot(studio.rootDir)).toEqual(before);
   });
 

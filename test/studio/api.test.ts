@@ -116,7 +116,7 @@ describe('POST /api/machines/:id/generate', () => {
     const { status, json } = await api('POST', 'machines/half-done/generate');
     expect(status).toBe(422);
     expect(json.code).toBe('STUDIO_SPEC_INVALID');
-    expect(json.problems.some((p: { code: string }) => p.code === 'SPEC_UNKNOWN_TARGET')).toBe(true);
+    expect(json.details.problems.some((p: { code: string }) => p.code === 'SPEC_UNKNOWN_TARGET')).toBe(true);
     expect(existsSync(join(studio.rootDir, 'machines/half-done/half-done.machine.ts'))).toBe(false);
     expect(existsSync(join(studio.rootDir, 'machines/half-done/half-done.registry.ts'))).toBe(false);
   });
@@ -142,7 +142,7 @@ describe('PUT /api/machines/:id', () => {
     const { status, json } = await api('PUT', 'machines/incident-triage', { spec, baseVersion: machine.version });
     expect(status).toBe(409);
     expect(json.code).toBe('STUDIO_CONFLICT');
-    expect(json.currentVersion).toBe(sha256(edited));
+    expect(json.details.currentVersion).toBe(sha256(edited));
     expect(await readFile(specPath('incident-triage'), 'utf8')).toBe(edited);
   });
 
@@ -152,7 +152,7 @@ describe('PUT /api/machines/:id', () => {
     const { status, json } = await api('PUT', 'machines/incident-triage', { spec, baseVersion: machine.version });
     expect(status).toBe(422);
     expect(json.code).toBe('STUDIO_SPEC_INVALID');
-    expect(json.problems.some((p: { code: string; path: string }) => p.code === 'SPEC_UNKNOWN_INITIAL' && p.path === '/initial')).toBe(true);
+    expect(json.details.problems.some((p: { code: string; path: string }) => p.code === 'SPEC_UNKNOWN_INITIAL' && p.path === '/initial')).toBe(true);
     expect(await readFile(specPath('incident-triage'), 'utf8')).toBe(machine.text);
   });
 
@@ -173,7 +173,7 @@ describe('PUT /api/machines/:id', () => {
     const again = await api('PUT', 'machines/greeter', { spec, baseVersion: null });
     expect(again.status).toBe(409);
     expect(again.json.code).toBe('STUDIO_CONFLICT');
-    expect(again.json.currentVersion).toBe(created.json.version);
+    expect(again.json.details.currentVersion).toBe(created.json.version);
     const listed = await api('GET', 'machines');
     expect(listed.json.machines.map((m: { id: string }) => m.id)).toContain('greeter');
   });

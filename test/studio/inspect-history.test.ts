@@ -4,12 +4,11 @@ import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from 
 import { specHash } from '@flowing/codegen';
 import type { FlowSpec } from '@flowing/spec';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { sessionAt } from '../../studio/src/inspect/fold.ts';
-import type { WireEvent } from '../../studio/src/inspect/wire.ts';
+import { sessionAt } from '@flowing/protocol';
 import { HistoryError } from '../../studio/src/inspect/history/errors.ts';
 import { FoldCache } from '../../studio/src/inspect/history/fold-cache.ts';
 import { findJump, stepCursor } from '../../studio/src/inspect/history/jumps.ts';
-import { parseSessionFile } from '../../studio/src/inspect/history/session-file.ts';
+import { readSessionFile as parseSessionFile } from '../../studio/src/inspect/history/read-file.ts';
 import { browserSpecHash } from '../../studio/src/inspect/history/spec-hash.ts';
 import { callBars, isOpenAt, timelineLanes } from '../../studio/src/inspect/history/timeline.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
@@ -30,7 +29,7 @@ function flakyResolveUser() {
 }
 
 /** A real order-support session: a refused APPROVE while idle, a refund with a retried tool, approved and paid. */
-async function recordedRefund(): Promise<{ events: WireEvent[]; counts: Record<string, number> }> {
+async function recordedRefund(): Promise<{ events: RuntimeEvent[]; counts: Record<string, number> }> {
   const { tools, counts } = countingTools({ ...orderSupport.tools, resolve_user: flakyResolveUser() });
   const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore(), tools, limits: { retryBaseMs: 1, retryMaxMs: 2 } });
   const session = await runtime.createSession(orderSupport);
@@ -38,11 +37,11 @@ async function recordedRefund(): Promise<{ events: WireEvent[]; counts: Record<s
   await session.send({ type: 'USER_MESSAGE', text: 'I want a refund for A1002' });
   await session.send({ type: 'APPROVE' });
   await session.send({ type: 'USER_MESSAGE', text: 'where is order Z9999' });
-  return { events: (await session.events()).map((e: RuntimeEvent) => ({ ...e }) as WireEvent), counts };
+  return { events: (await session.events()).map((e) => ({ ...e })), counts };
 }
 
-function exportText(events: readonly WireEvent[], header: Record<string, unknown> = {}): string {
-  const head = { kind: 'flowing.session', formatVersion: 1, machineId: 'order-support', specHash: 'abc', sessionId: events[0]!.sessionId, exportedAt: 1, ...header };
+function exportText(events: readonly RuntimeEvent[], header: Record<string, unknown> = {}): string {
+  const head = { kind: 'flowing.session', formatVersion: 1, machineId: 'order-support', specHash: 'abc', sessionId: events[0]!.sessionId, exportedAt: 1, events: events.length, journal: 1, ...header };
   return [head, ...events, { journal: { kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 } }].map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
@@ -61,7 +60,8 @@ describe('step-through over a recorded order-support log', () => {
     const { events } = await recordedRefund();
     const cache = new FoldCache();
     // Backwards first, then forwards: the cache folds once and answers both ways.
-    for (let i = events.length - 1; i >= -1; i--) expect(cache.at(events, i)).toEqual(sessionAt(events, i));
+    // Index i is the event with seq i + 1 (the log starts at seq 1); -1 is before the first event.
+    for (let i = events.length - 1; i >= -1; i--) expect(cache.at(events, i)).toEqual(sessionAt(events, i + 1));
     for (let i = 0; i < events.length; i++) expect(cache.at(events, i)).toBe(cache.at(events, i));
     expect(cache.folded).toBe(events.length);
   });

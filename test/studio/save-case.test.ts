@@ -72,7 +72,7 @@ describe('PUT /api/machines/:id/cases/:name', () => {
     const before = await readFile(casePath('order-support', 'refund-approved'));
     const again = await send('PUT', '/api/machines/order-support/cases/refund-approved', { text: withHeader(orderCase, { name: 'refund-approved' }) });
     expect(again.status).toBe(409);
-    expect(again.json).toMatchObject({ code: 'STUDIO_CASE_EXISTS', file: 'machines/order-support/cases/refund-approved.case.jsonl' });
+    expect(again.json).toMatchObject({ code: 'STUDIO_CASE_EXISTS', details: { file: 'machines/order-support/cases/refund-approved.case.jsonl' } });
     const explicit = await send('PUT', '/api/machines/order-support/cases/refund-approved', { text: orderCase, replace: false });
     expect(explicit.status).toBe(409);
     expect((await readFile(casePath('order-support', 'refund-approved'))).equals(before)).toBe(true);
@@ -138,10 +138,10 @@ describe('PUT /api/machines/:id/cases/:name refusals write nothing', () => {
     expect(existsSync(join(studio.rootDir, 'machines', 'ghost-machine'))).toBe(false);
   });
 
-  it('refuses a case recorded on another machine with 400 CASE_WRONG_MACHINE, the runtime parser\'s code', async () => {
+  it('refuses a case recorded on another machine with 400 STUDIO_CASE_INVALID naming CASE_WRONG_MACHINE, the runtime parser\'s code', async () => {
     const response = await send('PUT', '/api/machines/order-support/cases/borrowed', { text: incidentCase });
     expect(response.status).toBe(400);
-    expect(response.json.code).toBe('CASE_WRONG_MACHINE');
+    expect(response.json).toMatchObject({ code: 'STUDIO_CASE_INVALID', details: { problem: 'CASE_WRONG_MACHINE' } });
     expect(response.json.message).toContain("'incident-triage'");
   });
 
@@ -151,10 +151,10 @@ describe('PUT /api/machines/:id/cases/:name refusals write nothing', () => {
     ['a header alone', `${ORDER_HEADER}\n`, 'CASE_NO_EXPECTATION'],
     ['another format version', withHeader('{"type":"case"}\n{"type":"expect"}', { formatVersion: 2, machineId: 'order-support', specHash: 'x', name: 'v2' }), 'CASE_FORMAT_VERSION'],
     ['an unknown record', `${ORDER_HEADER}\n{"type":"surprise"}\n`, 'CASE_BAD_LINE'],
-  ])('refuses %s with 400 %s', async (_what, text, code) => {
+  ])('refuses %s with 400 STUDIO_CASE_INVALID naming the parser\'s code', async (_what, text, code) => {
     const response = await send('PUT', '/api/machines/order-support/cases/not-a-case', { text, replace: true });
     expect(response.status).toBe(400);
-    expect(response.json.code).toBe(code);
+    expect(response.json).toMatchObject({ code: 'STUDIO_CASE_INVALID', details: { problem: code } });
   });
 
   it.each([

@@ -1,11 +1,13 @@
-import type { Context, Hono } from 'hono';
+import { FINISHED_STATUSES, type StreamResult } from '@flowing/protocol';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Session } from '../../runtime.ts';
 import type { SendResult } from '../../session/run.ts';
 import { readJsonObject } from '../body.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { publicError, ServerError } from '../errors.ts';
-import { EventPipe, FINISHED_STATUSES } from '../sse.ts';
+import type { RouteHandlers } from '../route.ts';
+import { EventPipe } from '../sse.ts';
 
 /** Where a stream starts: Last-Event-ID (a reconnect) wins over `?after=`; both must be a seq the session has reached. */
 function resumePoint(c: Context, lastSeq: number): number {
@@ -26,62 +28,64 @@ function streamHeaders(c: Context) {
 }
 
 /** `GET /sessions/:id/stream` (SSE with resume) and `POST /sessions/:id/events/stream` (send and stream what follows). */
-export function streamRoutes(app: Hono, scope: ServerScope) {
+export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sessions/:id/stream' | 'POST /sessions/:id/events/stream'> {
   const { runtime, options } = scope;
   const pipeOptions = (endWhenFinished: boolean) => ({ heartbeatMs: options.heartbeatMs, retryMs: options.retryMs, log: options.log, endWhenFinished });
 
-  app.get('/sessions/:id/stream', async (c) => {
-    const session = runtime.session(sessionIdParam(c));
-    const snapshot = await session.snapshot();
-    const after = resumePoint(c, snapshot.seq);
-    // 204 tells an EventSource to stop reconnecting: there is nothing left to send, ever.
-    if (FINISHED_STATUSES.has(snapshot.status) && after >= snapshot.seq) return c.body(null, 204);
-    streamHeaders(c);
-    return streamSSE(c, async (stream) => {
-      const closed = scope.disconnects.streamOpened(session.id);
-      try {
-        const pipe = new EventPipe(stream, session, after, pipeOptions(true));
-        await pipe.done;
-      } finally {
-        closed();
-      }
-    });
-  });
+  return {
+    'GET /sessions/:id/stream': async (c) => {
+      const session = runtime.session(sessionIdParam(c));
+      const snapshot = await session.snapshot();
+      const after = resumePoint(c, snapshot.seq);
+      // 204 tells an EventSource to stop reconnecting: there is nothing left to send, ever.
+      if (FINISHED_STATUSES.has(snapshot.status) && after >= snapshot.seq) return c.body(null, 204);
+      streamHeaders(c);
+      return streamSSE(c, async (stream) => {
+        const closed = scope.disconnects.streamOpened(session.id);
+        try {
+          const pipe = new EventPipe(stream, session, after, pipeOptions(true));
+          await pipe.done;
+        } finally {
+          closed();
+        }
+      });
+    },
 
-  app.post('/sessions/:id/events/stream', async (c) => {
-    const id = sessionIdParam(c);
-    scope.checkSessionRate(id);
-    const event = await readJsonObject(c, options);
-    const session = runtime.session(id);
-    const before = await session.snapshot();
-    scope.disconnects.clear(id);
-    streamHeaders(c);
-    return streamSSE(c, async (stream) => {
-      const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false));
-      let settled = false;
-      const sending = session.send(event as { type: string }).finally(() => {
-        settled = true;
-        scope.disconnects.clear(id);
+    'POST /sessions/:id/events/stream': async (c) => {
+      const id = sessionIdParam(c);
+      scope.checkSessionRate(id);
+      const event = await readJsonObject(c, options);
+      const session = runtime.session(id);
+      const before = await session.snapshot();
+      scope.disconnects.clear(id);
+      streamHeaders(c);
+      return streamSSE(c, async (stream) => {
+        const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false));
+        let settled = false;
+        const sending = session.send(event as { type: string }).finally(() => {
+          settled = true;
+          scope.disconnects.clear(id);
+        });
+        stream.onAbort(() => {
+          if (!settled) scope.disconnects.clientGone(id, () => cancelGeneration(session));
+        });
+        // A send that throws (the session's machine changed, the store failed) still ends the stream with a coded result.
+        const result: SendResult = await sending.catch((error: unknown) => {
+          const shown = publicError(error);
+          options.log({ level: 'error', code: shown.code, message: `streaming send to session ${id} failed: ${(error as Error).message}`, sessionId: id });
+          return { applied: false as const, ...shown };
+        });
+        if (!stream.aborted) {
+          const lastSeq = await session.snapshot().then((snapshot) => snapshot.seq, () => pipe.lastSeq);
+          await pipe.waitFor(lastSeq);
+          const { events: _events, ...summary } = result.applied ? result : { ...result, events: undefined };
+          // The outcome has no id: it is not a log event, so a reconnect's Last-Event-ID never points at it.
+          await stream.writeSSE({ event: 'result', data: JSON.stringify(summary satisfies StreamResult) });
+        }
+        pipe.stop();
       });
-      stream.onAbort(() => {
-        if (!settled) scope.disconnects.clientGone(id, () => cancelGeneration(session));
-      });
-      // A send that throws (the session's machine changed, the store failed) still ends the stream with a coded result.
-      const result: SendResult = await sending.catch((error: unknown) => {
-        const shown = publicError(error);
-        options.log({ level: 'error', code: shown.code, message: `streaming send to session ${id} failed: ${(error as Error).message}`, sessionId: id });
-        return { applied: false as const, ...shown };
-      });
-      if (!stream.aborted) {
-        const lastSeq = await session.snapshot().then((snapshot) => snapshot.seq, () => pipe.lastSeq);
-        await pipe.waitFor(lastSeq);
-        const { events: _events, ...summary } = result.applied ? result : { ...result, events: undefined };
-        // The outcome has no id: it is not a log event, so a reconnect's Last-Event-ID never points at it.
-        await stream.writeSSE({ event: 'result', data: JSON.stringify(summary) });
-      }
-      pipe.stop();
-    });
-  });
+    },
+  };
 }
 
 function cancelGeneration(session: Session): Promise<void> {

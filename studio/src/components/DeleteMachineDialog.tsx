@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api, StudioApiError, type DeletedMachine } from '../api.ts';
+import { api, type DeletedMachine } from '../api.ts';
+import { describeError } from '../api-error.ts';
 
 export interface DeleteMachineDialogProps {
   id: string;
@@ -18,7 +19,7 @@ export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: De
     try {
       onDeleted(await api.deleteMachine(id, baseVersion));
     } catch (err) {
-      setError({ code: err instanceof StudioApiError ? err.code : 'STUDIO_ERROR', message: err instanceof Error ? err.message : String(err) });
+      setError(describeError(err, 'STUDIO_ERROR'));
       setBusy(false);
     }
   };

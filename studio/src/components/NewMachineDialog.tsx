@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, StudioApiError } from '../api.ts';
+import { api } from '../api.ts';
+import { describeError } from '../api-error.ts';
 import { machineIdProblem, type MachineIdProblem } from './machine-id.ts';
 
 export interface NewMachineDialogProps {
@@ -26,9 +27,8 @@ export function NewMachineDialog({ existing, onCreated, onCancel }: NewMachineDi
       await api.createMachine(id);
       onCreated(id);
     } catch (err) {
-      // The server has the last word (an id taken meanwhile, a folder that is a symlink): show its code.
-      const code = err instanceof StudioApiError ? String(err.details.problem ?? err.code) : 'STUDIO_ERROR';
-      setServerProblem({ code, message: err instanceof Error ? err.message : String(err) });
+      // The server has the last word (an id taken meanwhile, a folder that is a symlink): show its code (the spec's, for an id).
+      setServerProblem(describeError(err, 'STUDIO_ERROR'));
       setBusy(false);
     }
   };

@@ -1,8 +1,7 @@
+import type { RuntimeEvent, SessionAt } from '@flowing/protocol';
 import { useMemo } from 'react';
 import { diffContext } from './context-diff.ts';
-import type { SessionAt } from './fold.ts';
 import { assembleMessages } from './messages.ts';
-import type { WireEvent } from './wire.ts';
 
 const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
 
@@ -10,7 +9,7 @@ const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(v
  * The context at the viewed event with the change that event made (paths, before → after), the calls in flight, and
  * the streamed messages assembled from their deltas.
  */
-export function ContextPanel({ view, before, events, index }: { view: SessionAt; before: SessionAt; events: readonly WireEvent[]; index: number }) {
+export function ContextPanel({ view, before, events, index }: { view: SessionAt; before: SessionAt; events: readonly RuntimeEvent[]; index: number }) {
   const changes = useMemo(() => diffContext(before.context, view.context), [before.context, view.context]);
   const messages = useMemo(() => assembleMessages(events, index), [events, index]);
   return (

@@ -1,5 +1,5 @@
+import type { SessionAt } from '@flowing/protocol';
 import { useState } from 'react';
-import type { SessionAt } from './fold.ts';
 import { runAction } from './inspect-actions.ts';
 import { useInspect } from './inspect-store.ts';
 

@@ -1,6 +1,6 @@
+import { SESSION_STATUSES, type SessionStatus } from '@flowing/protocol';
 import { useInspect } from './inspect-store.ts';
 import { timeText } from './event-summary.ts';
-import { SESSION_STATUSES, type SessionStatus } from './wire.ts';
 
 /** The sessions of the open machine, newest first, filtered by status, with attention and approval badges. */
 export function SessionsList() {

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
 import { currentClient, describeFailure } from './inspect-actions.ts';
-import type { XStateRecordWire } from './runtime-client.ts';
+import type { XStateRecord } from '@flowing/protocol';
 
-type Loaded = { records: XStateRecordWire[]; dropped: number } | { error: { code: string; message: string } } | undefined;
+type Loaded = { records: XStateRecord[]; dropped: number } | { error: { code: string; message: string } } | undefined;
 
 /** One line per record: what happened, to which actor. */
-function recordLine(record: XStateRecordWire): string {
+function recordLine(record: XStateRecord): string {
   const actor = record.actor.root ? 'machine' : `actor ${record.actor.id}`;
   switch (record.type) {
     case '@xstate.microstep':

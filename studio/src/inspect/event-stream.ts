@@ -1,21 +1,13 @@
 import { createParser } from 'eventsource-parser';
-import { runtimeClient, runtimeHeaders, runtimeUrl, type RuntimeEndpoint } from './runtime-client.ts';
+import { FINISHED_STATUSES, RUNTIME_EVENT_TYPES, type RuntimeEvent } from '@flowing/protocol';
+import { errorFromAnswer, hasCode } from '../api-error.ts';
+import { routeAt, runtimeClient, runtimeHeaders, type RuntimeEndpoint } from './runtime-client.ts';
 import type { StreamState } from './inspect-store.ts';
-import type { WireEvent, WireEventType } from './wire.ts';
-
-/** Every event type the runtime streams (EventSource dispatches named events only to listeners of that name). */
-export const STREAMED_TYPES: readonly WireEventType[] = [
-  'session.started', 'state.changed', 'transition.rejected', 'tool.started', 'tool.retry', 'tool.completed', 'tool.failed',
-  'tool.unknown_outcome', 'approval.requested', 'approval.decided', 'llm.started', 'llm.completed', 'llm.failed', 'agent.step',
-  'message.delta', 'message.complete', 'error', 'session.cancelled', 'session.done',
-];
-
-const FINISHED = new Set(['done', 'error', 'cancelled']);
 const MAX_BACKOFF_MS = 5_000;
 
 export interface SessionStreamHandlers {
   /** New events in seq order, each seq once (a resumed connection never repeats one). */
-  onEvents(events: WireEvent[]): void;
+  onEvents(events: RuntimeEvent[]): void;
   onState(state: StreamState, detail?: string): void;
 }
 
@@ -30,14 +22,14 @@ export interface SessionStreamHandlers {
 export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, afterSeq: number, handlers: SessionStreamHandlers): () => void {
   let lastSeq = afterSeq;
   let closed = false;
-  let batch: WireEvent[] = [];
+  let batch: RuntimeEvent[] = [];
   let flushQueued = false;
   let backoff = 250;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let source: EventSource | undefined;
   let abort: AbortController | undefined;
   const client = runtimeClient(endpoint);
-  const path = `/sessions/${encodeURIComponent(sessionId)}/stream`;
+  const streamUrl = () => routeAt(endpoint, 'GET /sessions/:id/stream', { params: { id: sessionId }, query: { after: lastSeq } });
 
   const flush = () => {
     flushQueued = false;
@@ -47,9 +39,9 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
     handlers.onEvents(events);
   };
   const accept = (data: string) => {
-    let event: WireEvent;
+    let event: RuntimeEvent;
     try {
-      event = JSON.parse(data) as WireEvent;
+      event = JSON.parse(data) as RuntimeEvent;
     } catch {
       handlers.onState('error', 'RUNTIME_BAD_EVENT: the stream sent an event that is not JSON');
       return;
@@ -75,15 +67,14 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
     try {
       const view = await client.getSession(sessionId);
       if (closed) return;
-      if (FINISHED.has(view.status) && view.seq <= lastSeq) {
+      if (FINISHED_STATUSES.has(view.status) && view.seq <= lastSeq) {
         flush();
         handlers.onState('closed');
         return;
       }
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'SESSION_NOT_FOUND' || code === 'SERVER_UNAUTHORIZED') {
-        handlers.onState('error', `${code}: ${(error as Error).message}`);
+      if (hasCode(error, 'SESSION_NOT_FOUND') || hasCode(error, 'SERVER_UNAUTHORIZED')) {
+        handlers.onState('error', `${error.code}: ${error.message}`);
         return;
       }
     }
@@ -92,13 +83,14 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
   };
 
   const connectEventSource = () => {
-    const es = new EventSource(`${runtimeUrl(endpoint, path)}?after=${lastSeq}`);
+    const es = new EventSource(streamUrl());
     source = es;
     es.onopen = () => handlers.onState('open');
     // The runtime's `error` event shares its name with EventSource's connection errors: only a MessageEvent is data,
     // and a plain Event named `error` is the connection's.
     const onMessage = (message: Event) => { if (message instanceof MessageEvent) accept(String(message.data)); };
-    for (const type of STREAMED_TYPES) es.addEventListener(type, onMessage);
+    // EventSource dispatches named events only to listeners of that name: one per event type the runtime writes.
+    for (const type of RUNTIME_EVENT_TYPES) es.addEventListener(type, onMessage);
     es.onerror = (event) => {
       if (closed || source !== es || event instanceof MessageEvent) return;
       // CONNECTING: the browser reconnects by itself with Last-Event-ID. CLOSED: it gave up (204, or an error status).
@@ -115,7 +107,7 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
     const controller = new AbortController();
     abort = controller;
     try {
-      const response = await fetch(`${runtimeUrl(endpoint, path)}?after=${lastSeq}`, {
+      const response = await fetch(streamUrl(), {
         headers: runtimeHeaders(endpoint, { accept: 'text/event-stream', ...(lastSeq > 0 ? { 'last-event-id': String(lastSeq) } : {}) }),
         signal: controller.signal,
         cache: 'no-store',
@@ -126,12 +118,12 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
         return;
       }
       if (!response.ok || !response.body) {
-        const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+        const refused = errorFromAnswer('runtime', response.status, await response.text().catch(() => ''));
         if (response.status === 401 || response.status === 403 || response.status === 404) {
-          handlers.onState('error', `${body.code ?? `HTTP ${response.status}`}: ${body.message ?? 'the stream was refused'}`);
+          handlers.onState('error', `${refused.code}: ${refused.message}`);
           return;
         }
-        throw new Error(`${body.code ?? `HTTP ${response.status}`}: ${body.message ?? 'the stream failed'}`);
+        throw refused;
       }
       handlers.onState('open');
       const parser = createParser({ onEvent: (message) => { if (message.id !== undefined) accept(message.data); } });

@@ -1,4 +1,4 @@
-import type { WireEvent } from './wire.ts';
+import type { RuntimeEvent } from '@flowing/protocol';
 
 const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const json = (value: unknown, max = 60) => clip(JSON.stringify(value) ?? 'undefined', max);
@@ -13,7 +13,7 @@ export function stateText(value: unknown): string {
 }
 
 /** The one-line summary of an event in the event list. */
-export function summarize(event: WireEvent): string {
+export function summarize(event: RuntimeEvent): string {
   const d = event.data;
   switch (event.type) {
     case 'session.started': return `machine ${str(d.machineId)}${d.input ? `, input ${json(d.input)}` : ''}`;

@@ -1,6 +1,5 @@
+import type { RuntimeEvent, SessionAt } from '@flowing/protocol';
 import type { SpecGraph, TransitionKind } from '../graph/index.ts';
-import type { SessionAt } from './fold.ts';
-import type { WireEvent } from './wire.ts';
 
 /** One transition XState took, as `state.changed` records it: the event and XState state node ids. */
 interface TakenTransition {
@@ -81,7 +80,7 @@ function withAncestors(paths: readonly string[], byPath: Map<string, string>): {
  * The marks for the graph after `events[index]`: active states from the folded view, the transition that event took,
  * the path so far (visit and edge counts) and the refusal to show at the state that refused.
  */
-export function graphMarks(graph: SpecGraph, machineId: string, events: readonly WireEvent[], index: number, view: SessionAt): GraphMarks {
+export function graphMarks(graph: SpecGraph, machineId: string, events: readonly RuntimeEvent[], index: number, view: SessionAt): GraphMarks {
   const byPath = nodesByPath(graph);
   const { all, leaves } = withAncestors(view.activeStates, byPath);
   const visits = new Map<string, number>();
@@ -110,7 +109,7 @@ export function graphMarks(graph: SpecGraph, machineId: string, events: readonly
   return { active: all, activeLeaves: leaves, taken: new Set(taken), visits, edgeCounts, refusal };
 }
 
-function lastStateChangeSeq(events: readonly WireEvent[], last: number): number | undefined {
+function lastStateChangeSeq(events: readonly RuntimeEvent[], last: number): number | undefined {
   for (let i = last; i >= 0; i--) if (events[i]!.type === 'state.changed') return events[i]!.seq;
   return undefined;
 }

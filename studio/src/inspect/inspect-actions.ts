@@ -1,4 +1,5 @@
-import { runtimeClient, RuntimeApiError, type RuntimeClient } from './runtime-client.ts';
+import { describeError } from '../api-error.ts';
+import { runtimeClient, type RuntimeClient } from './runtime-client.ts';
 import { useInspect } from './inspect-store.ts';
 
 /** The client for the store's current source (embedded or remote; the token stays in memory). */
@@ -9,8 +10,7 @@ export function currentClient(): RuntimeClient {
 
 /** `CODE: message` of any failure, for the notice line. */
 export function describeFailure(error: unknown): { code: string; message: string } {
-  if (error instanceof RuntimeApiError) return { code: error.code, message: error.message };
-  return { code: 'STUDIO_INSPECT_FAILED', message: error instanceof Error ? error.message : String(error) };
+  return describeError(error, 'STUDIO_INSPECT_FAILED');
 }
 
 /** Lists the served machines; a failure becomes the source error (e.g. no generated machine yet). */

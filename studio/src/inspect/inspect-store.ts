@@ -1,5 +1,5 @@
+import type { RuntimeEvent, RuntimeMachine, SessionStatus, SessionSummary } from '@flowing/protocol';
 import { create } from 'zustand';
-import type { RuntimeMachine, SessionStatus, SessionSummary, WireEvent } from './wire.ts';
 
 /**
  * Where sessions come from: the runtime the studio server hosts for the project (`/api/runtime`), or a remote
@@ -30,7 +30,7 @@ export interface InspectState {
   statusFilter: SessionStatus[];
   selectedSessionId: string | null;
   /** The selected session's log in seq order, each seq once. */
-  events: WireEvent[];
+  events: RuntimeEvent[];
   /** Index into `events` the views show; null follows the live end. */
   cursor: number | null;
   streamState: StreamState;
@@ -48,9 +48,9 @@ export interface InspectActions {
   setStatusFilter(statuses: SessionStatus[]): void;
   selectSession(sessionId: string | null): void;
   /** Replaces the log (a session opened from a file, or re-read after a reset). */
-  setEvents(events: WireEvent[]): void;
+  setEvents(events: RuntimeEvent[]): void;
   /** Adds events that arrived; a seq already held is skipped, so a resumed stream never shows an event twice. */
-  appendEvents(events: readonly WireEvent[]): void;
+  appendEvents(events: readonly RuntimeEvent[]): void;
   setCursor(cursor: number | null): void;
   setStreamState(state: StreamState): void;
   setSourceError(message: string | null): void;
@@ -85,7 +85,7 @@ export const useInspect = create<InspectState & InspectActions>()((set, get) => 
     if (incoming.length === 0) return;
     const current = get().events;
     let lastSeq = current.length > 0 ? current[current.length - 1]!.seq : 0;
-    const fresh: WireEvent[] = [];
+    const fresh: RuntimeEvent[] = [];
     for (const event of incoming) {
       if (event.seq <= lastSeq) continue;
       fresh.push(event);

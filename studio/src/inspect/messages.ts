@@ -1,4 +1,4 @@
-import type { WireEvent } from './wire.ts';
+import type { RuntimeEvent } from '@flowing/protocol';
 
 /** A streamed model message: the text assembled from its deltas, complete once `message.complete` arrived. */
 export interface AssembledMessage {
@@ -11,7 +11,7 @@ export interface AssembledMessage {
 }
 
 /** The streamed messages up to `events[index]`, in the order they started; `message.complete` carries the final text. */
-export function assembleMessages(events: readonly WireEvent[], index = events.length - 1): AssembledMessage[] {
+export function assembleMessages(events: readonly RuntimeEvent[], index = events.length - 1): AssembledMessage[] {
   const byCall = new Map<string, AssembledMessage>();
   const last = Math.min(index, events.length - 1);
   for (let i = 0; i <= last; i++) {

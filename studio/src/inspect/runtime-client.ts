@@ -1,4 +1,5 @@
-import type { RuntimeMachine, SessionStatus, SessionSummary, SessionView, WireEvent } from './wire.ts';
+import { routeUrl, type JsonRouteKey, type RouteInput, type RouteKey, type RouteResponse, type SessionStatus } from '@flowing/protocol';
+import { jsonOf, request } from '../api-error.ts';
 
 /** Where to reach a runtime API: the studio's own mount (`/api/runtime`) or a remote `flowing serve` with its token. */
 export interface RuntimeEndpoint {
@@ -6,19 +7,6 @@ export interface RuntimeEndpoint {
   /** Bearer token of a remote server; held in memory only. */
   token?: string;
 }
-
-/** An error answer of the runtime API (or no answer): `{ code, message }` with the HTTP status (0: unreachable). */
-export class RuntimeApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown> = {}) {
-    super(message);
-    this.name = 'RuntimeApiError';
-  }
-}
-
-/** The answer of sending an event: applied, or refused with the runtime's code. */
-export type SendAnswer =
-  | { applied: true; state: unknown; status: SessionStatus }
-  | { applied: false; code: string; message: string };
 
 /** Joins the base URL and a path (`/sessions`), keeping any path prefix of the base. */
 export function runtimeUrl(endpoint: RuntimeEndpoint, path: string): string {
@@ -30,46 +18,36 @@ export function runtimeHeaders(endpoint: RuntimeEndpoint, extra: Record<string, 
   return { accept: 'application/json', ...(endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}), ...extra };
 }
 
-async function call<T>(endpoint: RuntimeEndpoint, method: string, path: string, body?: unknown, acceptRefusal = false): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(runtimeUrl(endpoint, path), {
-      method,
-      headers: runtimeHeaders(endpoint, body === undefined ? {} : { 'content-type': 'application/json' }),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new RuntimeApiError(0, 'RUNTIME_UNREACHABLE', `the runtime at ${endpoint.baseUrl} did not answer (${(err as Error).message})`);
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : {};
-  } catch {
-    throw new RuntimeApiError(response.status, 'RUNTIME_BAD_RESPONSE', `the runtime answered ${response.status} with a body that is not JSON`);
-  }
-  // A refused event is an answer, not a failure: the caller shows its code (the runtime logged transition.rejected).
-  if (acceptRefusal && (json as { applied?: unknown }).applied === false) return json as T;
-  if (!response.ok) {
-    const { code = 'RUNTIME_ERROR', message = `HTTP ${response.status}`, ...details } = (json ?? {}) as Record<string, unknown>;
-    throw new RuntimeApiError(response.status, String(code), String(message), details);
-  }
-  return json as T;
+/** The URL of a route of the runtime server at this endpoint. */
+export function routeAt<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>): string {
+  return runtimeUrl(endpoint, routeUrl(key, input.params, input.query));
 }
 
-/** One XState inspection record as the runtime's `GET /sessions/:id/xstate` answers it. */
-export interface XStateRecordWire {
-  index: number;
-  afterSeq: number;
-  type: string;
-  actor: { id: string; systemSessionId: string; root: boolean };
-  event?: { type: string; from?: string };
-  transitions?: Array<{ event: string; source: string; targets: string[] }>;
-  snapshot?: { status: string; value?: unknown; context?: unknown };
-  action?: { type: string };
+/** Sends a request to a route; its answer, or an ApiError. */
+async function send<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>, accept: string, acceptRefusal = false) {
+  const method = key.slice(0, key.indexOf(' '));
+  const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+  return request('runtime', `the runtime at ${endpoint.baseUrl}`, routeAt(endpoint, key, input), {
+    method,
+    headers: runtimeHeaders(endpoint, { accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }),
+    body,
+  }, { acceptRefusal });
 }
 
-const sessionPath = (id: string) => `/sessions/${encodeURIComponent(id)}`;
+/**
+ * Calls a JSON route of the runtime server and answers what the route declares (`RuntimeRoutes` in @flowing/protocol).
+ * `acceptRefusal`: a refused send is an answer (`{ applied: false, code, message }`), not a failure.
+ * @example const view = await callRoute(endpoint, 'GET /sessions/:id', { params: { id } });
+ */
+export async function callRoute<K extends JsonRouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>, options: { acceptRefusal?: boolean } = {}): Promise<RouteResponse<K>> {
+  const { response, text } = await send(endpoint, key, input, 'application/json', options.acceptRefusal);
+  return jsonOf<RouteResponse<K>>('runtime', response.status, text);
+}
+
+/** Calls a route that answers a file (export, case); the response, or an ApiError. */
+export async function fetchRouteText<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>): Promise<{ response: Response; text: string }> {
+  return send(endpoint, key, input, 'application/x-ndjson');
+}
 
 /**
  * The runtime API client of the Inspect mode (the only Inspect code besides the event stream that talks HTTP).
@@ -78,29 +56,23 @@ const sessionPath = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 export function runtimeClient(endpoint: RuntimeEndpoint) {
   return {
     endpoint,
-    listMachines: () => call<{ machines: RuntimeMachine[] }>(endpoint, 'GET', '/machines').then((r) => r.machines),
-    listSessions: (query: { machine?: string; status?: readonly SessionStatus[]; limit?: number } = {}) => {
-      const params = new URLSearchParams();
-      if (query.machine) params.set('machine', query.machine);
-      if (query.status && query.status.length > 0) params.set('status', query.status.join(','));
-      params.set('limit', String(query.limit ?? 100));
-      return call<{ sessions: SessionSummary[]; nextCursor?: string }>(endpoint, 'GET', `/sessions?${params}`);
-    },
-    getSession: (id: string) => call<SessionView>(endpoint, 'GET', sessionPath(id)),
+    listMachines: () => callRoute(endpoint, 'GET /machines', {}).then((r) => r.machines),
+    listSessions: (query: { machine?: string; status?: readonly SessionStatus[]; limit?: number } = {}) =>
+      callRoute(endpoint, 'GET /sessions', {
+        query: { ...(query.machine ? { machine: query.machine } : {}), ...(query.status && query.status.length > 0 ? { status: query.status } : {}), limit: query.limit ?? 100 },
+      }),
+    getSession: (id: string) => callRoute(endpoint, 'GET /sessions/:id', { params: { id } }),
     /** One page of the log after `after`; `nextAfter` is set while more events follow. */
-    readEvents: (id: string, after = 0, limit = 1000) =>
-      call<{ events: WireEvent[]; nextAfter?: number }>(endpoint, 'GET', `${sessionPath(id)}/events?after=${after}&limit=${limit}`),
-    createSession: (machine: string, input: Record<string, unknown>) =>
-      call<SessionView>(endpoint, 'POST', '/sessions', { machine, input }),
+    readEvents: (id: string, after = 0, limit = 1000) => callRoute(endpoint, 'GET /sessions/:id/events', { params: { id }, query: { after, limit } }),
+    createSession: (machine: string, input: Record<string, unknown>) => callRoute(endpoint, 'POST /sessions', { body: { machine, input } }),
     sendEvent: (id: string, event: { type: string } & Record<string, unknown>) =>
-      call<SendAnswer>(endpoint, 'POST', `${sessionPath(id)}/events`, event, true),
-    approve: (id: string, approvalId: string) => call<SendAnswer>(endpoint, 'POST', `${sessionPath(id)}/approve`, { approvalId }, true),
+      callRoute(endpoint, 'POST /sessions/:id/events', { params: { id }, body: event }, { acceptRefusal: true }),
+    approve: (id: string, approvalId: string) => callRoute(endpoint, 'POST /sessions/:id/approve', { params: { id }, body: { approvalId } }, { acceptRefusal: true }),
     reject: (id: string, approvalId: string, reason?: string) =>
-      call<SendAnswer>(endpoint, 'POST', `${sessionPath(id)}/reject`, { approvalId, ...(reason ? { reason } : {}) }, true),
+      callRoute(endpoint, 'POST /sessions/:id/reject', { params: { id }, body: { approvalId, ...(reason ? { reason } : {}) } }, { acceptRefusal: true }),
     /** XState's own inspection records of the session that followed event `afterSeq` (see `XStateRecord`). */
-    xstateRecords: (id: string, afterSeq: number) =>
-      call<{ records: XStateRecordWire[]; dropped: number }>(endpoint, 'GET', `${sessionPath(id)}/xstate?afterSeq=${afterSeq}`),
-    cancel: (id: string) => call<SessionView>(endpoint, 'POST', `${sessionPath(id)}/cancel`, { reason: 'cancelled from the studio' }),
+    xstateRecords: (id: string, afterSeq: number) => callRoute(endpoint, 'GET /sessions/:id/xstate', { params: { id }, query: { afterSeq } }),
+    cancel: (id: string) => callRoute(endpoint, 'POST /sessions/:id/cancel', { params: { id }, body: { reason: 'cancelled from the studio' } }),
   };
 }
 

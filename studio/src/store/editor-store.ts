@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
-import { api, StudioApiError, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
+import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
+import { ApiError, hasCode } from '../api-error.ts';
 import { fillMissingLayout, statesWithoutLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
 import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
@@ -68,7 +69,7 @@ let validateTimer: ReturnType<typeof setTimeout> | undefined;
 const COALESCE_MS = 1200;
 
 function describe(err: unknown): string {
-  if (err instanceof StudioApiError) return `${err.message} (${err.code})`;
+  if (err instanceof ApiError) return `${err.message} (${err.code})`;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -224,9 +225,9 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         });
         return true;
       } catch (err) {
-        if (err instanceof StudioApiError && err.code === 'STUDIO_CONFLICT') {
+        if (hasCode(err, 'STUDIO_CONFLICT')) {
           set({ busy: undefined, notice: { kind: 'conflict', message: 'The spec file changed on disk since you opened it. Reload it (your unsaved edits are dropped) or copy your changes first.' } });
-        } else if (err instanceof StudioApiError && err.code === 'STUDIO_SPEC_INVALID') {
+        } else if (hasCode(err, 'STUDIO_SPEC_INVALID')) {
           const problems = (err.details.problems as SpecProblem[] | undefined) ?? [];
           set({ busy: undefined, notice: { kind: 'invalid', message: `The spec has ${problems.filter((p) => p.severity === 'error').length || 'some'} error(s); fix them, or save it as a draft.` } });
         } else {
@@ -255,7 +256,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
             : { kind: 'info', message: `Generated ${result.files.length} file(s).` },
         });
       } catch (err) {
-        if (err instanceof StudioApiError && err.code === 'STUDIO_SPEC_INVALID') {
+        if (hasCode(err, 'STUDIO_SPEC_INVALID')) {
           set({ busy: undefined, notice: { kind: 'error', message: 'Generate refused: the saved spec has errors. Fix the problems listed below, save, then generate.' } });
         } else set({ busy: undefined, notice: { kind: 'error', message: `Generate failed: ${describe(err)}` } });
       }

@@ -1,4 +1,4 @@
-import type { SessionAt } from '../fold.ts';
+import type { SessionAt } from '@flowing/protocol';
 
 const MAX_JSON_CHARS = 20_000;
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { RuntimeApiError } from '../runtime-client.ts';
+import { describeError } from '../../api-error.ts';
 import { useInspect } from '../inspect-store.ts';
 import { exportSession } from './history-client.ts';
 import { useHistory } from './history-store.ts';
@@ -68,7 +68,7 @@ export function FileControls() {
       download(text, fileName);
       useHistory.getState().setError(null);
     } catch (e) {
-      const coded = e instanceof RuntimeApiError ? e : new RuntimeApiError(0, 'INSPECT_EXPORT_FAILED', (e as Error).message);
+      const coded = describeError(e, 'INSPECT_EXPORT_FAILED');
       useHistory.getState().setError({ code: coded.code, message: `export of ${sessionId} failed: ${coded.message}` });
     } finally {
       setExporting(false);

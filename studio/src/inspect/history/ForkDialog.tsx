@@ -1,7 +1,7 @@
+import type { RuntimeEvent } from '@flowing/protocol';
 import { useState } from 'react';
-import { RuntimeApiError } from '../runtime-client.ts';
+import { describeError } from '../../api-error.ts';
 import { useInspect } from '../inspect-store.ts';
-import type { WireEvent } from '../wire.ts';
 import { HistoryError } from './errors.ts';
 import { forkFields, pinnedPatch, type ForkField } from './fork-fields.ts';
 import { forkSession } from './history-client.ts';
@@ -11,7 +11,7 @@ import { useHistory } from './history-store.ts';
  * Fork from event N: the context at N with each field editable (an edited field is pinned: the new session starts
  * with that value), then `POST /sessions/:id/fork`. The new session opens selected; its log names its parent.
  */
-export function ForkDialog({ sessionId, event, context }: { sessionId: string; event: WireEvent; context: unknown }) {
+export function ForkDialog({ sessionId, event, context }: { sessionId: string; event: RuntimeEvent; context: unknown }) {
   const [fields, setFields] = useState<ForkField[]>(() => forkFields(context));
   const [error, setError] = useState<{ code: string; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -34,8 +34,7 @@ export function ForkDialog({ sessionId, event, context }: { sessionId: string; e
       close();
       useInspect.getState().selectSession(forked.sessionId);
     } catch (e) {
-      const coded = e instanceof RuntimeApiError ? e : new RuntimeApiError(0, 'INSPECT_FORK_FAILED', (e as Error).message);
-      setError({ code: coded.code, message: coded.message });
+      setError(describeError(e, 'INSPECT_FORK_FAILED'));
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { api, StudioApiError } from '../../api.ts';
+import { api } from '../../api.ts';
+import { describeError, hasCode } from '../../api-error.ts';
 import { useInspect } from '../inspect-store.ts';
-import { RuntimeApiError } from '../runtime-client.ts';
 import { fetchSessionCase } from './history-client.ts';
 
 /** What the form shows after a try: the saved file, a name that exists (asking to replace it), or a coded error. */
@@ -20,10 +20,8 @@ function contextKeys(text: string): string[] {
   return text.split(',').map((key) => key.trim()).filter((key) => key !== '');
 }
 
-function coded(error: unknown): { code: string; message: string } {
-  if (error instanceof RuntimeApiError || error instanceof StudioApiError) return { code: error.code, message: error.message };
-  return { code: 'INSPECT_SAVE_CASE_FAILED', message: (error as Error).message };
-}
+/** A refused case shows the parser's CASE_* code (`details.problem`), as `flowing test` would. */
+const coded = (error: unknown) => describeError(error, 'INSPECT_SAVE_CASE_FAILED');
 
 /** The machine a case header names (the fallback when the sessions list does not hold the session). */
 function headerMachine(text: string): string | undefined {
@@ -59,7 +57,7 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
       setOutcome({ kind: 'saved', file: saved.file, machineId, replaced: saved.replaced });
       setExisting((names) => (names.includes(caseName) ? names : [...names, caseName].sort()));
     } catch (e) {
-      if (e instanceof StudioApiError && e.code === 'STUDIO_CASE_EXISTS' && !replace) {
+      if (hasCode(e, 'STUDIO_CASE_EXISTS') && !replace) {
         setOutcome({ kind: 'exists', file: String(e.details.file ?? `machines/${machineId}/cases/${caseName}.case.jsonl`), machineId, name: caseName, text });
       } else {
         setOutcome({ kind: 'error', ...coded(e) });

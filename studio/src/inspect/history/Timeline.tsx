@@ -1,5 +1,5 @@
+import type { RuntimeEvent } from '@flowing/protocol';
 import { memo, useMemo } from 'react';
-import type { WireEvent } from '../wire.ts';
 import { shortJson } from './AtCursor.tsx';
 import { moveCursorTo } from './cursor.ts';
 import { useHistory } from './history-store.ts';
@@ -21,7 +21,7 @@ export function timelineWindow(length: number, index: number): { first: number; 
   return { first, last: first + TIMELINE_WINDOW - 1 };
 }
 
-function scaleFor(events: readonly WireEvent[], axis: 'events' | 'time', first: number, last: number): Scale {
+function scaleFor(events: readonly RuntimeEvent[], axis: 'events' | 'time', first: number, last: number): Scale {
   if (last <= first) return () => 0;
   const clamp = (index: number) => Math.max(first, Math.min(last, index));
   if (axis === 'events') return (index) => (clamp(index) - first) / (last - first);
@@ -33,7 +33,7 @@ function scaleFor(events: readonly WireEvent[], axis: 'events' | 'time', first: 
 const barKey = (bar: CallBar) => `${bar.kind}:${bar.id}`;
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 
-function barTitle(bar: CallBar, events: readonly WireEvent[]): string {
+function barTitle(bar: CallBar, events: readonly RuntimeEvent[]): string {
   const end = bar.endIndex === undefined ? 'not ended' : `${events[bar.endIndex]!.at - bar.startAt} ms`;
   const retries = bar.retries.length > 0 ? `, ${bar.retries.length} retr${bar.retries.length === 1 ? 'y' : 'ies'}` : '';
   return `${bar.kind} ${bar.name}: ${bar.outcome} (${end}${retries})`;
@@ -41,7 +41,7 @@ function barTitle(bar: CallBar, events: readonly WireEvent[]): string {
 
 /** The lanes and bars: drawn once per log and axis (moving the cursor re-renders only the cursor line). */
 const Lanes = memo(function Lanes({ lanes, events, scale, selected, first, last }: {
-  lanes: TimelineLane[]; events: readonly WireEvent[]; scale: Scale; selected: string | null; first: number; last: number;
+  lanes: TimelineLane[]; events: readonly RuntimeEvent[]; scale: Scale; selected: string | null; first: number; last: number;
 }) {
   const end = events.length - 1;
   return (
@@ -85,7 +85,7 @@ const Lanes = memo(function Lanes({ lanes, events, scale, selected, first, last 
   );
 });
 
-function SeqLink({ index, events, label }: { index: number; events: readonly WireEvent[]; label: string }) {
+function SeqLink({ index, events, label }: { index: number; events: readonly RuntimeEvent[]; label: string }) {
   return (
     <button type="button" className="link" onClick={() => moveCursorTo(index)} data-testid={`call-${label}`}>
       {label} seq {events[index]!.seq}
@@ -94,7 +94,7 @@ function SeqLink({ index, events, label }: { index: number; events: readonly Wir
 }
 
 /** What the selected bar stands for: times, attempts, retries (each a link to its event), input, output, error. */
-function CallDetails({ bar, events }: { bar: CallBar; events: readonly WireEvent[] }) {
+function CallDetails({ bar, events }: { bar: CallBar; events: readonly RuntimeEvent[] }) {
   const duration = bar.endAt === undefined ? undefined : bar.endAt - bar.startAt;
   return (
     <div className="tl-details" data-testid="call-details" data-call={bar.id} data-outcome={bar.outcome}>
@@ -132,7 +132,7 @@ function CallDetails({ bar, events }: { bar: CallBar; events: readonly WireEvent
  * its start and shows its inputs, outputs and errors. A long log is drawn in a window around the cursor, so the page
  * holds a few hundred bars, not thousands (each one is laid out on every step otherwise).
  */
-export function Timeline({ events, index }: { events: readonly WireEvent[]; index: number }) {
+export function Timeline({ events, index }: { events: readonly RuntimeEvent[]; index: number }) {
   const axis = useHistory((s) => s.timeAxis);
   const selected = useHistory((s) => s.selectedBar);
   const bars = useMemo(() => callBars(events), [events]);

@@ -1,5 +1,4 @@
-import { applyEvent, EMPTY_SESSION, type SessionAt } from '../fold.ts';
-import type { WireEvent } from '../wire.ts';
+import { EMPTY_SESSION_AT, foldEvent, type RuntimeEvent, type SessionAt } from '@flowing/protocol';
 
 /**
  * The session at any event of a log, folded once: each event's view is computed the first time a cursor reaches it
@@ -10,17 +9,17 @@ import type { WireEvent } from '../wire.ts';
  * cache.at(events, 2); // the session right after events[2]
  */
 export class FoldCache {
-  private events: readonly WireEvent[] = [];
+  private events: readonly RuntimeEvent[] = [];
   private views: SessionAt[] = [];
 
   /** The session right after `events[index]`; below 0, before the first event; past the end, after the last. */
-  at(events: readonly WireEvent[], index: number): SessionAt {
-    if (events.length === 0 || index < 0) return EMPTY_SESSION;
+  at(events: readonly RuntimeEvent[], index: number): SessionAt {
+    if (events.length === 0 || index < 0) return EMPTY_SESSION_AT;
     this.adopt(events);
     const last = Math.min(index, events.length - 1);
-    let view = this.views.length > 0 ? this.views[this.views.length - 1]! : EMPTY_SESSION;
+    let view = this.views.length > 0 ? this.views[this.views.length - 1]! : EMPTY_SESSION_AT;
     for (let i = this.views.length; i <= last; i++) {
-      view = applyEvent(view, events[i]!);
+      view = foldEvent(view, events[i]!);
       this.views.push(view);
     }
     return this.views[last]!;
@@ -32,7 +31,7 @@ export class FoldCache {
   }
 
   /** Keeps the folded views when `events` extends the cached log (same event objects); forgets them otherwise. */
-  private adopt(events: readonly WireEvent[]): void {
+  private adopt(events: readonly RuntimeEvent[]): void {
     if (events === this.events) return;
     const kept = this.views.length;
     const extends_ = kept === 0 || (events.length >= kept && events[kept - 1] === this.events[kept - 1] && events[0] === this.events[0]);

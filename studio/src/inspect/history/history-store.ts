@@ -1,6 +1,6 @@
+import type { SessionFileHeader } from '@flowing/protocol';
 import { create } from 'zustand';
 import type { GraphSpec } from './graph-spec.ts';
-import type { SessionFileHeader } from './session-file.ts';
 
 /** A session opened from a file: what the views show instead of a runtime's session. */
 export interface OpenedFile {

@@ -1,9 +1,9 @@
-import type { WireEvent } from '../wire.ts';
+import type { RuntimeEvent } from '@flowing/protocol';
 
 /** What the jump buttons look for. */
 export type JumpTarget = 'rejection' | 'tool' | 'error';
 
-const MATCHES: Record<JumpTarget, (event: WireEvent) => boolean> = {
+const MATCHES: Record<JumpTarget, (event: RuntimeEvent) => boolean> = {
   rejection: (e) => e.type === 'transition.rejected',
   tool: (e) => e.type === 'tool.started',
   // A refused call result, a failed call and an outcome nobody knows all need a person's eyes, like a logged error.
@@ -11,7 +11,7 @@ const MATCHES: Record<JumpTarget, (event: WireEvent) => boolean> = {
 };
 
 /** Whether `event` is one the jump to `target` stops at. */
-export function isJumpTarget(event: WireEvent, target: JumpTarget): boolean {
+export function isJumpTarget(event: RuntimeEvent, target: JumpTarget): boolean {
   return MATCHES[target](event);
 }
 
@@ -20,7 +20,7 @@ export function isJumpTarget(event: WireEvent, target: JumpTarget): boolean {
  * there is none. `from` may be -1 (before the first event).
  * @example findJump(events, cursor, 'rejection') // the next rejected transition after the cursor
  */
-export function findJump(events: readonly WireEvent[], from: number, target: JumpTarget, direction: 1 | -1 = 1): number | undefined {
+export function findJump(events: readonly RuntimeEvent[], from: number, target: JumpTarget, direction: 1 | -1 = 1): number | undefined {
   const match = MATCHES[target];
   for (let i = from + direction; i >= 0 && i < events.length; i += direction) if (match(events[i]!)) return i;
   return undefined;

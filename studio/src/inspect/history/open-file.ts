@@ -1,11 +1,12 @@
+import type { SessionFileHeader } from '@flowing/protocol';
 import { useEditor } from '../../store/editor-store.ts';
 import { refreshMachines } from '../inspect-actions.ts';
 import { useInspect } from '../inspect-store.ts';
 import { HistoryError, historyError } from './errors.ts';
 import { useHistory, type SpecNotice } from './history-store.ts';
 import { markFileStart } from './perf.ts';
-import { parseSessionFile, type SessionFileHeader } from './session-file.ts';
 import { graphSpecFor, type GraphSpec } from './graph-spec.ts';
+import { readSessionFile } from './read-file.ts';
 
 /** Where a same-origin session file may be fetched from (`flowing inspect FILE` serves it there). */
 export const INSPECT_FILE_PATH = '/api/inspect-file/';
@@ -55,7 +56,7 @@ export async function openSessionText(text: string, name: string): Promise<boole
   const history = useHistory.getState();
   let file;
   try {
-    file = parseSessionFile(text);
+    file = readSessionFile(text);
   } catch (error) {
     history.setError(noticeOf(error));
     return false;

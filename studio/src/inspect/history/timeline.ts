@@ -1,4 +1,4 @@
-import type { WireEvent } from '../wire.ts';
+import type { RuntimeEvent } from '@flowing/protocol';
 
 /** What a bar on the timeline stands for. */
 export type CallKind = 'tool' | 'llm' | 'approval';
@@ -59,7 +59,7 @@ function finish(bar: CallBar, index: number, at: number, outcome: CallOutcome): 
  * the decision), in order of their start. Computed from the recorded events alone.
  * @example callBars(events).filter((bar) => bar.outcome === 'failed')
  */
-export function callBars(events: readonly WireEvent[]): CallBar[] {
+export function callBars(events: readonly RuntimeEvent[]): CallBar[] {
   const bars: CallBar[] = [];
   const open = new Map<string, CallBar>();
   events.forEach((event, index) => {
