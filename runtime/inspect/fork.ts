@@ -1,10 +1,10 @@
-import type { AnyStateNode } from 'xstate';
 import { FlowingError, formatIssues } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { MachineInfo } from '../session/machine-info.ts';
 import type { SessionStore } from '../store/types.ts';
 import { readSessionLog } from './read-log.ts';
 import { sessionAt } from '@flowing/protocol';
+import { resolveNodes } from '../xstate-adapter.ts';
 
 /** Where a fork starts: the parent's state at `forkedAt`, the (patched) context, and the snapshot to start the actor from. */
 export interface ForkPlan {
@@ -49,9 +49,9 @@ export async function planFork(store: SessionStore, machineOf: (machineId: strin
     const settled = events.find((e) => e.seq > atSeq && e.type === 'state.changed')?.seq ?? null;
     throw new FlowingError('FORK_MID_CALL', `at event ${atSeq} of session '${parentId}' ${calls.map((c) => `'${c.name}' (${c.callId})`).join(', ')} was in flight; fork at event ${entered} (the fork makes the call itself)${settled === null ? '' : ` or at event ${settled} (after its result)`}`, { details: { seq: atSeq, calls, before: entered, after: settled } });
   }
-  const nodes = info.machine.resolveState({ value: at.state as never, context: {} }) as unknown as { _nodes: AnyStateNode[] };
+  const nodes = resolveNodes(info.machine, at.state, {});
   const timers: ForkPlan['timers'] = [];
-  for (const node of nodes._nodes) {
+  for (const node of nodes) {
     for (const transition of node.after) {
       // A named or computed delay would need the machine's implementations and the entering event: refused.
       if (typeof transition.delay !== 'number') {
@@ -122,9 +122,9 @@ function enteringEvent(events: readonly RuntimeEvent[], atSeq: number): { type: 
 
 /** A persisted snapshot at `value` whose invoked calls are in flight with the inputs the state's mappings give. */
 function forkSnapshot(info: MachineInfo, value: unknown, context: Record<string, unknown>, event: { type: string }): Record<string, unknown> {
-  const resolved = info.machine.resolveState({ value: value as never, context }) as unknown as { _nodes: AnyStateNode[] };
+  const resolved = resolveNodes(info.machine, value, context);
   const children: Record<string, unknown> = {};
-  for (const node of resolved._nodes) {
+  for (const node of resolved) {
     for (const invoke of node.invoke) {
       let input: unknown;
       try {

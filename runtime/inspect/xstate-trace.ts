@@ -1,6 +1,7 @@
 import type { XStateRecord } from '@flowing/protocol';
 import type { InspectionEvent } from 'xstate';
 import type { InspectionSource } from '../session/host.ts';
+import { microstepTransitions } from '../xstate-adapter.ts';
 
 export type { XStateRecord };
 
@@ -44,7 +45,7 @@ function toRecord(event: InspectionEvent, index: number, afterSeq: number): XSta
     }
     case '@xstate.microstep':
       record.event = { type: event.event.type };
-      record.transitions = event._transitions.map((t) => ({ event: t.eventType, source: t.source.id, targets: t.target?.map((n) => n.id) ?? [] }));
+      record.transitions = microstepTransitions(event);
       break;
     case '@xstate.snapshot': {
       const snapshot = event.snapshot as { status: string; value?: unknown; context?: unknown };
