@@ -78,12 +78,16 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>
   return { contextFields: spec.context, eventFields: spec.events, invokes };
 }
 
-/** A spec's input mapping as an arguments function: each field's expression parsed once, evaluated on each call. */
+/**
+ * A spec's input mapping as an arguments function: each field's expression parsed once, evaluated on each call.
+ * A machine written by hand may read `event` in its mappings (its own input functions get the event); the arguments
+ * an approval shows are computed on entering the approval state, where there is no such event, so it reads `{}`.
+ */
 function argsOf(state: string, input: Record<string, string>): ToolArgs {
   const fields: Array<[string, ExprNode]> = Object.entries(input).map(([field, source]) => {
-    const parsed = parseExpression(source, ['context']);
+    const parsed = parseExpression(source, ['context', 'event']);
     if (!parsed.ok) throw new FlowingError('MACHINE_INVALID', `input '${field}' of state '${state}': ${parsed.error.message}`);
     return [field, parsed.ast];
   });
-  return (context: unknown) => Object.fromEntries(fields.map(([field, ast]) => [field, evaluateExpression(ast, { context })]));
+  return (context: unknown) => Object.fromEntries(fields.map(([field, ast]) => [field, evaluateExpression(ast, { context, event: {} })]));
 }

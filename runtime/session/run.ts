@@ -1,22 +1,22 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import { toFlowError, type FlowError } from '../errors.ts';
+import type { FlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
-import type { TakenTransition } from '../xstate-adapter.ts';
-import { ActorBridge, type ProcessedEvent } from './actor-bridge.ts';
+import { ActorBridge } from './actor-bridge.ts';
 import { ApprovalWatch } from './approval-watch.ts';
 import { CallLedger } from './call-ledger.ts';
-import { compactSnapshot, EMPTY_LIST, sharedValue } from './compact.ts';
+import { compactSnapshot } from './compact.ts';
 import { ContextCheck } from './context-check.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import type { RunOutcome } from './outcome.ts';
 import { Quiet } from './quiet.ts';
-import { activeStates, checkEvent, checkStatus, refusalData, untakenReason, type Refusal } from './refusal.ts';
+import type { Refusal } from './refusal.ts';
 import { RunFailures } from './run-failures.ts';
+import { RunSteps } from './run-steps.ts';
 import { RunLog, type RecordDraft } from './run-log.ts';
+import { refuseEvent, sendEvent } from './run-send.ts';
 import type { SendResult } from './types.ts';
-import { isCompletionEvent } from './unhandled.ts';
 
 export type { SendResult } from './types.ts';
 
@@ -47,13 +47,12 @@ export class SessionRun {
   frozenSnapshot?: unknown;
   /** What the store held before the event being applied. */
   before: RunBase;
-  private readonly quiet: Quiet;
+  readonly quiet: Quiet;
   private readonly failures: RunFailures;
   private readonly contextCheck: ContextCheck;
+  private readonly steps: RunSteps;
   /** True while an event from outside is applied synchronously: a throw then refuses that event and changes nothing. */
   private applyingExternal = false;
-  private lastContext: unknown;
-  private lastStatus?: string;
 
   constructor(readonly host: RunHost, readonly info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], quiet = false) {
     this.sessionId = record.sessionId;
@@ -65,6 +64,7 @@ export class SessionRun {
     this.contextCheck = new ContextCheck(info.contextSchema);
     this.approvals = new ApprovalWatch(info, record.sessionId, record.approval);
     this.failures = new RunFailures(this);
+    this.steps = new RunSteps(this, this.failures);
     this.log = new RunLog(host.store, host.clock, {
       draft: () => this.draft(),
       committed: (stored, events) => {
@@ -93,8 +93,8 @@ export class SessionRun {
       machine: info.machine, throws: host.throwsOf(info), clock: host.clock, xstateClock: host.xstateClock, directory: host.directory,
       calls: this.calls, ...(inspect ? { inspect } : {}),
     }, {
-      step: (snapshot, cause, transitions) => this.onStep(snapshot, cause, transitions),
-      restored: (snapshot) => this.onRestored(snapshot),
+      step: (snapshot, cause, transitions) => this.steps.step(snapshot, cause, transitions),
+      restored: (snapshot) => this.steps.restored(snapshot),
       error: (thrown, cause) => this.failures.actorError(thrown, cause, this.applyingExternal),
     });
   }
@@ -135,7 +135,7 @@ export class SessionRun {
     const { timers } = this.log.stored;
     this.actor.start({ snapshot: from.snapshot, ...(timers ? { timers } : {}) });
     const snapshot = this.actor.snapshot;
-    if (snapshot && !this.actor.stopped) this.settle(snapshot);
+    if (snapshot && !this.actor.stopped) this.steps.settle(snapshot);
   }
 
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent {
@@ -162,58 +162,9 @@ export class SessionRun {
     return (restoring ? this.log.stored.calls?.[invokeId] : undefined) ?? `${invokeId}@${restoring ? this.step : this.step + 1}`;
   }
 
-  private onRestored(snapshot: AnyMachineSnapshot) {
-    this.lastContext = snapshot.context;
-    this.lastStatus = snapshot.status;
-    this.approvals.restored();
-  }
-
-  private onStep(snapshot: AnyMachineSnapshot, cause: ProcessedEvent, transitions: TakenTransition[]) {
-    if (transitions.length === 0 && snapshot.status === 'active' && isCompletionEvent(cause.type)) {
-      this.failures.unhandledCompletion(snapshot, cause);
-      return;
-    }
-    if (transitions.length === 0 && snapshot.status === this.lastStatus && cause.type !== 'xstate.init') return; // nothing was taken
-    this.lastStatus = snapshot.status;
-    this.step++;
-    if (this.step > this.host.limits.maxSteps) {
-      this.failures.end({ code: 'STEP_LIMIT', message: `the session took more than ${this.host.limits.maxSteps} steps` });
-      return;
-    }
-    const data: Record<string, unknown> = { state: sharedValue(this.info, snapshot.value), event: cause.type, transitions: transitions.length === 0 ? EMPTY_LIST : transitions };
-    // Events from outside are logged whole, so a session can be replayed from its log.
-    if (!cause.type.startsWith('xstate.')) data.payload = cause;
-    if (snapshot.context !== this.lastContext) {
-      this.lastContext = snapshot.context;
-      data.context = snapshot.context;
-    }
-    this.append('state.changed', data);
-    this.watchApprovals(snapshot);
-    this.settle(snapshot);
-  }
-
-  /** Logs the approval asked for when the session just entered an approval state. */
+  /** Logs the approval asked for when the session just entered an approval state (a fork starts in one). */
   watchApprovals(snapshot: AnyMachineSnapshot): void {
-    const request = this.approvals.entered(snapshot, this.step);
-    if (request) this.append('approval.requested', { approvalId: request.id, state: request.state, tool: request.tool, args: request.args, argsHash: request.argsHash });
-  }
-
-  private settle(snapshot: AnyMachineSnapshot) {
-    this.actor.trackTimers();
-    if (snapshot.status === 'done') {
-      this.status = 'done';
-      this.append('session.done', { state: snapshot.value, output: snapshot.output ?? null });
-    } else if (snapshot.status === 'error') {
-      const error = toFlowError(snapshot.error, 'TOOL_FAILED');
-      this.status = 'error';
-      this.outcome = { kind: 'ended', error };
-      this.append('error', { code: error.code, message: error.message, recoverable: false });
-    } else if (snapshot.status === 'active') {
-      // A state waiting for its `after` timer is waiting too: the runtime wakes the session up when it is due.
-      this.status = this.actor.callRunning ? 'running' : 'waiting';
-    }
-    this.log.scheduleCommit();
-    if (this.status !== 'running') this.quiet.set();
+    this.steps.watchApprovals(snapshot);
   }
 
   /** The record to write now; a context that breaks the spec reverts the step instead (see ContextCheck). */
@@ -237,50 +188,23 @@ export class SessionRun {
   }
 
   /** Applies one event after checking it; waits until the session is quiet again. */
-  async send(raw: unknown): Promise<SendResult> {
-    const refusal = checkStatus(this.status, this.outcome?.error);
-    if (refusal) return this.refuse(raw, refusal);
-    const snapshot = this.snapshot;
-    if (!snapshot || this.actor.stopped) return this.refuse(raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
-    const check = checkEvent(this.info, raw);
-    if (!check.ok) return this.refuse(raw, check.refusal);
-    const first = this.log.appended.length;
-    const stepBefore = this.step;
-    this.before = { snapshot: this.log.stored.snapshot, step: this.step, status: this.status, approval: this.approvals.current };
-    if (this.outcome?.kind === 'reverted') this.outcome = undefined;
-    this.quiet.busy();
-    this.applyingExternal = true;
-    try {
-      this.actor.send(check.event);
-    } finally {
-      this.applyingExternal = false;
-    }
-    if (this.step === stepBefore && !this.outcome && !this.actor.stopped) {
-      // No transition was taken (XState would have dropped the event silently); nothing changed, so refuse it.
-      this.quiet.set();
-      return this.refuse(raw, untakenReason(snapshot, check.event.type), check.event);
-    }
-    // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
-    const decided = this.approvals.decide(check.event, snapshot);
-    if (decided) this.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
-    if (!this.quiet.is && this.status !== 'running') this.quiet.set();
-    await this.quiet.whenQuiet();
-    await this.flush();
-    const failure = this.failed;
-    if (failure) {
-      this.append('transition.rejected', { event: check.event.type, states: activeStates(snapshot), code: failure.code, reason: failure.message });
-      await this.flush();
-      return { applied: false, ...failure };
-    }
-    return { applied: true, state: this.snapshot?.value ?? null, status: this.status, events: this.log.appended.slice(first) };
+  send(raw: unknown): Promise<SendResult> {
+    return sendEvent(this, raw);
   }
 
   /** Records a refusal in the log and returns it. */
-  async refuse(raw: unknown, refusal: Refusal, payload?: unknown): Promise<SendResult> {
-    const snapshot = this.snapshot;
-    this.append('transition.rejected', refusalData(raw, refusal, snapshot && !this.actor.stopped ? activeStates(snapshot) : [], payload));
-    await this.flush();
-    return { applied: false, code: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
+  refuse(raw: unknown, refusal: Refusal, payload?: unknown): Promise<SendResult> {
+    return refuseEvent(this, raw, refusal, payload);
+  }
+
+  /** Sends an event from outside to the actor: a throw while it is applied refuses it and changes nothing. */
+  applyExternal(event: { type: string }): void {
+    this.applyingExternal = true;
+    try {
+      this.actor.send(event);
+    } finally {
+      this.applyingExternal = false;
+    }
   }
 
   /** Delivers the delayed transitions that are due now (a wake-up); resolves when the session is quiet again. */
