@@ -29,7 +29,10 @@ export class Deadline {
   private abortedPromise?: Promise<never>;
   private timer: unknown;
   private children?: Set<Deadline>;
-  private detach?: () => void;
+  /** What it hangs off while it may still abort on its own (cleared when it aborts or is disposed). */
+  private parentDeadline?: Deadline;
+  private parentSignal?: AbortSignal;
+  private onParentAbort?: () => void;
 
   constructor(
     private readonly clock: Clock,
@@ -42,15 +45,15 @@ export class Deadline {
         return;
       }
       (parent.children ??= new Set()).add(this);
-      this.detach = () => parent.children?.delete(this);
+      this.parentDeadline = parent;
     } else if (parent) {
       if (parent.aborted) {
         this.reasonValue = asFlowingError(parent.reason);
         return;
       }
-      const onAbort = () => this.abort(asFlowingError(parent.reason));
-      parent.addEventListener('abort', onAbort, { once: true });
-      this.detach = () => parent.removeEventListener('abort', onAbort);
+      this.onParentAbort = () => this.abort(asFlowingError(parent.reason));
+      parent.addEventListener('abort', this.onParentAbort, { once: true });
+      this.parentSignal = parent;
     }
     this.arm();
   }
@@ -123,8 +126,14 @@ export class Deadline {
       this.clock.clearTimeout(this.timer);
       this.timer = undefined;
     }
-    this.detach?.();
-    this.detach = undefined;
+    if (this.parentDeadline) {
+      this.parentDeadline.children?.delete(this);
+      this.parentDeadline = undefined;
+    }
+    if (this.parentSignal) {
+      this.parentSignal.removeEventListener('abort', this.onParentAbort!);
+      this.parentSignal = undefined;
+    }
   }
 
   private arm() {

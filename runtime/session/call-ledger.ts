@@ -44,13 +44,14 @@ export class CallLedger implements CallSite {
     this.inputs.set(invokeId, input);
     const deadline = new Deadline(this.services.clock);
     this.deadlines.set(invokeId, deadline);
-    const running = body(this.context(key, deadline, spec)).finally(() => {
+    const running = body(new RunCallContext(this.services, this.owner, this.log, key, deadline, spec));
+    this.inflight.add(running);
+    const settled = () => {
       deadline.dispose();
       if (this.deadlines.get(invokeId) === deadline) this.deadlines.delete(invokeId);
-    });
-    this.inflight.add(running);
-    const forget = () => this.inflight.delete(running);
-    running.then(forget, forget);
+      this.inflight.delete(running);
+    };
+    running.then(settled, settled);
     return running;
   }
 
@@ -82,10 +83,6 @@ export class CallLedger implements CallSite {
   /** Resolves when every call in flight has settled (after cancel aborted them). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
-  }
-
-  private context(key: string, deadline: Deadline, spec: CallSpec): CallContext {
-    return new RunCallContext(this.services, this.owner, this.log, key, deadline, spec);
   }
 }
 
