@@ -7,7 +7,7 @@ import { coldArgs, COLD_DIR, plainEnv } from './cold.ts';
 import { median } from './stats.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The packages whose import alone is timed, in fresh processes, against a process importing nothing. */
+/** The packages whose import alone is timed, in fresh processes, against a process importing an empty module. */
 const ALONE = ['xstate', 'zod', '@flowing/spec', 'jsonc-parser', 'jsep', 'node:crypto', '@flowing/runtime'] as const;
 /** Node's functions that compile a module (ESM, CommonJS): loader samples under them are compile time. */
 const COMPILE_FUNCTIONS = new Set(['compileSourceTextModule', 'wrapSafe', 'compileFunctionForCJSLoader']);
@@ -49,6 +49,10 @@ export interface ImportReport {
   gcMs: number;
   /** CPU ms of the session after the imports, median. */
   sessionMs: number;
+  /** Node's built-in modules the process imports, with the CPU ms of importing each alone when measured. */
+  builtins: Array<{ name: string; aloneMs?: number }>;
+  /** The modules whose evaluation costs most, with their CPU ms (medians). */
+  evaluations: Array<{ module: string; ms: number }>;
   candidates: LazyCandidate[];
 }
 
@@ -137,11 +141,13 @@ function sessionCoverage(dir: string): { loaded: string[]; ran: Map<string, numb
  * The import graph of the process (from module hooks; they see ESM imports only), with the modules a package loads by
  * `require` attached to the package's first module that was imported.
  */
-function importGraph(file: string, loaded: readonly string[]): { entry: string; edges: Map<string, string[]> } {
+function importGraph(file: string, loaded: readonly string[]): { entry: string; edges: Map<string, string[]>; builtins: Set<string> } {
   const edges = new Map<string, string[]>();
+  const builtins = new Set<string>();
   let entry: string | undefined;
   for (const line of readFileSync(file, 'utf8').trim().split('\n')) {
     const { parent, url } = JSON.parse(line) as { parent: string | null; url: string };
+    if (url.startsWith('node:')) builtins.add(url);
     if (!url.startsWith('file:')) continue;
     if (parent === null || !parent.startsWith('file:')) {
       entry ??= url;
@@ -160,7 +166,7 @@ function importGraph(file: string, loaded: readonly string[]): { entry: string; 
     if (!owner) continue;
     edges.set(owner, [...(edges.get(owner) ?? []), url]);
   }
-  return { entry, edges };
+  return { entry, edges, builtins };
 }
 
 /** The immediate dominator of every module reachable from `entry` (Cooper, Harvey, Kennedy). */
@@ -199,9 +205,12 @@ function dominators(entry: string, edges: Map<string, string[]>): Map<string, st
   return idom;
 }
 
-/** CPU ms of a fresh process that imports `specifier` (nothing when undefined), from the repository. */
-function importAlone(specifier: string | undefined): number {
-  const script = `${specifier ? `await import(${JSON.stringify(specifier)});` : ''}const c = process.cpuUsage(); console.log((c.user + c.system) / 1000);`;
+/**
+ * CPU ms of a fresh process that imports `specifier`, from the repository. The baseline imports an empty module file:
+ * the first import of a file sets up part of Node's loader, whichever package it is.
+ */
+function importAlone(specifier: string): number {
+  const script = `await import(${JSON.stringify(specifier)}); const c = process.cpuUsage(); console.log((c.user + c.system) / 1000);`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', env: plainEnv() });
   if (child.status !== 0) throw new Error(`importing ${specifier} failed: ${child.stderr.slice(0, 500)}`);
   return Number(child.stdout.trim());
@@ -210,7 +219,8 @@ function importAlone(specifier: string | undefined): number {
 /**
  * What the cold Flowing process (the `flowing` tree of prepareCold) spends its imports on: one run under module hooks
  * (the import graph), one under NODE_V8_COVERAGE (which modules any function of ran during the session), `profiles`
- * runs under `--cpu-prof`, and each package of ALONE imported alone in `profiles` fresh processes. Lazy-load candidates
+ * runs under `--cpu-prof`, and each package of ALONE imported alone in `profiles` fresh processes (less one importing an
+ * empty module). Lazy-load candidates
  * are the modules one import alone pulls in, none of which ran in the session.
  */
 export function analyzeImports(profiles: number): ImportReport {
@@ -225,7 +235,7 @@ export function analyzeImports(profiles: number): ImportReport {
     run(['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hooks)})`], { FLOWING_BENCH_GRAPH: graphFile });
     run([], { NODE_V8_COVERAGE: join(dir, 'coverage') });
     const { loaded, ran } = sessionCoverage(join(dir, 'coverage'));
-    const { entry, edges } = importGraph(graphFile, loaded);
+    const { entry, edges, builtins } = importGraph(graphFile, loaded);
     const phases: Phase[] = [];
     for (let i = 0; i < profiles; i++) {
       const profileDir = join(dir, `profile-${i}`);
@@ -238,7 +248,7 @@ export function analyzeImports(profiles: number): ImportReport {
     const compileMs = median(phases.map((p) => p.compile));
     const loaderMs = median(phases.map((p) => p.loader));
 
-    const empty = median(Array.from({ length: profiles }, () => importAlone(undefined)));
+    const empty = median(Array.from({ length: profiles }, () => importAlone(pathToFileURL(join(COLD_DIR, 'empty.js')).href)));
     const alone = new Map(ALONE.map((name) => [name as string, median(Array.from({ length: profiles }, () => importAlone(name))) - empty]));
     const byPackage = new Map<string, string[]>();
     for (const url of loaded) byPackage.set(packageOf(moduleName(url)), [...(byPackage.get(packageOf(moduleName(url))) ?? []), url]);
@@ -272,6 +282,8 @@ export function analyzeImports(profiles: number): ImportReport {
       profiles, packages, modules: loaded.length, bytes: totalBytes,
       importMs: median(phases.map((p) => p.imports)), compileMs, loaderMs, gcMs: median(phases.map((p) => p.gc)),
       sessionMs: median(phases.map((p) => p.session)), candidates,
+      builtins: [...builtins].sort().map((name) => (alone.has(name) ? { name, aloneMs: alone.get(name)! } : { name })),
+      evaluations: loaded.map((url) => ({ module: moduleName(url), ms: evaluated([url]) })).sort((a, b) => b.ms - a.ms).slice(0, 8),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -77,6 +77,7 @@ export async function prepareCold(): Promise<string | undefined> {
     if (tree !== 'flowing') shimPackage(transpile, root, '@flowing/runtime', 'bin/bench/cold/plain-runtime.ts');
     if (tree === 'bare') shimPackage(transpile, root, 'zod', 'bin/bench/cold/no-zod.ts');
   }
+  writeFileSync(join(COLD_DIR, 'empty.js'), '');
   return undefined;
 }
 

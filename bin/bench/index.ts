@@ -17,7 +17,7 @@ export interface BenchOptions {
   redis?: string;
   /** Sessions each heap process keeps per kind (default 1000). */
   idle?: string;
-  /** New processes per cold-start case (default 10). */
+  /** New processes per cold-start case (default 20). */
   cold?: string;
   out?: (line: string) => void;
 }
@@ -107,7 +107,7 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
     concurrency = positive(options.concurrency, 32, '--concurrency');
     warmup = options.warmup === undefined ? undefined : positive(options.warmup, 1, '--warmup');
     idle = positive(options.idle, 1_000, '--idle');
-    cold = positive(options.cold, 10, '--cold');
+    cold = positive(options.cold, 20, '--cold');
   } catch (error) {
     out(`error BENCH_BAD_OPTION: ${(error as Error).message}`);
     return 2;

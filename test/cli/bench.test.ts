@@ -49,6 +49,7 @@ describe('npm run bench (smoke: tiny rounds, the figures are not looked at)', ()
     for (const name of ['node -e, nothing imported', '(b) bare XState', "(b') bare XState, tools with zod", '(c) Flowing, memory store']) expect(stdout).toMatch(coldRow(name));
     expect(stdout).toMatch(/^ {2}\(c\) Flowing, memory store .*<= 1\.3x: (met|missed)$/m);
     expect(stdout).toMatch(/^what the cold Flowing process imports: \d+ modules, \d+ KB/m);
+    expect(stdout).toMatch(/^ {2}evaluating most: \S+\.js \d+\.\d/m);
     for (const name of ['zod', 'xstate', '@flowing/runtime', '@flowing/spec']) expect(stdout).toMatch(new RegExp(`^ {2}${name}\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\.\\d\\s+-?\\d+\\.\\d$`, 'm'));
     expect(stdout).toMatch(/^ {2}\s*\d+\.\d\s+\d+\s+\d+ {2}\S+\.js \(\S+\.js\)$/m);
   }, 300_000);
