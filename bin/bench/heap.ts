@@ -86,9 +86,9 @@ const perSession = (after: Retained, before: Retained, count: number): Retained 
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
 
-/** How the subject keeps a session: create one (and give it one turn), keeping what it keeps. */
+/** How the subject keeps a session: create one (and give it one turn), keeping what it keeps; answers its id. */
 interface Keeper {
-  create(id: string, turn: boolean): Promise<void>;
+  create(turn: boolean): Promise<string>;
   /** A session after its turn, as stored. */
   stored(id: string): Promise<HeapFigure['stored']>;
 }
@@ -97,11 +97,13 @@ function flowingKeeper(definition: AnyMachineDefinition): Keeper {
   const store: MemoryStore = createMemoryStore();
   const runtime: Runtime = createRuntime({ machines: [definition], store, llm: benchProvider() });
   return {
-    async create(sessionId, turn) {
-      const session = await runtime.createSession(definition, undefined, { sessionId });
-      if (!turn) return;
+    // Ids as the runtime makes them (random UUIDs), since every stored record and event carries one.
+    async create(turn) {
+      const session = await runtime.createSession(definition);
+      if (!turn) return session.id;
       const result = await session.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
-      if (!result.applied || result.status !== 'waiting') throw new Error(`session ${sessionId} did not settle: ${JSON.stringify(result).slice(0, 300)}`);
+      if (!result.applied || result.status !== 'waiting') throw new Error(`session ${session.id} did not settle: ${JSON.stringify(result).slice(0, 300)}`);
+      return session.id;
     },
     async stored(sessionId) {
       const record = (await store.load(sessionId))!;
@@ -115,15 +117,14 @@ function flowingKeeper(definition: AnyMachineDefinition): Keeper {
 
 function bareKeeper(definition: AnyMachineDefinition, capacity: number): Keeper {
   const actors: AnyActorRef[] = new Array<AnyActorRef>(capacity);
-  const byId = new Map<string, number>();
   let kept = 0;
   return {
-    async create(id, turn) {
-      byId.set(id, kept);
-      actors[kept++] = await startBareXState(definition, turn ? BENCH_MESSAGE : undefined);
+    async create(turn) {
+      actors[kept] = await startBareXState(definition, turn ? BENCH_MESSAGE : undefined);
+      return String(kept++);
     },
     async stored(id) {
-      const snapshot = bytes(actors[byId.get(id)!]!.getPersistedSnapshot());
+      const snapshot = bytes(actors[Number(id)]!.getPersistedSnapshot());
       return { record: 0, snapshot, log: 0, events: 0, journal: 0, calls: 0 };
     },
   };
@@ -141,17 +142,18 @@ export async function measureHeap(config: HeapConfig): Promise<HeapFigure> {
   const warmup = 300;
   const keeper = config.subject === 'flowing' ? flowingKeeper(definition) : bareKeeper(definition, warmup + 2 * config.count);
   // Run every code path first so the heap measured holds sessions, not the first compilation of their code.
-  for (let i = 0; i < warmup; i++) await keeper.create(`warm-${i}`, i % 2 === 1);
+  for (let i = 0; i < warmup; i++) await keeper.create(i % 2 === 1);
   // A heap snapshot keeps a little for good (the first one more); one is taken before anything is measured.
   await dataHeap();
   const before = await measured();
-  for (let i = 0; i < config.count; i++) await keeper.create(`created-${i}`, false);
+  for (let i = 0; i < config.count; i++) await keeper.create(false);
   const created = await measured();
-  for (let i = 0; i < config.count; i++) await keeper.create(`turn-${i}`, true);
+  let last = '';
+  for (let i = 0; i < config.count; i++) last = await keeper.create(true);
   const afterTurn = await measured();
   return {
     created: perSession(created, before, config.count),
     afterTurn: perSession(afterTurn, created, config.count),
-    stored: await keeper.stored('turn-0'),
+    stored: await keeper.stored(last),
   };
 }
