@@ -39,6 +39,7 @@ export interface LazyCandidate {
 
 export interface ImportReport {
   profiles: number;
+  aloneRuns: number;
   packages: PackageLoad[];
   modules: number;
   bytes: number;
@@ -219,11 +220,11 @@ function importAlone(specifier: string): number {
 /**
  * What the cold Flowing process (the `flowing` tree of prepareCold) spends its imports on: one run under module hooks
  * (the import graph), one under NODE_V8_COVERAGE (which modules any function of ran during the session), `profiles`
- * runs under `--cpu-prof`, and each package of ALONE imported alone in `profiles` fresh processes (less one importing an
- * empty module). Lazy-load candidates
+ * runs under `--cpu-prof`, and each package of ALONE imported alone in `aloneRuns` fresh processes (less one importing
+ * an empty module). Lazy-load candidates
  * are the modules one import alone pulls in, none of which ran in the session.
  */
-export function analyzeImports(profiles: number): ImportReport {
+export function analyzeImports(profiles: number, aloneRuns: number): ImportReport {
   const dir = mkdtempSync(join(tmpdir(), 'flowing-bench-imports-'));
   const run = (args: string[], env: Record<string, string> = {}) => {
     const child = spawnSync(process.execPath, [...args, ...coldArgs('flowing')], { cwd: REPO_ROOT, encoding: 'utf8', env: plainEnv(env) });
@@ -248,8 +249,8 @@ export function analyzeImports(profiles: number): ImportReport {
     const compileMs = median(phases.map((p) => p.compile));
     const loaderMs = median(phases.map((p) => p.loader));
 
-    const empty = median(Array.from({ length: profiles }, () => importAlone(pathToFileURL(join(COLD_DIR, 'empty.js')).href)));
-    const alone = new Map(ALONE.map((name) => [name as string, median(Array.from({ length: profiles }, () => importAlone(name))) - empty]));
+    const empty = median(Array.from({ length: aloneRuns }, () => importAlone(pathToFileURL(join(COLD_DIR, 'empty.js')).href)));
+    const alone = new Map(ALONE.map((name) => [name as string, median(Array.from({ length: aloneRuns }, () => importAlone(name))) - empty]));
     const byPackage = new Map<string, string[]>();
     for (const url of loaded) byPackage.set(packageOf(moduleName(url)), [...(byPackage.get(packageOf(moduleName(url))) ?? []), url]);
     const packages = [...byPackage].map(([name, urls]) => ({
@@ -279,7 +280,7 @@ export function analyzeImports(profiles: number): ImportReport {
       })
       .sort((a, b) => b.estimateMs - a.estimateMs);
     return {
-      profiles, packages, modules: loaded.length, bytes: totalBytes,
+      profiles, aloneRuns, packages, modules: loaded.length, bytes: totalBytes,
       importMs: median(phases.map((p) => p.imports)), compileMs, loaderMs, gcMs: median(phases.map((p) => p.gc)),
       sessionMs: median(phases.map((p) => p.session)), candidates,
       builtins: [...builtins].sort().map((name) => (alone.has(name) ? { name, aloneMs: alone.get(name)! } : { name })),

@@ -63,7 +63,7 @@ export async function coldSection(out: Out, runs: number): Promise<void> {
       return;
     }
     results = measureCold(runs);
-    imports = analyzeImports(Math.min(runs, 5));
+    imports = analyzeImports(Math.min(runs, 5), runs);
   } catch (error) {
     out(`cold start: measurement failed (${(error as Error).message})`);
     return;
@@ -92,7 +92,7 @@ function printImports(out: Out, r: ImportReport): void {
   out(`what the cold Flowing process imports: ${r.modules} modules, ${kb(r.bytes)} KB; CPU ms, medians of ${r.profiles} runs under --cpu-prof (its overhead included)`);
   out(`  imports ${r.importMs.toFixed(0)} ms: Node's module loader ${r.loaderMs.toFixed(0)} (resolve, read, link) + ${r.compileMs.toFixed(0)} (compile), evaluating modules ${evaluating.toFixed(0)}, GC ${r.gcMs.toFixed(0)}; the session after them ${r.sessionMs.toFixed(0)} ms`);
   out(`  evaluating most: ${r.evaluations.map((e) => `${e.module} ${e.ms.toFixed(1)}`).join(', ')}`);
-  out(`  ${'package'.padEnd(28)} ${'modules'.padStart(7)} ${'KB'.padStart(5)} ${'run in session'.padStart(14)} ${'evaluate ms'.padStart(11)} ${'imported alone, cpu ms'.padStart(22)}`);
+  out(`  ${'package'.padEnd(28)} ${'modules'.padStart(7)} ${'KB'.padStart(5)} ${'run in session'.padStart(14)} ${'evaluate ms'.padStart(11)} ${`imported alone, cpu ms (median of ${r.aloneRuns})`.padStart(22)}`);
   for (const p of r.packages) {
     out(`  ${p.name.padEnd(28)} ${String(p.modules).padStart(7)} ${kb(p.bytes).padStart(5)} ${String(p.ranInSession).padStart(14)} ${p.evaluateMs.toFixed(1).padStart(11)} ${(p.aloneMs === undefined ? '' : p.aloneMs.toFixed(1)).padStart(22)}`);
   }
