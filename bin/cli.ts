@@ -138,7 +138,9 @@ program
   .option('--concurrency <n>', 'sessions in flight in the second table (default 32)')
   .option('--warmup <n>', 'untimed sessions per case before timing (default 2000; 600 with SQLite or Redis)')
   .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
-  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; warmup?: string; redis?: string }) => {
+  .option('--idle <n>', 'sessions each memory process keeps per kind (default 1000)')
+  .option('--cold <n>', 'new processes per cold-start case (default 20)')
+  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; warmup?: string; redis?: string; idle?: string; cold?: string }) => {
     await ensureTypeScriptLoader();
     const { benchCommand } = await import('./bench/index.ts');
     process.exitCode = await benchCommand(options);

@@ -1,5 +1,5 @@
 import { childMain } from './child.ts';
-import { measureIdleHeap } from './heap.ts';
+import { measureHeap } from './heap.ts';
 
-// Child process entry of `npm run bench`: heap retained per idle session.
-childMain((config: { count: number }) => measureIdleHeap(config.count));
+// Child process entry of `npm run bench`: heap retained per session, and one session's stored size.
+childMain(measureHeap);

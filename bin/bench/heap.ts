@@ -1,29 +1,159 @@
-import { createMemoryStore, createRuntime } from '@flowing/runtime';
+import { getHeapSnapshot } from 'node:v8';
+import type { AnyActorRef } from 'xstate';
+import { createMemoryStore, createRuntime, type AnyMachineDefinition, type MemoryStore, type Runtime } from '@flowing/runtime';
 import { ensureTypeScriptLoader } from '../typescript-loader.ts';
-import { loadMachine } from '../run/load.ts';
 import { benchProvider } from './model.ts';
+import { BENCH_MESSAGE, startBareXState } from './workload.ts';
 
-/** Child-process part of the benchmark (run with --expose-gc): bytes retained per idle session. */
-export async function measureIdleHeap(count: number): Promise<{ perSession: number; storeOnly: number }> {
+/** Whose sessions a heap child keeps: the Flowing runtime with the memory store, or bare XState actors. */
+export type HeapSubject = 'flowing' | 'bare';
+
+export interface HeapConfig {
+  subject: HeapSubject;
+  /** Sessions kept per phase. */
+  count: number;
+}
+
+/** Heap retained per session, two ways: everything (`heapUsed`) and without V8's compiled code (`data`). */
+export interface Retained {
+  heap: number;
+  data: number;
+}
+
+/** What one heap child measured; bytes per session. */
+export interface HeapFigure {
+  /** Sessions created and waiting for their first message. */
+  created: Retained;
+  /** Sessions after one turn (classify, extract, 3 tools, generate), waiting for their next message. */
+  afterTurn: Retained;
+  /**
+   * One session after its turn as its store holds it, in bytes of JSON (UTF-8): for Flowing the record (with the
+   * persisted XState snapshot inside it), the event log and the journal; for bare XState the persisted snapshot.
+   */
+  stored: { record: number; snapshot: number; log: number; events: number; journal: number; calls: number };
+}
+
+function gcOrThrow(): () => void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  await ensureTypeScriptLoader();
-  const definition = await loadMachine('order-support');
-  const store = createMemoryStore();
-  const runtime = createRuntime({ machines: [definition], store, llm: benchProvider() });
-  // Warm up the code paths so compiled code is not counted.
-  for (let i = 0; i < 200; i++) await runtime.createSession(definition, undefined, { sessionId: `warm-${i}` });
-  const settle = async () => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-    }
-    return process.memoryUsage().heapUsed;
+  return gc;
+}
+
+async function settledHeap(): Promise<number> {
+  const gc = gcOrThrow();
+  for (let i = 0; i < 4; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * The heap after full GCs less what V8 keeps for compiled code (bytecode, optimized code, feedback vectors: heap
+ * snapshot type `code`, and the weak lists of code depending on object shapes). V8 goes on compiling hot paths for
+ * thousands of sessions after any short warm-up; that code is not memory a session holds.
+ */
+async function dataHeap(): Promise<number> {
+  await settledHeap();
+  const chunks: string[] = [];
+  for await (const chunk of getHeapSnapshot().setEncoding('utf8')) chunks.push(chunk as string);
+  const snapshot = JSON.parse(chunks.join('')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[];
   };
-  const before = await settle();
-  for (let i = 0; i < count; i++) await runtime.createSession(definition, undefined, { sessionId: `s-${i}` });
-  const after = await settle();
-  const sample = await store.load('s-0');
-  const events = await store.readEvents('s-0');
-  return { perSession: (after - before) / count, storeOnly: JSON.stringify({ sample, events }).length };
+  chunks.length = 0;
+  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const width = fields.length;
+  const [type, name, size] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
+  const { nodes, strings } = snapshot;
+  let bytes = 0;
+  for (let i = 0; i < nodes.length; i += width) {
+    const kind = types[nodes[i + type]!];
+    // `native` and `synthetic` nodes are Node's objects outside the V8 heap (not in heapUsed either).
+    if (kind === 'code' || kind === 'native' || kind === 'synthetic') continue;
+    if (kind === 'hidden' && strings[nodes[i + name]!] === 'system / WeakArrayList') continue;
+    bytes += nodes[i + size]!;
+  }
+  return bytes;
+}
+
+async function measured(): Promise<Retained> {
+  const heap = await settledHeap();
+  return { heap, data: await dataHeap() };
+}
+
+const perSession = (after: Retained, before: Retained, count: number): Retained =>
+  ({ heap: (after.heap - before.heap) / count, data: (after.data - before.data) / count });
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/** How the subject keeps a session: create one (and give it one turn), keeping what it keeps; answers its id. */
+interface Keeper {
+  create(turn: boolean): Promise<string>;
+  /** A session after its turn, as stored. */
+  stored(id: string): Promise<HeapFigure['stored']>;
+}
+
+function flowingKeeper(definition: AnyMachineDefinition): Keeper {
+  const store: MemoryStore = createMemoryStore();
+  const runtime: Runtime = createRuntime({ machines: [definition], store, llm: benchProvider() });
+  return {
+    // Ids as the runtime makes them (random UUIDs), since every stored record and event carries one.
+    async create(turn) {
+      const session = await runtime.createSession(definition);
+      if (!turn) return session.id;
+      const result = await session.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
+      if (!result.applied || result.status !== 'waiting') throw new Error(`session ${session.id} did not settle: ${JSON.stringify(result).slice(0, 300)}`);
+      return session.id;
+    },
+    async stored(sessionId) {
+      const record = (await store.load(sessionId))!;
+      const events = await store.readEvents(sessionId);
+      const journal = await store.readJournal(sessionId);
+      const log = events.reduce((sum, event) => sum + bytes(event), 0);
+      return { record: bytes(record), snapshot: bytes(record.snapshot), log, events: events.length, journal: journal.reduce((sum, entry) => sum + bytes(entry), 0), calls: journal.length };
+    },
+  };
+}
+
+function bareKeeper(definition: AnyMachineDefinition, capacity: number): Keeper {
+  const actors: AnyActorRef[] = new Array<AnyActorRef>(capacity);
+  let kept = 0;
+  return {
+    async create(turn) {
+      actors[kept] = await startBareXState(definition, turn ? BENCH_MESSAGE : undefined);
+      return String(kept++);
+    },
+    async stored(id) {
+      const snapshot = bytes(actors[Number(id)]!.getPersistedSnapshot());
+      return { record: 0, snapshot, log: 0, events: 0, journal: 0, calls: 0 };
+    },
+  };
+}
+
+/**
+ * Child-process part of the benchmark (run with --expose-gc): the heap `count` sessions retain, first just created,
+ * then after one turn each, kept the way `subject` keeps them (the runtime: a few warm runs, every other session a
+ * record, log and journal in the memory store; bare XState: a started actor each, as its holder keeps it).
+ */
+export async function measureHeap(config: HeapConfig): Promise<HeapFigure> {
+  await ensureTypeScriptLoader();
+  const { loadMachine } = await import('../run/load.ts');
+  const definition = await loadMachine('order-support');
+  const warmup = 300;
+  const keeper = config.subject === 'flowing' ? flowingKeeper(definition) : bareKeeper(definition, warmup + 2 * config.count);
+  // Run every code path first so the heap measured holds sessions, not the first compilation of their code.
+  for (let i = 0; i < warmup; i++) await keeper.create(i % 2 === 1);
+  // A heap snapshot keeps a little for good (the first one more); one is taken before anything is measured.
+  await dataHeap();
+  const before = await measured();
+  for (let i = 0; i < config.count; i++) await keeper.create(false);
+  const created = await measured();
+  let last = '';
+  for (let i = 0; i < config.count; i++) last = await keeper.create(true);
+  const afterTurn = await measured();
+  return {
+    created: perSession(created, before, config.count),
+    afterTurn: perSession(afterTurn, created, config.count),
+    stored: await keeper.stored(last),
+  };
 }

@@ -1,6 +1,7 @@
 import { runChild } from './child.ts';
 import { startBenchRedis } from './redis-server.ts';
 import { CASE_NAMES, type CaseFigure, type CaseId, type RoundConfig } from './round.ts';
+import { coldSection, memorySection } from './sections.ts';
 import { median } from './stats.ts';
 
 export interface BenchOptions {
@@ -14,12 +15,15 @@ export interface BenchOptions {
   warmup?: string;
   /** A Redis server to use instead of starting one. */
   redis?: string;
+  /** Sessions each heap process keeps per kind (default 1000). */
+  idle?: string;
+  /** New processes per cold-start case (default 20). */
+  cold?: string;
   out?: (line: string) => void;
 }
 
 /** Ratio of each case to bare XState that the issue sets as the target. */
 const TARGETS: Readonly<Record<string, number>> = { [CASE_NAMES.memory]: 1.5, [CASE_NAMES.sqlite]: 2.5 };
-const IDLE_SESSIONS = 10_000;
 /** The cases of the table with many sessions in flight: the hand-written loop has nothing to wait for there. */
 const CONCURRENT_CASES: readonly CaseId[] = ['bare', 'memory', 'sqlite', 'sqliteAlone', 'redis'];
 
@@ -84,8 +88,10 @@ function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure
  * one session at a time (the latency of a session, where SQLite waits for each fsync), then `--concurrency` sessions
  * in flight (the throughput of a service, where SQLite's group commit shares an fsync). Every case of every round runs
  * in a new child process (JIT and GC state of one case never reach another); the figure of a case is the median over
- * the rounds, and its ratio is to (b) of the same table. Then the heap retained per idle session, in one more child.
- * Exit 0 when it measured, 1 when a round failed, 2 for bad options.
+ * the rounds, and its ratio is to (b) of the same table. Then memory per session against bare XState (heap retained by
+ * `--idle` sessions in a new process per round and subject, and the stored bytes of a one-turn session), and cold
+ * start: `--cold` new processes per case on the built runtime, and what its imports cost. Exit 0 when it measured, 1
+ * when a round failed, 2 for bad options.
  */
 export async function benchCommand(options: BenchOptions = {}): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -93,11 +99,15 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   let sessions: number;
   let concurrency: number;
   let warmup: number | undefined;
+  let idle: number;
+  let cold: number;
   try {
     rounds = positive(options.rounds, 5, '--rounds');
     sessions = positive(options.sessions, 300, '--sessions');
     concurrency = positive(options.concurrency, 32, '--concurrency');
     warmup = options.warmup === undefined ? undefined : positive(options.warmup, 1, '--warmup');
+    idle = positive(options.idle, 1_000, '--idle');
+    cold = positive(options.cold, 20, '--cold');
   } catch (error) {
     out(`error BENCH_BAD_OPTION: ${(error as Error).message}`);
     return 2;
@@ -132,12 +142,8 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   out(`${concurrency} sessions in flight (wall µs = elapsed time / sessions):`);
   printTable(out, inFlight, redisSkipped);
 
-  try {
-    const heap = await runChild<{ perSession: number; storeOnly: number }>('heap-main', { count: IDLE_SESSIONS });
-    out(`idle sessions: ${IDLE_SESSIONS} waiting for input, ${heap.perSession.toFixed(0)} bytes retained per session (memory store: snapshot + log), ${heap.storeOnly} bytes as JSON`);
-  } catch (error) {
-    out(`idle sessions: heap measurement failed (${(error as Error).message})`);
-  }
+  await memorySection(out, rounds, idle);
+  await coldSection(out, cold);
   const wall = (id: CaseId) => median(measuredOf(oneAtATime, id).map((f) => f.us));
   out(`runtime/xstate ratio: ${(wall('memory') / wall('bare')).toFixed(2)}`);
   return 0;

@@ -51,26 +51,40 @@ export function plainMachine(definition: AnyMachineDefinition): AnyStateMachine 
   return machine;
 }
 
-/** (b) The baseline: `plainMachine` on bare XState, one actor per session, until it is back in `idle`. */
-export function bareXState(definition: AnyMachineDefinition): Promise<string> {
+/**
+ * A bare XState session of `plainMachine`: an actor started and, with a `message`, sent it and back in `idle` with
+ * no child actor left; resolves with the actor, still running, waiting for its next event.
+ */
+export function startBareXState(definition: AnyMachineDefinition, message?: string): Promise<AnyActorRef> {
   const machine = plainMachine(definition);
+  const actor: AnyActorRef = createActor(machine);
+  if (message === undefined) {
+    actor.start();
+    return Promise.resolve(actor);
+  }
   return new Promise((resolve, reject) => {
-    const actor: AnyActorRef = createActor(machine);
     let sent = false;
-    actor.subscribe({
+    const subscription = actor.subscribe({
       next(snapshot: AnyMachineSnapshot) {
         if (sent && Object.keys(snapshot.children).length === 0 && snapshot.matches({ active: 'idle' })) {
-          actor.stop();
+          subscription.unsubscribe();
           if (typeof snapshot.context.reply !== 'string' || snapshot.context.error) reject(new Error(`bare XState session ended without a reply: ${JSON.stringify(snapshot.context).slice(0, 300)}`));
-          else resolve(snapshot.context.reply);
+          else resolve(actor);
         }
       },
       error: reject,
     });
     actor.start();
     sent = true;
-    actor.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
+    actor.send({ type: 'USER_MESSAGE', text: message });
   });
+}
+
+/** (b) The baseline: `plainMachine` on bare XState, one actor per session, until it is back in `idle`. */
+export async function bareXState(definition: AnyMachineDefinition): Promise<string> {
+  const actor = await startBareXState(definition, BENCH_MESSAGE);
+  actor.stop();
+  return actor.getSnapshot().context.reply as string;
 }
 
 /** (c)-(e) The Flowing runtime: a session created and sent the message, with the log, checks, journal and store. */
