@@ -10,6 +10,22 @@ import type { CaseInput, RecordedCall } from './case-file.ts';
 import { createCaseCalls, type MissingCall } from './case-calls.ts';
 import { createVirtualClock } from './virtual-clock.ts';
 
+/** Timers a `timer` input fires at most before giving up on the session logging anything (a bound, not a wait). */
+const MAX_TIMERS_PER_INPUT = 100;
+
+/**
+ * Waiting for a delayed (`after`) transition while nothing else is in flight: simulated time jumps to the session's
+ * next timer. Generated paths use it; recorded cases hold only what came from outside.
+ */
+export interface TimerInput {
+  type: 'timer';
+  /** The delay as the machine names it (`500`, or a named delay), for reports. */
+  delay: string;
+}
+
+/** What a driven session receives, in order. */
+export type DriveInput = CaseInput | TimerInput;
+
 /** What a driven session did. */
 export interface DriveResult {
   events: readonly RuntimeEvent[];
@@ -34,9 +50,10 @@ export interface DriveOptions {
 
 /**
  * Runs one session of `machine` in a fresh memory runtime on simulated time: sends the inputs in order and answers
- * every call from `calls` (never for real, unless live options say so). Nothing it does leaves the process.
+ * every call from `calls` (never for real, unless live options say so). A `timer` input lets the session's next timer
+ * fire (on simulated time) and waits until the session has taken it. Nothing it does leaves the process.
  */
-export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
+export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly DriveInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
   const began = performance.now();
   // Parallel calls get their answers in the recorded order, as they did when the session was recorded (live mode
   // answers from real services, whose timing nobody controls).
@@ -56,12 +73,27 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
     if ((error as { code?: string }).code === 'REPLAY_STUCK') throw error;
     // A session that fails while starting is stored with its log: the comparison shows what happened.
   }
+  const tolerateMissing = (work: Promise<unknown>) => work.then(() => undefined, (error) => {
+    if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
+    throw error;
+  });
   for (const [i, step] of inputs.entries()) {
-    const work = step.type === 'cancel' ? session.cancel(step.reason) : session.send(step.event).then(() => undefined);
-    await clock.runUntil(work.catch((error) => {
-      if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
-      throw error;
-    }), `input ${i + 1} (${step.type === 'cancel' ? 'cancel' : step.event.type})`, unblock);
+    const what = `input ${i + 1} (${step.type === 'event' ? step.event.type : step.type === 'timer' ? `after ${step.delay}` : 'cancel'})`;
+    if (step.type === 'timer') {
+      if (options.realTime) continue; // live runs wait for their timers on the real clock, inside the next input
+      // A quiet session has no actor running: its timer is the runtime's wake-up on the clock. Fire timers in time
+      // order until the session has logged something (a wake-up that finds nothing due re-arms and fires again);
+      // resume() queues behind the wake-up and settles when the session is quiet again.
+      const before = await tolerateMissing(session.events().then((events) => events.length)) ?? 0;
+      for (let fired = 0; fired < MAX_TIMERS_PER_INPUT && virtual.fireNext(); fired++) {
+        await virtual.runUntil(tolerateMissing(runtime.resume(sessionId)), what, unblock);
+        const after = await session.events().then((events) => events.length, () => before);
+        if (after > before) break;
+      }
+      continue;
+    }
+    const work = step.type === 'cancel' ? session.cancel(step.reason) : session.send(step.event);
+    await clock.runUntil(tolerateMissing(work), what, unblock);
   }
   let events: readonly RuntimeEvent[] = [];
   let status = 'error';
