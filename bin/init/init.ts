@@ -1,7 +1,8 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError } from '../cli-error.ts';
-import { mergePackageJson, newPackageJson, type PackageAdditions } from './package-json.ts';
+import { codeDependingOnType, ESM_FOLDER_PACKAGE, ESM_FOLDERS } from './module-type.ts';
+import { mergePackageJson, newPackageJson, type ModuleTypePlan, type PackageAdditions } from './package-json.ts';
 import { EXAMPLE_MACHINE_ID, EXAMPLE_SPEC, EXAMPLE_TOOL, EXAMPLE_TOOL_NAME } from './template.ts';
 import { mergeTsconfig, newTsconfig } from './tsconfig.ts';
 
@@ -49,6 +50,10 @@ function additionsFor(version: string): PackageAdditions {
  * Sets up a folder (empty, or an existing TypeScript project) for Flowing: an example machine and its tool, the
  * dependencies, the tsconfig settings generated code needs, npm scripts and `.flowing/` in .gitignore. Nothing that
  * exists is overwritten; JSON files only gain entries they lack.
+ *
+ * Generated machines and tools are ES modules. A project that is not `"type": "module"` is switched to it when no
+ * file of its own depends on the type (a folder fresh from `npm init -y`, which writes `"type": "commonjs"`);
+ * otherwise its type is kept and machines/ and tools/ get a package.json of their own saying `"type": "module"`.
  */
 export async function initProject(dir: string, version: string): Promise<InitReport> {
   const root = resolve(dir);
@@ -70,21 +75,24 @@ export async function initProject(dir: string, version: string): Promise<InitRep
   const additions = additionsFor(version);
   const pkgPath = join(root, 'package.json');
   const pkgText = await readFile(pkgPath, 'utf8').catch(() => undefined);
+  let esmFolders = false;
   if (pkgText === undefined) {
     await create('package.json', newPackageJson(basename(root), additions));
   } else {
-    const merged = mergePackageJson(pkgText, additions);
+    const merged = mergePackageJson(pkgText, additions, await moduleTypePlan(root));
     if (merged.added.length) await replaceFile(pkgPath, merged.text);
     added.push(...merged.added.map((entry) => `package.json: ${entry}`));
     kept.push(...merged.kept.map((entry) => `package.json: ${entry}`));
+    esmFolders = (JSON.parse(merged.text) as { type?: unknown }).type !== 'module';
   }
+  if (esmFolders) for (const folder of ESM_FOLDERS) await create(`${folder}/package.json`, ESM_FOLDER_PACKAGE);
 
   const tsconfigPath = join(root, 'tsconfig.json');
   const tsconfigText = await readFile(tsconfigPath, 'utf8').catch(() => undefined);
   if (tsconfigText === undefined) {
     await create('tsconfig.json', newTsconfig());
   } else {
-    const merged = mergeTsconfig(tsconfigText);
+    const merged = mergeTsconfig(tsconfigText, { esmFolders });
     if (merged.added.length) await replaceFile(tsconfigPath, merged.text);
     added.push(...merged.added.map((entry) => `tsconfig.json: ${entry}`));
     kept.push(...merged.kept.map((entry) => `tsconfig.json: ${entry}`));
@@ -102,6 +110,15 @@ export async function initProject(dir: string, version: string): Promise<InitRep
     added.push(`.gitignore: ${missing.join(', ')}`);
   }
   return { root, added, kept };
+}
+
+/**
+ * Whether the project can become `"type": "module"`: yes unless a file of its own outside machines/ and tools/ (which
+ * are ES modules either way) is read by the type.
+ */
+async function moduleTypePlan(root: string): Promise<ModuleTypePlan> {
+  const found = await codeDependingOnType(root, (path) => ESM_FOLDERS.some((folder) => path.startsWith(`${folder}/`)));
+  return found === undefined ? { kind: 'switch' } : { kind: 'folders', because: found };
 }
 
 /** `flowing init [dir]`: prints what it added and what it left alone; exit 0, or 1 with a coded error. */
