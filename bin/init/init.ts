@@ -7,7 +7,12 @@ import { EXAMPLE_MACHINE_ID, EXAMPLE_SPEC, EXAMPLE_TOOL, EXAMPLE_TOOL_NAME } fro
 import { mergeTsconfig, newTsconfig } from './tsconfig.ts';
 
 /** Versions a new project gets; test/cli/init.test.ts keeps them equal to the workspace's own pins. */
-export const INIT_VERSIONS = { xstate: '^5.33.3', zod: '^4.6.7', typescript: '^6.0.3' } as const;
+export const INIT_VERSIONS = { xstate: '^5.33.3', zod: '^4.6.7', typescript: '^6.0.3', '@types/node': '^20.19.43' } as const;
+/**
+ * Install scripts a Flowing project needs: better-sqlite3 fetches (or builds) its native binding, for the SQLite
+ * store; esbuild checks its platform binary, which tsx uses to load your TypeScript.
+ */
+export const INIT_ALLOWED_SCRIPTS = ['better-sqlite3', 'esbuild'] as const;
 const IGNORED = ['node_modules/', 'dist/', '.flowing/'];
 
 export interface InitReport {
@@ -41,8 +46,9 @@ async function replaceFile(path: string, text: string): Promise<void> {
 function additionsFor(version: string): PackageAdditions {
   return {
     dependencies: { '@flowing/runtime': `^${version}`, xstate: INIT_VERSIONS.xstate, zod: INIT_VERSIONS.zod },
-    devDependencies: { flowing: `^${version}`, typescript: INIT_VERSIONS.typescript },
+    devDependencies: { flowing: `^${version}`, typescript: INIT_VERSIONS.typescript, '@types/node': INIT_VERSIONS['@types/node'] },
     scripts: { studio: 'flowing studio', codegen: 'flowing codegen', 'codegen:check': 'flowing codegen --check' },
+    allowScripts: Object.fromEntries(INIT_ALLOWED_SCRIPTS.map((name) => [name, true])),
   };
 }
 

@@ -5,6 +5,8 @@ export interface PackageAdditions {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
+  /** Dependencies whose install scripts Flowing needs (npm 11.16+ `allowScripts`; npm 12 runs no other). */
+  allowScripts: Record<string, boolean>;
 }
 
 export interface PackageMerge {
@@ -17,6 +19,7 @@ type PackageJson = Record<string, unknown> & {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
+  allowScripts?: Record<string, unknown>;
 };
 
 function indentOf(text: string): string | number {
@@ -39,6 +42,7 @@ export function newPackageJson(folder: string, additions: PackageAdditions): str
     scripts: additions.scripts,
     dependencies: additions.dependencies,
     devDependencies: additions.devDependencies,
+    allowScripts: additions.allowScripts,
   };
   return JSON.stringify(pkg, null, 2) + '\n';
 }
@@ -81,6 +85,14 @@ export function mergePackageJson(text: string, additions: PackageAdditions, modu
     }
     pkg.scripts = { ...pkg.scripts, [name]: command };
     added.push(`script ${name}`);
+  }
+  // An entry for the package (name-only or pinned, allowing or denying) is the project's decision and stays.
+  const decided = (name: string) => pkg.allowScripts && typeof pkg.allowScripts === 'object'
+    && Object.keys(pkg.allowScripts).some((key) => key === name || key.startsWith(`${name}@`));
+  for (const [name, allowed] of Object.entries(additions.allowScripts)) {
+    if (decided(name)) { kept.push(`allowScripts ${name} (already decided)`); continue; }
+    pkg.allowScripts = { ...pkg.allowScripts, [name]: allowed };
+    added.push(`allowScripts ${name}`);
   }
   if (pkg.type !== 'module') {
     const was = pkg.type === undefined ? 'no "type", so CommonJS' : `"type": ${JSON.stringify(pkg.type)}`;

@@ -49,6 +49,16 @@ describe('flowing init', () => {
     expect(await readFile(join(dir, 'my-app/.gitignore'), 'utf8')).toContain('.flowing/');
   });
 
+  it('allows the install scripts Flowing needs (better-sqlite3, esbuild) and keeps a decision the project made', async () => {
+    await initProject(join(dir, 'new'), '0.1.0');
+    expect(JSON.parse(await readFile(join(dir, 'new/package.json'), 'utf8')).allowScripts).toEqual({ 'better-sqlite3': true, esbuild: true });
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', allowScripts: { 'esbuild@0.28.2': false } }));
+    const report = await initProject(dir, '0.1.0');
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).allowScripts).toEqual({ 'esbuild@0.28.2': false, 'better-sqlite3': true });
+    expect(report.added).toContain('package.json: allowScripts better-sqlite3');
+    expect(report.kept).toContain('package.json: allowScripts esbuild (already decided)');
+  });
+
   it('changes nothing on a second run and says so', async () => {
     await initProject(dir, '0.1.0');
     const before = await snapshotFiles(dir);
@@ -105,12 +115,13 @@ describe('flowing init', () => {
     expect(result.stderr).toMatch(/^INIT_NOT_A_DIRECTORY /);
   });
 
-  it('gives a new project the same xstate, zod and typescript versions the workspace pins', async () => {
+  it('gives a new project the same xstate, zod, typescript and @types/node versions the workspace pins', async () => {
     const runtime = JSON.parse(await readFile(join(REPO_DIR, 'runtime/package.json'), 'utf8'));
     const root = JSON.parse(await readFile(join(REPO_DIR, 'package.json'), 'utf8'));
     expect(INIT_VERSIONS.xstate).toBe(`^${runtime.dependencies.xstate}`);
     expect(INIT_VERSIONS.zod).toBe(`^${runtime.dependencies.zod}`);
     expect(INIT_VERSIONS.typescript).toBe(`^${root.devDependencies.typescript}`);
+    expect(INIT_VERSIONS['@types/node']).toBe(`^${root.devDependencies['@types/node']}`);
   });
 
   it('switches a folder fresh from npm init -y ("type": "commonjs", no code) to "type": "module" and says why', async () => {
