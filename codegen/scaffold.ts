@@ -2,13 +2,28 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Project, SyntaxKind } from 'ts-morph';
 import { z } from 'zod';
-import { RESERVED_FILE_NAMES, TOOL_NAME_PATTERN, toolNameProblem } from '@flowing/spec';
+import { RESERVED_FILE_NAMES, SPEC_VERSION, TOOL_NAME_PATTERN, toolNameProblem, type FlowSpec } from '@flowing/spec';
 import { actionStub, guardStub, implModuleText, STUB_DESCRIPTION, toolModuleText } from './emit/scaffold.ts';
 import { machineNames, toolExportName } from './names.ts';
 import type { ToolCatalogEntry } from './tool-catalog.ts';
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(() => true, () => false);
+}
+
+/**
+ * The `$schema` of a spec at `machines/<id>/<id>.flow.json`: the JSON Schema codegen writes to
+ * `machines/flow.schema.json`, so editors validate and complete the spec.
+ */
+export const SPEC_SCHEMA_REFERENCE = '../flow.schema.json';
+
+/**
+ * The spec a new machine starts from: `$schema`, the id, no events, one initial state. `flowing init`'s example and
+ * the studio's New machine both begin here, so every new spec carries `$schema`.
+ * @example formatSpec(newSpecSkeleton('returns-desk'))
+ */
+export function newSpecSkeleton(id: string, initial = 'idle'): FlowSpec {
+  return { $schema: SPEC_SCHEMA_REFERENCE, specVersion: SPEC_VERSION, id, events: {}, initial, states: { [initial]: {} } } as unknown as FlowSpec;
 }
 
 /**
