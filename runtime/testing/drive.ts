@@ -13,18 +13,18 @@ import { createVirtualClock } from './virtual-clock.ts';
 /** Timers a `timer` input fires at most before giving up on the session logging anything (a bound, not a wait). */
 const MAX_TIMERS_PER_INPUT = 100;
 
-/**
- * Waiting for a delayed (`after`) transition while nothing else is in flight: simulated time jumps to the session's
- * next timer. Generated paths use it; recorded cases hold only what came from outside.
- */
-export interface TimerInput {
-  type: 'timer';
-  /** The delay as the machine names it (`500`, or a named delay), for reports. */
-  delay: string;
-}
+/** How long a live run waits past a timer's delay for the session to take it. */
+const LIVE_TIMER_MARGIN_MS = 5_000;
 
-/** What a driven session receives, in order. */
-export type DriveInput = CaseInput | TimerInput;
+/** Waits, on the real clock, until the session's log grows or `ms` pass. */
+async function waitForLog(session: { events(): Promise<readonly RuntimeEvent[]> }, ms: number): Promise<void> {
+  const before = (await session.events().catch(() => [])).length;
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if ((await session.events().catch(() => [])).length > before) return;
+  }
+}
 
 /** What a driven session did. */
 export interface DriveResult {
@@ -53,7 +53,7 @@ export interface DriveOptions {
  * every call from `calls` (never for real, unless live options say so). A `timer` input lets the session's next timer
  * fire (on simulated time) and waits until the session has taken it. Nothing it does leaves the process.
  */
-export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly DriveInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
+export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
   const began = performance.now();
   // Parallel calls get their answers in the recorded order, as they did when the session was recorded (live mode
   // answers from real services, whose timing nobody controls).
@@ -80,7 +80,12 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
   for (const [i, step] of inputs.entries()) {
     const what = `input ${i + 1} (${step.type === 'event' ? step.event.type : step.type === 'timer' ? `after ${step.delay}` : 'cancel'})`;
     if (step.type === 'timer') {
-      if (options.realTime) continue; // live runs wait for their timers on the real clock, inside the next input
+      if (options.realTime) {
+        // Live runs are on the real clock: wait for the session to log the timer's transition (delay + a margin).
+        const delay = Number(step.delay);
+        if (Number.isFinite(delay)) await waitForLog(session, delay + LIVE_TIMER_MARGIN_MS);
+        continue;
+      }
       // A quiet session has no actor running: its timer is the runtime's wake-up on the clock. Fire timers in time
       // order until the session has logged something (a wake-up that finds nothing due re-arms and fires again);
       // resume() queues behind the wake-up and settles when the session is quiet again.

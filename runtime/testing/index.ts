@@ -10,10 +10,10 @@ export { coverageOf, machineInventory, type Coverage } from './coverage.ts';
 export { caseFromLog, type RecordCaseOptions } from './record.ts';
 export {
   CASE_FORMAT_VERSION, parseCase, serializeCase, readCaseFile, checkCaseMachine,
-  type CaseFile, type CaseHeader, type CaseInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
+  type CaseFile, type CaseHeader, type CaseInput, type TimerInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
 } from './case-file.ts';
 export { createCaseCalls, type CaseCalls, type MissingCall } from './case-calls.ts';
-export { driveSession, type DriveInput, type DriveOptions, type DriveResult, type TimerInput } from './drive.ts';
+export { driveSession, type DriveOptions, type DriveResult } from './drive.ts';
 export { diffCase, type CaseDiff, type Sides } from './diff.ts';
 export { formatCaseDiff } from './format-diff.ts';
 export { observeLog, stateLabel, type Observation } from './observe.ts';

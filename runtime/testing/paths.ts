@@ -3,8 +3,7 @@ import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode } from 'xstate';
 import type { FieldMap, FieldType } from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
 import { stableJson } from '../session/approvals.ts';
-import type { RecordedCall } from './case-file.ts';
-import type { DriveInput } from './drive.ts';
+import type { CaseInput, RecordedCall } from './case-file.ts';
 import { TestingError } from './errors.ts';
 import { stateLabel, transitionKey } from './observe.ts';
 import type { Finding } from './static-checks.ts';
@@ -13,7 +12,7 @@ import type { Finding } from './static-checks.ts';
 export interface MachinePath {
   name: string;
   /** Events to send, and `timer` steps where the path waits for a delayed transition with nothing in flight. */
-  inputs: DriveInput[];
+  inputs: CaseInput[];
   calls: RecordedCall[];
   /** The states the graph says the session passes through (one per step, the initial one first). */
   states: string[];
@@ -134,7 +133,7 @@ function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
  * else would make the quiet session's time pass.
  */
 function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
-  const inputs: DriveInput[] = [];
+  const inputs: CaseInput[] = [];
   const calls: RecordedCall[] = [];
   const states: string[] = [];
   let previous: AnyMachineSnapshot | undefined;

@@ -2,9 +2,9 @@ import { mkdtemp, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyMachineDefinition } from '@flowing/runtime';
-import { testPaths } from '@flowing/runtime/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createMemoryStore, createRuntime, type AnyMachineDefinition } from '@flowing/runtime';
+import { caseFromLog, parseCase, serializeCase, testCase, testPaths } from '@flowing/runtime/testing';
 import { FlowSpecSchema } from '@flowing/spec';
 import { createCodegen } from '../../codegen/index.ts';
 import { REPO_DIR } from '../helpers/project.ts';
@@ -70,4 +70,23 @@ describe('path tests of timers nobody interrupts', () => {
       expect(report.ok).toBe(true);
     }, 60_000);
   }
+});
+
+describe('a recorded case whose session waited for a timer while quiet', () => {
+  it('records the wait as a timer line, and the replay fires the timer on simulated time and passes', async () => {
+    const machine = await machineOf(timedSpec('timed-50', 50));
+    const runtime = createRuntime({ machines: [machine], store: createMemoryStore() });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', orderId: 'A1' });
+    await vi.waitFor(async () => expect((await session.snapshot()).state).toBe('reminded'), { timeout: 5_000, interval: 20 });
+    await session.send({ type: 'CLOSE' });
+    const file = parseCase(serializeCase(caseFromLog(await session.events(), await session.snapshot(), { name: 'reminded' })));
+    expect(file.inputs).toEqual([
+      { type: 'event', event: { type: 'ASK', orderId: 'A1' } }, { type: 'timer', delay: '50' }, { type: 'event', event: { type: 'CLOSE' } },
+    ]);
+    const result = await testCase(machine, file);
+    expect(result.report).toEqual([]);
+    expect(result.observation.steps.filter((step) => 'state' in step)).toEqual([{ state: 'idle' }, { state: 'asked' }, { state: 'reminded' }, { state: 'closed' }]);
+    expect(result.ok).toBe(true);
+  }, 60_000);
 });
