@@ -52,7 +52,7 @@ export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
     if (event.type === 'state.changed' && typeof data.event === 'string' && data.event.startsWith(AFTER) && inFlight.size === 0) {
       inputs.push({ type: 'timer', delay: data.event.slice(AFTER.length).split('.')[0]! });
     } else if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
-      inputs.push({ type: 'event', event: data.payload as CaseInput & { type: string } });
+      inputs.push({ type: 'event', event: data.payload as { type: string; [key: string]: unknown } });
     } else if (event.type === 'transition.rejected' && typeof data.event === 'string' && !data.event.startsWith('xstate.')) {
       // Refused before its payload was read (an undeclared event): its type is all there is.
       inputs.push({ type: 'event', event: { type: data.event } });

@@ -28,9 +28,18 @@ function npmEnv(): Record<string, string> {
 }
 
 /** Runs every command of `selected` blocks in order in `dir`, writes each TypeScript block as its file; returns the runs. */
-async function followReadme(dir: string, selected: ReadmeBlock[]): Promise<{ runs: CommandRun[]; snippets: string[] }> {
+async function followReadme(kind: string, dir: string, selected: ReadmeBlock[]): Promise<{ runs: CommandRun[]; snippets: string[] }> {
   const runs: CommandRun[] = [];
   const snippets: string[] = [];
+  try {
+    await followBlocks(dir, selected, runs, snippets);
+  } finally {
+    report(kind, runs);
+  }
+  return { runs, snippets };
+}
+
+async function followBlocks(dir: string, selected: ReadmeBlock[], runs: CommandRun[], snippets: string[]): Promise<void> {
   for (const block of selected) {
     if (block.skip) continue;
     if (block.lang === 'sh') {
@@ -47,7 +56,6 @@ async function followReadme(dir: string, selected: ReadmeBlock[]): Promise<{ run
       snippets.push(file);
     }
   }
-  return { runs, snippets };
 }
 
 function report(kind: string, runs: CommandRun[]): void {
@@ -92,8 +100,7 @@ describe('the README, run from the packed packages', { timeout: 1_800_000 }, () 
     await mkdir(dir);
     await run('npm', ['init', '-y'], { cwd: dir, env: { ...process.env, ...npmEnv() } });
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('commonjs');
-    const { runs, snippets } = await followReadme(dir, blocks);
-    report('a new npm init -y project', runs);
+    const { runs, snippets } = await followReadme('a new npm init -y project', dir, blocks);
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('module');
     // The generated header carries the one version number, read from the installed package.
     const header = (await readFile(join(dir, 'machines/order-lookup/order-lookup.machine.ts'), 'utf8')).split('\n')[1];
@@ -129,8 +136,7 @@ describe('the README, run from the packed packages', { timeout: 1_800_000 }, () 
       const dir = join(work, kind.replace(/\W+/g, '-'));
       await mkdir(dir);
       await setUp(dir);
-      const { runs } = await followReadme(dir, ownProjectBlocks());
-      report(kind, runs);
+      await followReadme(kind, dir, ownProjectBlocks());
       if (kind.includes('CommonJS')) {
         // The project stays CommonJS; its own build compiles the machine with it and plain node runs it.
         expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('commonjs');

@@ -46,10 +46,14 @@ export function runCommand(command: string, cwd: string, env: Record<string, str
     });
   }
   return new Promise<CommandRun>((resolve, reject) => {
+    let url: string | undefined;
     const timer = setTimeout(() => { stop(); reject(new Error(`${command} printed no URL within ${SERVE_TIMEOUT_MS} ms:\n${output}`)); }, SERVE_TIMEOUT_MS);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`${command} exited with ${code} before serving:\n${output}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      if (url === undefined) reject(new Error(`${command} exited with ${code} before serving:\n${output}`));
+    });
     const check = async () => {
-      const url = /(https?:\/\/[^\s]+)/.exec(output)?.[1];
+      url = /(https?:\/\/[^\s]+)/.exec(output)?.[1];
       if (!url) return;
       child.stdout.off('data', onData);
       clearTimeout(timer);
