@@ -22,10 +22,13 @@ export interface TsconfigMerge {
   kept: string[];
 }
 
-/** A tsconfig.json for a new project: the required options, output in dist/, sources in machines/, tools/ and src/. */
+/**
+ * A tsconfig.json for a new project: the required options, Node's types (TypeScript 6 loads no @types package
+ * unless `types` names it; init adds @types/node), output in dist/, sources in machines/, tools/ and src/.
+ */
 export function newTsconfig(): string {
   const config = {
-    compilerOptions: { ...REQUIRED_OPTIONS, rootDir: '.', outDir: 'dist' },
+    compilerOptions: { ...REQUIRED_OPTIONS, types: ['node'], rootDir: '.', outDir: 'dist' },
     include: [...PROJECT_FOLDERS, 'src'],
   };
   return JSON.stringify(config, null, 2) + '\n';

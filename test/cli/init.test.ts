@@ -44,7 +44,7 @@ describe('flowing init', () => {
       scripts: { studio: 'flowing studio', codegen: 'flowing codegen', 'codegen:check': 'flowing codegen --check' },
     });
     const tsconfig = JSON.parse(await readFile(join(dir, 'my-app/tsconfig.json'), 'utf8'));
-    expect(tsconfig.compilerOptions).toMatchObject({ module: 'NodeNext', moduleResolution: 'NodeNext', strict: true });
+    expect(tsconfig.compilerOptions).toMatchObject({ module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'] });
     expect(tsconfig.include).toEqual(expect.arrayContaining(['machines', 'tools']));
     expect(await readFile(join(dir, 'my-app/.gitignore'), 'utf8')).toContain('.flowing/');
   });

@@ -126,7 +126,7 @@ describe('the README, run from the packed packages', { timeout: 1_800_000 }, () 
     }],
     ['an existing CommonJS TypeScript project', async (dir) => {
       await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'cjs-service', version: '1.0.0', type: 'commonjs', main: 'dist/src/index.js', scripts: { build: 'tsc' } }, null, 2));
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', esModuleInterop: true, rootDir: '.', outDir: 'dist', strict: true, skipLibCheck: true }, include: ['src'] }, null, 2));
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', esModuleInterop: true, types: ['node'], rootDir: '.', outDir: 'dist', strict: true, skipLibCheck: true }, include: ['src'] }, null, 2));
       await mkdir(join(dir, 'src'));
       await writeFile(join(dir, 'src/index.ts'), "import { join } from 'node:path';\nexport const home = join('var', 'app');\n");
     }],
