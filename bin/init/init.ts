@@ -142,7 +142,8 @@ export async function initCommand(dir: string | undefined, version: string): Pro
       out('left as it was:');
       for (const entry of report.kept) out(`  = ${entry}`);
     }
-    out('next: npm install, then npx flowing codegen (writes the machine module), then npx flowing studio');
+    out('next: npm install && npx flowing codegen (writes the machine module), then npx flowing studio,');
+    out(`  or run the example: npx flowing run ${EXAMPLE_MACHINE_ID} --events FILE (JSON lines, e.g. {"type": "ASK", "orderId": "A1"}), npx flowing test`);
     return 0;
   } catch (error) {
     if (error instanceof CliError) {
