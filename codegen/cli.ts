@@ -4,6 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
+import { explainUnknownTools } from './import-failure.ts';
 import { loadToolCatalog } from './tool-catalog.ts';
 
 interface Finding extends Problem {
@@ -67,12 +68,16 @@ export async function validateCommand(files: string[], options: { json?: boolean
     process.stderr.write(`flowing validate: ${escapeControlCharacters(resolved.error)}\n`);
     return EXIT_USAGE;
   }
-  const tools = await loadToolCatalog(rootDir);
-  const findings: Finding[] = [];
+  const loadFailures: Finding[] = [];
+  const tools = await loadToolCatalog(rootDir, {
+    onError: (file, error) => loadFailures.push({ file, code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '', message: `${file} could not be imported: ${(error as Error).message}` }),
+  });
+  const failedTools = new Set(loadFailures.map((f) => f.file));
+  const findings: Finding[] = [...loadFailures];
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
     const result = parseSpecText(text, { tools });
-    for (const problem of result.problems) findings.push({ file, ...problem });
+    for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
   }
   print(findings, options.json, { files: resolved.files });

@@ -6,6 +6,7 @@ import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
 import { machineNames } from './names.ts';
 import type { Problem } from './problems.ts';
+import { explainUnknownTools } from './import-failure.ts';
 import { implText, toolStub, type ToolStub } from './scaffold.ts';
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { writeAll } from './write.ts';
@@ -75,10 +76,14 @@ export function createCodegen(options: { rootDir: string }): Codegen {
 
     let t = performance.now();
     const toolProblems: Problem[] = [];
-    const onError = (file: string, error: unknown) => toolProblems.push({
-      code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '',
-      message: `${file} could not be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-    });
+    const failedTools = new Set<string>();
+    const onError = (file: string, error: unknown) => {
+      failedTools.add(file);
+      toolProblems.push({
+        code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '',
+        message: `${file} could not be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      });
+    };
     let tools = opts.tools ?? await loadToolCatalog(rootDir, { onError });
     t = lap('loadTools', t);
     let validation = parseSpecText(text, { tools });
@@ -96,7 +101,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     }
     t = lap('validate', t);
     const spec = validation.spec;
-    if (!validation.ok || !spec) return fail([...toolProblems, ...validation.problems], spec?.id);
+    if (!validation.ok || !spec) return fail([...toolProblems, ...explainUnknownTools(validation.problems, failedTools)], spec?.id);
     const warnings: Problem[] = [...toolProblems, ...validation.problems];
 
     const specDir = dirname(specPath);

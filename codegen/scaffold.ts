@@ -2,7 +2,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Project, SyntaxKind } from 'ts-morph';
 import { z } from 'zod';
-import { TOOL_NAME_PATTERN } from '@flowing/spec';
+import { RESERVED_FILE_NAMES, SPEC_VERSION, TOOL_NAME_PATTERN, toolNameProblem, type FlowSpec } from '@flowing/spec';
 import { actionStub, guardStub, implModuleText, STUB_DESCRIPTION, toolModuleText } from './emit/scaffold.ts';
 import { machineNames, toolExportName } from './names.ts';
 import type { ToolCatalogEntry } from './tool-catalog.ts';
@@ -12,11 +12,35 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
+ * The `$schema` of a spec at `machines/<id>/<id>.flow.json`: the JSON Schema codegen writes to
+ * `machines/flow.schema.json`, so editors validate and complete the spec.
+ */
+export const SPEC_SCHEMA_REFERENCE = '../flow.schema.json';
+
+/**
+ * The spec a new machine starts from: `$schema`, the id, no events, one initial state. `flowing init`'s example and
+ * the studio's New machine both begin here, so every new spec carries `$schema`.
+ * @example formatSpec(newSpecSkeleton('returns-desk'))
+ */
+export function newSpecSkeleton(id: string, initial = 'idle'): FlowSpec {
+  return { $schema: SPEC_SCHEMA_REFERENCE, specVersion: SPEC_VERSION, id, events: {}, initial, states: { [initial]: {} } } as unknown as FlowSpec;
+}
+
+/**
+ * Refuses a name no tool file may have: not snake_case, or one of the names the validator refuses for files
+ * (RESERVED_FILE_NAMES: `then`, `con`, `node_modules` ...). A reserved word is fine here: its export gets a safe name.
+ */
+function checkStubName(name: string): void {
+  if (!TOOL_NAME_PATTERN.test(name) || name.length > 64) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case`);
+  if (RESERVED_FILE_NAMES.has(name)) throw new Error(toolNameProblem(name));
+}
+
+/**
  * Creates `tools/<name>.ts` with a typed `defineTool` stub unless the file exists (it never overwrites).
  * @example await scaffoldTool(root, 'send_email', ['to', 'subject'])
  */
 export async function scaffoldTool(rootDir: string, name: string, inputFields: string[] = []): Promise<{ path: string; created: boolean }> {
-  if (!TOOL_NAME_PATTERN.test(name) || name.length > 64) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case`);
+  checkStubName(name);
   const relative = `tools/${name}.ts`;
   const path = join(rootDir, relative);
   if (await exists(path)) return { path: relative, created: false };
@@ -37,7 +61,7 @@ export interface ToolStub {
  * against it, and writes it only when the whole run succeeds.
  */
 export function toolStub(name: string, inputFields: string[]): ToolStub {
-  if (!TOOL_NAME_PATTERN.test(name) || name.length > 64) throw new Error(`tool name ${JSON.stringify(name)} must be snake_case`);
+  checkStubName(name);
   const input = z.object(Object.fromEntries(inputFields.map((f) => [f, z.unknown()])));
   const path = `tools/${name}.ts`;
   return {

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { ToolInfo } from '@flowing/spec';
+import { explainImportFailure } from './import-failure.ts';
 
 /** A tool found in tools/: what the validator needs, plus its file, export and JSON Schemas for the studio. */
 export interface ToolCatalogEntry extends ToolInfo {
@@ -33,7 +34,8 @@ function isTool(value: unknown): value is ToolLike {
 
 /**
  * Loads every tool declared in `<rootDir>/tools/*.ts` (one `defineTool` export per file, the file named after the
- * tool). Modules are re-imported when their file changed, so a long-lived studio sees edits.
+ * tool). Modules are re-imported when their file changed, so a long-lived studio sees edits. A file that cannot be
+ * imported is left out and reported to `onError` with an error whose message names the cause.
  */
 export async function loadToolCatalog(
   rootDir: string,
@@ -55,7 +57,7 @@ export async function loadToolCatalog(
       module = (await import(`${pathToFileURL(path).href}?v=${Math.floor(mtimeMs)}`)) as Record<string, unknown>;
     } catch (error) {
       // One broken tool file must not take every spec down with it; its tools are simply absent.
-      options.onError?.(`tools/${file}`, error);
+      options.onError?.(`tools/${file}`, new Error(explainImportFailure(rootDir, path, error), { cause: error }));
       continue;
     }
     for (const [exportName, value] of Object.entries(module)) {

@@ -31,6 +31,25 @@ export function generatedIdentifier(name: string): string {
   return name.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+/** Device names Windows reserves in every folder, with any extension: `con.ts` or `machines/aux/` cannot exist there. */
+const WINDOWS_DEVICE_NAMES = ['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])];
+
+/**
+ * Names no tool and no machine may have, whatever their pattern allows, each with the reason: they name files
+ * (`tools/<name>.ts`, `machines/<id>/<id>.flow.json`) and module exports (`<name>`, `<id>`). One list for the
+ * validator and codegen's scaffolding, so neither writes a file the other refuses.
+ */
+export const RESERVED_FILE_NAMES: ReadonlyMap<string, string> = new Map([
+  ['then', 'a module exporting `then` is a thenable: `await import()` of it calls that function instead of returning the module'],
+  ['node_modules', 'it is the name of installed dependency folders, which editors, watchers, linters and packers skip'],
+  ...WINDOWS_DEVICE_NAMES.map((name): [string, string] => [name, `it is a device name on Windows, where no file or folder can be called ${name} (with any extension)`]),
+]);
+
+/** Why `name` (a tool name or machine id, matched without regard to case) is refused, or undefined. */
+function reservedFileNameReason(name: string): string | undefined {
+  return RESERVED_FILE_NAMES.get(name.toLowerCase());
+}
+
 /** What a tool module imports by name (`z` from zod, `defineTool` and `ToolError` from the runtime). */
 const TOOL_MODULE_IMPORTS: ReadonlySet<string> = new Set(['z', 'defineTool', 'ToolError']);
 
@@ -52,7 +71,19 @@ export function toolExportProblem(name: string): string | undefined {
 }
 
 /**
- * Why a kebab-case machine id cannot be used, or undefined when it can. The id names the generated exports
+ * Why a snake_case tool name cannot be used, or undefined when it can: a name of RESERVED_FILE_NAMES (`then`, `con`
+ * ...) cannot name `tools/<name>.ts`, then toolExportProblem. The validator and codegen's tool stubs both ask this.
+ * @example toolNameProblem('then') // "tool name 'then' is reserved: a module exporting `then` is a thenable ..."
+ */
+export function toolNameProblem(name: string): string | undefined {
+  const reason = reservedFileNameReason(name);
+  if (reason !== undefined) return `tool name '${name}' is reserved: ${reason}; choose another name, e.g. '${name}_tool'`;
+  return toolExportProblem(name);
+}
+
+/**
+ * Why a kebab-case machine id cannot be used, or undefined when it can. A name of RESERVED_FILE_NAMES is refused
+ * (`then`, `con` ...): the id names the spec's folder and file too. The id names the generated exports
  * (`order-support` -> `orderSupport`, `orderSupportMachine`), so its camelCase form may not be a reserved word; and
  * like every name a spec declares it may not be an Object.prototype member (names end up as object keys). Codegen
  * could rename `class` to `classDefinition`, but then a machine's export name would no longer follow from its id;
@@ -60,6 +91,8 @@ export function toolExportProblem(name: string): string | undefined {
  * @example machineIdProblem('class') // "machine id 'class' is reserved in JavaScript ..."
  */
 export function machineIdProblem(id: string): string | undefined {
+  const reason = reservedFileNameReason(id);
+  if (reason !== undefined) return `machine id '${id}' is reserved: ${reason}; choose another, e.g. '${id}-flow'`;
   if (RESERVED_NAMES.has(id)) return `machine id '${id}' is reserved (an Object.prototype member); choose another, e.g. '${id}-flow'`;
   const exportName = generatedIdentifier(id);
   if (isReservedWord(exportName)) {

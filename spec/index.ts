@@ -11,7 +11,7 @@ export {
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
 export {
-  RESERVED_NAMES, RESERVED_WORDS, isReservedWord, generatedIdentifier, toolExportProblem, machineIdProblem,
+  RESERVED_NAMES, RESERVED_WORDS, RESERVED_FILE_NAMES, isReservedWord, generatedIdentifier, toolExportProblem, toolNameProblem, machineIdProblem,
 } from './identifiers.ts';
 export {
   parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,

@@ -3,7 +3,7 @@ import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
 import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
-import { machineIdProblem, RESERVED_NAMES, toolExportProblem } from './identifiers.ts';
+import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
 /** What the validator needs to know about a tool from tools/. */
@@ -86,12 +86,12 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
     return true;
   };
-  /** A tool name also names the tool module's export (`query_order` -> `queryOrder`). */
+  /** A tool name also names its file (`tools/<name>.ts`) and the module's export (`query_order` -> `queryOrder`). */
   const checkToolName = (name: string, segments: Array<string | number>) => {
     if (!checkName(name, segments, 'tool', TOOL_NAME_PATTERN)) return false;
-    const exportProblem = toolExportProblem(name);
-    if (exportProblem === undefined) return true;
-    report('SPEC_RESERVED_NAME', segments, exportProblem);
+    const nameProblem = toolNameProblem(name);
+    if (nameProblem === undefined) return true;
+    report('SPEC_RESERVED_NAME', segments, nameProblem);
     return false;
   };
   const checkExpression = (source: string, roots: ExpressionRoot[], segments: Array<string | number>) => {

@@ -5,6 +5,8 @@ export interface PackageAdditions {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
+  /** Dependencies whose install scripts Flowing needs (npm 11.16+ `allowScripts`; npm 12 runs no other). */
+  allowScripts: Record<string, boolean>;
 }
 
 export interface PackageMerge {
@@ -17,6 +19,7 @@ type PackageJson = Record<string, unknown> & {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
+  allowScripts?: Record<string, unknown>;
 };
 
 function indentOf(text: string): string | number {
@@ -39,15 +42,24 @@ export function newPackageJson(folder: string, additions: PackageAdditions): str
     scripts: additions.scripts,
     dependencies: additions.dependencies,
     devDependencies: additions.devDependencies,
+    allowScripts: additions.allowScripts,
   };
   return JSON.stringify(pkg, null, 2) + '\n';
 }
 
 /**
- * Adds what is missing to an existing package.json, keeping every entry it has (a dependency already listed in any
- * section, or a script of the same name, is left as it is) and its indentation.
+ * How an existing project gets ES modules for machines/ and tools/: `switch` sets `"type": "module"` (the project has
+ * no code whose meaning that changes); `folders` leaves the type and names the file that depends on it (machines/
+ * and tools/ then get a package.json of their own).
  */
-export function mergePackageJson(text: string, additions: PackageAdditions): PackageMerge {
+export type ModuleTypePlan = { kind: 'switch' } | { kind: 'folders'; because: string };
+
+/**
+ * Adds what is missing to an existing package.json, keeping every entry it has (a dependency already listed in any
+ * section, or a script of the same name, is left as it is) and its indentation. A project that is not `"type":
+ * "module"` is switched to it only when `moduleType` says that is safe.
+ */
+export function mergePackageJson(text: string, additions: PackageAdditions, moduleType: ModuleTypePlan): PackageMerge {
   let pkg: PackageJson;
   try {
     pkg = JSON.parse(text) as PackageJson;
@@ -74,10 +86,22 @@ export function mergePackageJson(text: string, additions: PackageAdditions): Pac
     pkg.scripts = { ...pkg.scripts, [name]: command };
     added.push(`script ${name}`);
   }
+  // An entry for the package (name-only or pinned, allowing or denying) is the project's decision and stays.
+  const decided = (name: string) => pkg.allowScripts && typeof pkg.allowScripts === 'object'
+    && Object.keys(pkg.allowScripts).some((key) => key === name || key.startsWith(`${name}@`));
+  for (const [name, allowed] of Object.entries(additions.allowScripts)) {
+    if (decided(name)) { kept.push(`allowScripts ${name} (already decided)`); continue; }
+    pkg.allowScripts = { ...pkg.allowScripts, [name]: allowed };
+    added.push(`allowScripts ${name}`);
+  }
   if (pkg.type !== 'module') {
-    kept.push(pkg.type === undefined
-      ? 'no "type": "module" (left unset: generated machines are ES modules; set it, or compile with module NodeNext and .mts entry points)'
-      : `"type": "${String(pkg.type)}" (generated machines are ES modules; use "module")`);
+    const was = pkg.type === undefined ? 'no "type", so CommonJS' : `"type": ${JSON.stringify(pkg.type)}`;
+    if (moduleType.kind === 'switch') {
+      pkg.type = 'module';
+      added.push(`"type": "module" (was ${was}; generated machines and tools are ES modules, and no code here depends on the old type)`);
+    } else {
+      kept.push(`${was} (${moduleType.because} depends on it; machines/ and tools/ get a package.json of their own with "type": "module")`);
+    }
   }
   const newline = text.endsWith('\n') ? '\n' : '';
   return { text: added.length ? JSON.stringify(pkg, null, indentOf(text)) + newline : text, added, kept };

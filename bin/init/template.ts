@@ -58,6 +58,9 @@ export const getOrderStatus = defineTool({
   timeoutMs: 2_000,
   idempotent: true,
   errors: { ORDER_NOT_FOUND: 'no order with this id' },
+  // What \`flowing test\` answers this tool's calls with on its generated paths (checked against the schemas above).
+  examples: [{ input: { order_id: 'A1' }, output: { order_id: 'A1', status: 'shipped' } }],
+  errorExamples: [{ input: { order_id: 'Z9' }, error: { code: 'ORDER_NOT_FOUND', message: 'no order Z9' } }],
   async run({ order_id }) {
     const status = ORDERS[order_id.toUpperCase()];
     if (!status) throw new ToolError('ORDER_NOT_FOUND', \`no order \${order_id}\`);

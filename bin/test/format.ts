@@ -1,4 +1,4 @@
-import type { Coverage } from '@flowing/runtime/testing';
+import type { Coverage, MachinePath } from '@flowing/runtime/testing';
 import type { MachineOutcome } from './test-command.ts';
 
 /** A machine's test outcome as terminal lines: summary, coverage, findings, then each failure in full. */
@@ -22,7 +22,7 @@ export function formatMachineReport(outcome: MachineOutcome, options: { live?: b
   }
   for (const f of outcome.findings) lines.push(`  warning ${f.code} ${f.where}: ${f.message}`);
   for (const p of paths?.paths ?? []) {
-    if (!p.ok) lines.push(`  ✗ ${p.name} (${p.path.inputs.map((i) => (i.type === 'event' ? i.event.type : 'cancel')).join(', ') || 'no events'}): ${p.problem}`);
+    if (!p.ok) lines.push(`  ✗ ${p.name} (${p.path.inputs.map(inputLabel).join(', ') || 'no events'}): ${p.problem}`);
   }
   for (const c of outcome.cases) {
     if (options.live && c.result && 'live' in c.result) {
@@ -36,6 +36,13 @@ export function formatMachineReport(outcome: MachineOutcome, options: { live?: b
     }
   }
   return lines;
+}
+
+/** How a path's step reads in a report: the event type, `after 500 ms` (a timer it waits for), or `cancel`. */
+function inputLabel(input: MachinePath['inputs'][number]): string {
+  if (input.type === 'event') return input.event.type;
+  if (input.type === 'timer') return /^\d+$/.test(input.delay) ? `after ${input.delay} ms` : `after ${input.delay}`;
+  return 'cancel';
 }
 
 function coverageLine(c: Coverage): string {

@@ -1,5 +1,5 @@
 // Generated from incident-triage.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:c691669e51cc4985b9885be80a3cb39f20a23886faea906a431a25e3994ef5db generator:flowing@0.2.0
+// Change the spec and run `flowing codegen`. spec sha256:c691669e51cc4985b9885be80a3cb39f20a23886faea906a431a25e3994ef5db generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromTool } from "@flowing/runtime";
 import { incidentTriageTools } from "./incident-triage.registry.js";

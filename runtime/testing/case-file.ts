@@ -18,10 +18,21 @@ export interface CaseHeader {
   input?: unknown;
 }
 
-/** What the session received from outside, in order. */
+/**
+ * A delayed (`after`) transition the session took while it was quiet (no call in flight): replay lets the session's
+ * next timer fire here, on simulated time, since nothing else would make its time pass.
+ */
+export interface TimerInput {
+  type: 'timer';
+  /** The delay as the machine names it (`500`, or a named delay), for reports. */
+  delay: string;
+}
+
+/** What the session received from outside, in order, and where it waited for a timer. */
 export type CaseInput =
   | { type: 'event'; event: { type: string; [key: string]: unknown } }
-  | { type: 'cancel'; reason?: string };
+  | { type: 'cancel'; reason?: string }
+  | TimerInput;
 
 /** A recorded call result; `pending` when the call never finished (a timer or a cancel came first). */
 export type CallResult = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } } | { pending: true };
@@ -108,6 +119,10 @@ export function parseCase(text: string, where = 'case'): CaseFile {
       case 'cancel':
         inputs.push(record as unknown as CaseInput);
         break;
+      case 'timer':
+        if (typeof record.delay !== 'string') throw new TestingError('CASE_BAD_LINE', `${at}: a timer line needs "delay" (e.g. "500")`);
+        inputs.push(record as unknown as CaseInput);
+        break;
       case 'call':
         if ((record.call !== 'tool' && record.call !== 'llm') || typeof record.name !== 'string' || !isCallResult(record.result)) {
           throw new TestingError('CASE_BAD_LINE', `${at}: a call line needs "call": "tool"|"llm", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`);
@@ -121,7 +136,7 @@ export function parseCase(text: string, where = 'case'): CaseFile {
         expect = record as unknown as CaseExpectation;
         break;
       default:
-        throw new TestingError('CASE_BAD_LINE', `${at}: unknown record type ${JSON.stringify(record.type)} (expected event, cancel, call or expect)`);
+        throw new TestingError('CASE_BAD_LINE', `${at}: unknown record type ${JSON.stringify(record.type)} (expected event, cancel, timer, call or expect)`);
     }
   }
   if (!header) throw new TestingError('CASE_NO_HEADER', `${where} is empty; a case file starts with a case header line`);

@@ -10,6 +10,22 @@ import type { CaseInput, RecordedCall } from './case-file.ts';
 import { createCaseCalls, type MissingCall } from './case-calls.ts';
 import { createVirtualClock } from './virtual-clock.ts';
 
+/** Timers a `timer` input fires at most before giving up on the session logging anything (a bound, not a wait). */
+const MAX_TIMERS_PER_INPUT = 100;
+
+/** How long a live run waits past a timer's delay for the session to take it. */
+const LIVE_TIMER_MARGIN_MS = 5_000;
+
+/** Waits, on the real clock, until the session's log grows or `ms` pass. */
+async function waitForLog(session: { events(): Promise<readonly RuntimeEvent[]> }, ms: number): Promise<void> {
+  const before = (await session.events().catch(() => [])).length;
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if ((await session.events().catch(() => [])).length > before) return;
+  }
+}
+
 /** What a driven session did. */
 export interface DriveResult {
   events: readonly RuntimeEvent[];
@@ -34,7 +50,8 @@ export interface DriveOptions {
 
 /**
  * Runs one session of `machine` in a fresh memory runtime on simulated time: sends the inputs in order and answers
- * every call from `calls` (never for real, unless live options say so). Nothing it does leaves the process.
+ * every call from `calls` (never for real, unless live options say so). A `timer` input lets the session's next timer
+ * fire (on simulated time) and waits until the session has taken it. Nothing it does leaves the process.
  */
 export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
   const began = performance.now();
@@ -56,12 +73,32 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
     if ((error as { code?: string }).code === 'REPLAY_STUCK') throw error;
     // A session that fails while starting is stored with its log: the comparison shows what happened.
   }
+  const tolerateMissing = (work: Promise<unknown>) => work.then(() => undefined, (error) => {
+    if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
+    throw error;
+  });
   for (const [i, step] of inputs.entries()) {
-    const work = step.type === 'cancel' ? session.cancel(step.reason) : session.send(step.event).then(() => undefined);
-    await clock.runUntil(work.catch((error) => {
-      if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
-      throw error;
-    }), `input ${i + 1} (${step.type === 'cancel' ? 'cancel' : step.event.type})`, unblock);
+    const what = `input ${i + 1} (${step.type === 'event' ? step.event.type : step.type === 'timer' ? `after ${step.delay}` : 'cancel'})`;
+    if (step.type === 'timer') {
+      if (options.realTime) {
+        // Live runs are on the real clock: wait for the session to log the timer's transition (delay + a margin).
+        const delay = Number(step.delay);
+        if (Number.isFinite(delay)) await waitForLog(session, delay + LIVE_TIMER_MARGIN_MS);
+        continue;
+      }
+      // A quiet session has no actor running: its timer is the runtime's wake-up on the clock. Fire timers in time
+      // order until the session has logged something (a wake-up that finds nothing due re-arms and fires again);
+      // resume() queues behind the wake-up and settles when the session is quiet again.
+      const before = await tolerateMissing(session.events().then((events) => events.length)) ?? 0;
+      for (let fired = 0; fired < MAX_TIMERS_PER_INPUT && virtual.fireNext(); fired++) {
+        await virtual.runUntil(tolerateMissing(runtime.resume(sessionId)), what, unblock);
+        const after = await session.events().then((events) => events.length, () => before);
+        if (after > before) break;
+      }
+      continue;
+    }
+    const work = step.type === 'cancel' ? session.cancel(step.reason) : session.send(step.event);
+    await clock.runUntil(tolerateMissing(work), what, unblock);
   }
   let events: readonly RuntimeEvent[] = [];
   let status = 'error';

@@ -10,7 +10,7 @@ export { coverageOf, machineInventory, type Coverage } from './coverage.ts';
 export { caseFromLog, type RecordCaseOptions } from './record.ts';
 export {
   CASE_FORMAT_VERSION, parseCase, serializeCase, readCaseFile, checkCaseMachine,
-  type CaseFile, type CaseHeader, type CaseInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
+  type CaseFile, type CaseHeader, type CaseInput, type TimerInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
 } from './case-file.ts';
 export { createCaseCalls, type CaseCalls, type MissingCall } from './case-calls.ts';
 export { driveSession, type DriveOptions, type DriveResult } from './drive.ts';

@@ -11,6 +11,7 @@ import type { Finding } from './static-checks.ts';
 /** A path through the machine the graph found, as a script the headless runtime can run. */
 export interface MachinePath {
   name: string;
+  /** Events to send, and `timer` steps where the path waits for a delayed transition with nothing in flight. */
   inputs: CaseInput[];
   calls: RecordedCall[];
   /** The states the graph says the session passes through (one per step, the initial one first). */
@@ -126,7 +127,11 @@ function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
     && (other.length > keys[i]!.length || j < i) && keys[i]!.every((k, n) => k === other[n])));
 }
 
-/** A route as inputs and recorded call results; a timer taken while calls are in flight leaves them unanswered. */
+/**
+ * A route as inputs and recorded call results. A timer taken while calls are in flight leaves them unanswered (the
+ * run fires it while it waits for them); a timer taken with nothing in flight is a `timer` input, since nothing
+ * else would make the quiet session's time pass.
+ */
 function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
   const inputs: CaseInput[] = [];
   const calls: RecordedCall[] = [];
@@ -144,10 +149,13 @@ function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSn
         calls.push({ type: 'call', ...src, result });
       }
     } else if (type.startsWith('xstate.after.')) {
+      let waiting = false;
       for (const id of Object.keys(previous?.children ?? {})) {
         const src = sourceOf(previous, id);
         if (src) calls.push({ type: 'call', ...src, result: { pending: true } });
+        waiting ||= src !== undefined;
       }
+      if (!waiting) inputs.push({ type: 'timer', delay: type.slice('xstate.after.'.length).split('.')[0]! });
     } else if (!type.startsWith('xstate.')) {
       inputs.push({ type: 'event', event });
     }

@@ -3,6 +3,8 @@ import { CASE_FORMAT_VERSION, type CallResult, type CaseFile, type CaseInput, ty
 import { TestingError } from './errors.ts';
 import { observeLog } from './observe.ts';
 
+const AFTER = 'xstate.after.';
+
 export interface RecordCaseOptions {
   name: string;
   /** `run`, `service`, `inspector` ... (kept in the header). */
@@ -35,13 +37,22 @@ export function caseFromLog(events: readonly RuntimeEvent[], final: { status: st
   };
 }
 
-/** The events a session received from outside, and its cancel, in order. */
+/**
+ * The events a session received from outside and its cancel, in order, and a `timer` input wherever it took a delayed
+ * transition with no call in flight (a timer that fires while a call is in flight needs none: replay fires it while it
+ * waits for that call).
+ */
 export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
   const inputs: CaseInput[] = [];
+  const inFlight = new Set<string>();
   for (const event of events) {
-    const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string };
-    if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
-      inputs.push({ type: 'event', event: data.payload as CaseInput & { type: string } });
+    const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string; callId?: unknown };
+    if (event.type === 'tool.started' || event.type === 'llm.started') inFlight.add(String(data.callId));
+    else if (['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome'].includes(event.type)) inFlight.delete(String(data.callId));
+    if (event.type === 'state.changed' && typeof data.event === 'string' && data.event.startsWith(AFTER) && inFlight.size === 0) {
+      inputs.push({ type: 'timer', delay: data.event.slice(AFTER.length).split('.')[0]! });
+    } else if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
+      inputs.push({ type: 'event', event: data.payload as { type: string; [key: string]: unknown } });
     } else if (event.type === 'transition.rejected' && typeof data.event === 'string' && !data.event.startsWith('xstate.')) {
       // Refused before its payload was read (an undeclared event): its type is all there is.
       inputs.push({ type: 'event', event: { type: data.event } });

@@ -16,6 +16,8 @@ export interface VirtualClock extends Clock {
    * nothing. `unblock`, tried before a timer fires, may let something else happen instead (true when it did).
    */
   runUntil<T>(work: Promise<T>, what: string, unblock?: () => boolean): Promise<T>;
+  /** Fires the earliest timer now, moving time to its deadline; false when no timer is set. */
+  fireNext(): boolean;
 }
 
 /**
@@ -47,11 +49,7 @@ export function createVirtualClock(start = 0): VirtualClock {
           idleSince = Date.now();
           continue;
         }
-        const due = earliest();
-        if (due) {
-          timers.delete(due[0]);
-          now = Math.max(now, due[1].at);
-          due[1].fn();
+        if (clock.fireNext()) {
           idleSince = Date.now();
           continue;
         }
@@ -60,6 +58,14 @@ export function createVirtualClock(start = 0): VirtualClock {
         }
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
+    },
+    fireNext() {
+      const due = earliest();
+      if (!due) return false;
+      timers.delete(due[0]);
+      now = Math.max(now, due[1].at);
+      due[1].fn();
+      return true;
     },
   };
   function earliest(): [number, { at: number; fn: () => void }] | undefined {
