@@ -4,6 +4,8 @@ import type { Clock } from './clock.ts';
 export interface VirtualClock extends Clock {
   /** Moves time forward by `ms`, firing due timers in order and letting promise chains settle between them. */
   advance(ms: number): Promise<void>;
+  /** Fires the earliest timer now, moving time to its due time (false when none is left). */
+  fireNext(): boolean;
   /** Timers scheduled and not yet fired or cleared. */
   readonly pending: number;
 }
@@ -24,6 +26,16 @@ export function createVirtualClock(start = 1_000_000): VirtualClock {
   let now = start;
   let nextId = 1;
   const timers = new Map<number, { at: number; fn: () => void }>();
+  const earliest = (until = Number.POSITIVE_INFINITY) => {
+    let due: [number, { at: number; fn: () => void }] | undefined;
+    for (const entry of timers) if (entry[1].at <= until && (!due || entry[1].at < due[1].at)) due = entry;
+    return due;
+  };
+  const fire = (due: [number, { at: number; fn: () => void }]) => {
+    timers.delete(due[0]);
+    now = Math.max(now, due[1].at);
+    due[1].fn();
+  };
   return {
     now: () => now,
     setTimeout(fn, ms) {
@@ -40,16 +52,16 @@ export function createVirtualClock(start = 1_000_000): VirtualClock {
     async advance(ms) {
       const target = now + ms;
       await settle();
-      for (;;) {
-        let due: [number, { at: number; fn: () => void }] | undefined;
-        for (const entry of timers) if (entry[1].at <= target && (!due || entry[1].at < due[1].at)) due = entry;
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].fn();
+      for (let due = earliest(target); due; due = earliest(target)) {
+        fire(due);
         await settle();
       }
       now = target;
+    },
+    fireNext() {
+      const due = earliest();
+      if (due) fire(due);
+      return due !== undefined;
     },
   };
 }

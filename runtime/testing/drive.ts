@@ -8,7 +8,7 @@ import { createMemoryStore } from '../store/memory.ts';
 import type { AnyTool } from '../tool.ts';
 import type { CaseInput, RecordedCall } from './case-file.ts';
 import { createCaseCalls, type MissingCall } from './case-calls.ts';
-import { createVirtualClock } from './virtual-clock.ts';
+import { createReplayClock } from './virtual-clock.ts';
 
 /** Timers a `timer` input fires at most before giving up on the session logging anything (a bound, not a wait). */
 const MAX_TIMERS_PER_INPUT = 100;
@@ -59,7 +59,7 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
   // answers from real services, whose timing nobody controls).
   const recorded = createCaseCalls(calls, machine.tools, { ordered: !options.realTime, holdTimeouts: options.holdTimeouts });
   const unblock = () => recorded.release();
-  const virtual = createVirtualClock(0);
+  const virtual = createReplayClock(0);
   const clock = options.realTime ? { runUntil: <T>(work: Promise<T>, _what: string, _unblock?: () => boolean) => work } : virtual;
   const runtime = createRuntime({
     machines: [machine], store: createMemoryStore(), clock: options.realTime ? systemClock : virtual, random: () => 0.5, warmSessions: 1,

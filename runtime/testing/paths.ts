@@ -7,6 +7,7 @@ import type { CaseInput, RecordedCall } from './case-file.ts';
 import { TestingError } from './errors.ts';
 import { stateLabel, transitionKey } from './observe.ts';
 import type { Finding } from './static-checks.ts';
+import { activeNodes } from '../xstate-adapter.ts';
 
 /** A path through the machine the graph found, as a script the headless runtime can run. */
 export interface MachinePath {
@@ -167,7 +168,7 @@ function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSn
 
 /** Which tool or model kind the invoke `actorId` of the snapshot's active states calls. */
 function sourceOf(snapshot: AnyMachineSnapshot | undefined, actorId: string): { call: 'tool' | 'llm'; name: string } | undefined {
-  for (const node of snapshot?._nodes ?? []) {
+  for (const node of snapshot ? activeNodes(snapshot) : []) {
     for (const invoke of node.invoke) {
       if (invoke.id !== actorId || typeof invoke.src !== 'string') continue;
       if (invoke.src.startsWith('tool.')) return { call: 'tool', name: invoke.src.slice(5) };
@@ -182,7 +183,7 @@ function eventsFor(definition: AnyMachineDefinition, snapshot: AnyMachineSnapsho
   if (snapshot.status !== 'active') return [];
   const out = new Map<string, Event>();
   const add = (event: Event) => out.set(stableJson(event), event);
-  for (const node of snapshot._nodes) {
+  for (const node of activeNodes(snapshot)) {
     for (const type of node.transitions.keys()) {
       if (definition.eventFields[type]) for (const sample of payloadSamples(definition.eventFields[type]!)) add({ type, ...sample });
       else if (type.startsWith('xstate.after.')) add({ type });

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import { createVirtualClock, type VirtualClock } from '../virtual-clock.ts';
 import { TestingError } from './errors.ts';
 
 /** How long a replay may wait in real time for a step that makes no progress and has no timer left. */
@@ -9,47 +9,30 @@ const STUCK_AFTER_MS = 5_000;
  */
 const IDLE_ROUNDS = 50;
 
-/** A clock whose time jumps to the next timer whenever nothing else can happen (simulated time). */
-export interface VirtualClock extends Clock {
+/** A virtual clock whose time jumps to the next timer whenever nothing else can happen (simulated time). */
+export interface ReplayClock extends VirtualClock {
   /**
    * Waits for `work`, firing due timers in time order while it is blocked on them; REPLAY_STUCK when blocked on
    * nothing. `unblock`, tried before a timer fires, may let something else happen instead (true when it did).
    */
   runUntil<T>(work: Promise<T>, what: string, unblock?: () => boolean): Promise<T>;
-  /** Fires the earliest timer now, moving time to its deadline; false when no timer is set. */
-  fireNext(): boolean;
 }
 
 /**
  * Replays must not wait for real time (backoff, `after` timeouts, a call that never answered while a timer runs), and
  * must end the same way every time: time only moves when the session has nothing else to do.
  */
-export function createVirtualClock(start = 0): VirtualClock {
-  let now = start;
-  let nextId = 1;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  const clock: VirtualClock = {
-    now: () => now,
-    setTimeout(fn, ms) {
-      const id = nextId++;
-      timers.set(id, { at: now + Math.max(0, ms), fn });
-      return id;
-    },
-    clearTimeout(id) {
-      timers.delete(id as number);
-    },
-    async runUntil(work, what, unblock) {
+export function createReplayClock(start = 0): ReplayClock {
+  const clock = createVirtualClock(start);
+  return Object.assign(clock, {
+    async runUntil<T>(work: Promise<T>, what: string, unblock?: () => boolean): Promise<T> {
       let settled = false;
       work.then(() => { settled = true; }, () => { settled = true; });
       let idleSince = Date.now();
       for (;;) {
         for (let i = 0; i < IDLE_ROUNDS && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
         if (settled) return work;
-        if (unblock?.()) {
-          idleSince = Date.now();
-          continue;
-        }
-        if (clock.fireNext()) {
+        if (unblock?.() || clock.fireNext()) {
           idleSince = Date.now();
           continue;
         }
@@ -59,19 +42,5 @@ export function createVirtualClock(start = 0): VirtualClock {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     },
-    fireNext() {
-      const due = earliest();
-      if (!due) return false;
-      timers.delete(due[0]);
-      now = Math.max(now, due[1].at);
-      due[1].fn();
-      return true;
-    },
-  };
-  function earliest(): [number, { at: number; fn: () => void }] | undefined {
-    let due: [number, { at: number; fn: () => void }] | undefined;
-    for (const entry of timers) if (!due || entry[1].at < due[1].at) due = entry;
-    return due;
-  }
-  return clock;
+  });
 }
