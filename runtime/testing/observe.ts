@@ -26,6 +26,7 @@ export function observeLog(events: readonly RuntimeEvent[], status: string, cont
   let modelCalls = 0;
   let tokens = 0;
   for (const event of events) {
+    // biome-ignore lint/suspicious/noExplicitAny: each case below reads the fields its event type carries (RuntimeEvent data is untyped per type)
     const data = event.data as Record<string, any>;
     switch (event.type) {
       case 'state.changed':

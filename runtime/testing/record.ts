@@ -73,6 +73,7 @@ export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
   const calls: RecordedCall[] = [];
   const open = new Map<string, RecordedCall>();
   for (const event of events) {
+    // biome-ignore lint/suspicious/noExplicitAny: each case below reads the fields its event type carries (RuntimeEvent data is untyped per type)
     const data = event.data as Record<string, any>;
     const callId = String(data.callId ?? '');
     switch (event.type) {

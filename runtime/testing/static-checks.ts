@@ -23,7 +23,7 @@ export function staticFindings(spec: FlowSpec): Finding[] {
   const states = listStates(spec);
   for (const entry of states) for (const event of Object.keys(entry.spec.on ?? {})) accepted.add(event);
   for (const event of Object.keys(spec.events)) {
-    if (!accepted.has(event)) findings.push({ code: 'STATIC_UNUSED_EVENT', where: `/events/${escape(event)}`, message: `event '${event}' is declared but no state accepts it` });
+    if (!accepted.has(event)) findings.push({ code: 'STATIC_UNUSED_EVENT', where: `/events/${escapePointer(event)}`, message: `event '${event}' is declared but no state accepts it` });
   }
   for (const entry of states) {
     for (const site of transitionSites(entry.spec)) {
@@ -37,7 +37,7 @@ export function staticFindings(spec: FlowSpec): Finding[] {
         } catch {
           continue;
         }
-        const where = '/' + [...entry.pointer, ...pointer, 'guard'].map(escape).join('/');
+        const where = '/' + [...entry.pointer, ...pointer, 'guard'].map(escapePointer).join('/');
         findings.push({ code: 'STATIC_CONSTANT_GUARD', where, message: `the guard ${JSON.stringify(transition.guard)} of state '${entry.name}' reads no context, event, output or error: it is always ${value}` });
       }
     }
@@ -57,6 +57,6 @@ function readsRoot(node: ExprNode): boolean {
   }
 }
 
-function escape(segment: string): string {
+function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
