@@ -45,7 +45,7 @@ export async function refreshSessions(machineId: string | undefined): Promise<bo
 }
 
 /** Runs one user action and records its answer: applied, refused with the runtime's code, or failed. */
-export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | void>): Promise<void> {
+export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | undefined>): Promise<void> {
   const store = useInspect.getState();
   store.setLastAnswer(null);
   try {

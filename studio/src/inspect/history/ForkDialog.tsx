@@ -2,7 +2,7 @@ import type { RuntimeEvent } from '@flowing/protocol';
 import { useState } from 'react';
 import { describeError } from '../../api-error.ts';
 import { useInspect } from '../inspect-store.ts';
-import { HistoryError } from './errors.ts';
+import type { HistoryError } from './errors.ts';
 import { forkFields, pinnedPatch, type ForkField } from './fork-fields.ts';
 import { forkSession } from './history-client.ts';
 import { useHistory } from './history-store.ts';
