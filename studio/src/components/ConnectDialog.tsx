@@ -25,6 +25,7 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
   const [kind, setKind] = useState<TransitionPlace['kind']>('on');
   const [value, setValue] = useState('');
   const input = useRef<HTMLInputElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus returns to the value field each time the kind changes (choosing a kind moves it to the radio)
   useEffect(() => { input.current?.focus(); }, [kind]);
   const v = value.trim();
   const error = kind === 'on' ? (v === '' || /^[A-Z][A-Z0-9_]*$/.test(v) ? undefined : 'Use capitals, digits and _, starting with a letter (e.g. USER_MESSAGE)')
