@@ -222,8 +222,9 @@ export function Canvas() {
   const pendingSource = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.source);
   const pendingTarget = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.target);
   return (
-    <div className="canvas" onDoubleClick={onDoubleClick} data-testid="canvas">
+    <div className="canvas" data-testid="canvas">
       <ReactFlow<StateNodeView, TransitionEdgeView>
+        onDoubleClick={onDoubleClick}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
