@@ -46,7 +46,7 @@ export function literalDoc(value: unknown): Doc {
  * end early and let text become code), and cut to `max` characters.
  */
 export function commentText(text: string, max: number): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped here
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is escaped here
   const safe = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (safe.length <= max) return safe;
   let cut = Math.max(0, max - 1);

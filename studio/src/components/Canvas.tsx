@@ -34,7 +34,6 @@ export function Canvas() {
   const flow = useReactFlow();
   const fitView = useFitView();
   const [pendingConnection, setPendingConnection] = useState<Connection | undefined>();
-  const openMarkPending = useRef(false);
 
   const graph = useMemo(() => (spec ? graphOf(spec) : undefined), [spec]);
   const byElement = useMemo(
@@ -92,17 +91,16 @@ export function Canvas() {
     return view;
   }), [graph, byElement, selection, geometry, specBoxes, dragging]);
 
-  useEffect(() => { openMarkPending.current = true; }, [fitRequest]);
   const fitted = useRef(-1);
+  const hasNodes = nodes.length > 0;
   useEffect(() => {
     // Fit once per request (a machine opened or laid out again), not on every edit. States carry their sizes, so this
     // needs no measuring (with only visible states rendered, off-screen ones are never measured).
-    if (nodes.length === 0 || fitted.current === fitRequest) return;
+    if (!hasNodes || fitted.current === fitRequest) return;
     const id = window.setTimeout(() => {
       fitted.current = fitRequest;
       fitView();
-      if (openMarkPending.current && performance.getEntriesByName('flowing:open:start').length > 0) {
-        openMarkPending.current = false;
+      if (performance.getEntriesByName('flowing:open:start').length > 0) {
         requestAnimationFrame(() => {
           performance.mark('flowing:open:interactive');
           performance.measure('flowing:open', 'flowing:open:start', 'flowing:open:interactive');
@@ -111,12 +109,15 @@ export function Canvas() {
       }
     }, 0);
     return () => window.clearTimeout(id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [fitRequest, nodes.length > 0]);
+  }, [fitRequest, hasNodes, fitView]);
 
   // An edit (a guard typed in the panel, a drop) is measured from the store's change to the next painted frame.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per new graph on purpose; the graph is the trigger, not an input
   useEffect(() => { markAfterPaint('flowing:edit'); }, [graph]);
 
+  // Centres the view only when a panel asks for it (`select(…, true)`: a problem, a target state, a transition in a list);
+  // a click on the canvas or an edit changes the selection or the edges too, and must not move the view.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: centerRequest is the only trigger; selection and edges are read as they are at that request
   useEffect(() => {
     if (!selection || selection.kind === 'machine' || centerRequest === 0) return;
     const center = (() => {
@@ -138,7 +139,6 @@ export function Canvas() {
       };
     })();
     if (center) void flow.setCenter(center.x, center.y, { zoom: Math.max(flow.getZoom(), 1), duration: 250 });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [centerRequest]);
 
   const onNodesChange = useCallback((changes: NodeChange<StateNodeView>[]) => {
@@ -222,8 +222,9 @@ export function Canvas() {
   const pendingSource = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.source);
   const pendingTarget = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.target);
   return (
-    <div className="canvas" onDoubleClick={onDoubleClick} data-testid="canvas">
+    <div className="canvas" data-testid="canvas">
       <ReactFlow<StateNodeView, TransitionEdgeView>
+        onDoubleClick={onDoubleClick}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TransitionPlace } from '../graph/index.ts';
+import { DialogBackdrop } from './DialogBackdrop.tsx';
 
 /** The kinds a new transition from a state can be, with the words the dialog shows for them. */
 const KINDS: Array<{ kind: TransitionPlace['kind']; label: string; hint: string }> = [
@@ -25,6 +26,7 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
   const [kind, setKind] = useState<TransitionPlace['kind']>('on');
   const [value, setValue] = useState('');
   const input = useRef<HTMLInputElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus returns to the value field each time the kind changes (choosing a kind moves it to the radio)
   useEffect(() => { input.current?.focus(); }, [kind]);
   const v = value.trim();
   const error = kind === 'on' ? (v === '' || /^[A-Z][A-Z0-9_]*$/.test(v) ? undefined : 'Use capitals, digits and _, starting with a letter (e.g. USER_MESSAGE)')
@@ -38,7 +40,7 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
     else onSubmit({ kind } as TransitionPlace);
   };
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) onCancel(); }}>
+    <DialogBackdrop onDismiss={onCancel}>
       <div className="dialog" role="dialog" aria-modal="true" aria-label="New transition" data-testid="connect-dialog"
         onKeyDown={(e) => {
           if (e.key === 'Enter') { e.preventDefault(); submit(); }
@@ -65,6 +67,6 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
           <button type="button" className="primary" data-testid="connect-ok" disabled={!ready} onClick={submit}>Add</button>
         </div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

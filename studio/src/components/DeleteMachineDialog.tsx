@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, type DeletedMachine } from '../api.ts';
 import { describeError } from '../api-error.ts';
+import { DialogBackdrop } from './DialogBackdrop.tsx';
 
 export interface DeleteMachineDialogProps {
   id: string;
@@ -14,6 +15,9 @@ export interface DeleteMachineDialogProps {
 export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: DeleteMachineDialogProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ code: string; message: string } | undefined>();
+  // Cancel has the focus when the dialog opens: Enter alone never deletes.
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => { cancel.current?.focus(); }, []);
   const remove = async () => {
     setBusy(true);
     try {
@@ -24,7 +28,7 @@ export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: De
     }
   };
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) onCancel(); }}>
+    <DialogBackdrop onDismiss={onCancel}>
       <div className="dialog" role="alertdialog" aria-modal="true" aria-label="Delete machine" data-testid="delete-machine-dialog"
         onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); } }}>
         <h2>Delete machine <span className="mono">{id}</span>?</h2>
@@ -41,12 +45,12 @@ export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: De
           </p>
         )}
         <div className="dialog__buttons">
-          <button type="button" onClick={onCancel} autoFocus>Cancel</button>
+          <button type="button" ref={cancel} onClick={onCancel}>Cancel</button>
           <button type="button" className="danger" style={{ marginTop: 0 }} data-testid="delete-machine-confirm" disabled={busy} onClick={() => void remove()}>
             {busy ? 'Deleting…' : 'Delete'}
           </button>
         </div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

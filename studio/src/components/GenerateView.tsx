@@ -10,7 +10,17 @@ export function GenerateView() {
   const [active, setActive] = useState(0);
   const [mode, setMode] = useState<'diff' | 'code'>('diff');
   const file = generated?.files[active];
-  const parts = useMemo(() => (file ? diffLines(file.previous ?? '', file.text) : []), [file]);
+  // Each part keyed by the lines where it starts in the old and the new file (every part takes at least one line).
+  const parts = useMemo(() => {
+    let oldLine = 0;
+    let newLine = 0;
+    return (file ? diffLines(file.previous ?? '', file.text) : []).map((part) => {
+      const key = `${part.added ? '+' : part.removed ? '-' : '='}${oldLine},${newLine}`;
+      if (!part.added) oldLine += part.count;
+      if (!part.removed) newLine += part.count;
+      return { key, part };
+    });
+  }, [file]);
 
   useEffect(() => {
     if (!show || !generated) return;
@@ -44,15 +54,17 @@ export function GenerateView() {
         <>
           <p className="muted">{file.path} — {file.previous === undefined ? 'new file' : file.changed ? 'changed' : 'unchanged'}{generated.timings.total !== undefined ? ` · ${Math.round(generated.timings.total)} ms` : ''}</p>
           {mode === 'code' ? (
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled from the keyboard
             <pre className="code" data-testid="generated-code" tabIndex={0}>{file.text}</pre>
           ) : (
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled from the keyboard
             <pre className="code code--diff" data-testid="generated-diff" tabIndex={0}>
-              {parts.map((part, i) => {
+              {parts.map(({ key, part }) => {
                 const lines = part.value.replace(/\n$/, '').split('\n');
                 if (!part.added && !part.removed && lines.length > 6) {
-                  return <span key={i} className="diff-same">{lines.slice(0, 3).join('\n')}{'\n'}<span className="diff-fold">⋯ {lines.length - 6} unchanged lines ⋯</span>{'\n'}{lines.slice(-3).join('\n')}{'\n'}</span>;
+                  return <span key={key} className="diff-same">{lines.slice(0, 3).join('\n')}{'\n'}<span className="diff-fold">⋯ {lines.length - 6} unchanged lines ⋯</span>{'\n'}{lines.slice(-3).join('\n')}{'\n'}</span>;
                 }
-                return <span key={i} className={part.added ? 'diff-add' : part.removed ? 'diff-del' : 'diff-same'}>{lines.map((l) => `${part.added ? '+ ' : part.removed ? '- ' : '  '}${l}`).join('\n')}{'\n'}</span>;
+                return <span key={key} className={part.added ? 'diff-add' : part.removed ? 'diff-del' : 'diff-same'}>{lines.map((l) => `${part.added ? '+ ' : part.removed ? '- ' : '  '}${l}`).join('\n')}{'\n'}</span>;
               })}
             </pre>
           )}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../api.ts';
 import { describeError } from '../api-error.ts';
 import { machineIdProblem, type MachineIdProblem } from './machine-id.ts';
+import { DialogBackdrop } from './DialogBackdrop.tsx';
 
 export interface NewMachineDialogProps {
   /** Ids of the machines that exist (a new one must differ). */
@@ -34,7 +35,7 @@ export function NewMachineDialog({ existing, onCreated, onCancel }: NewMachineDi
   };
 
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) onCancel(); }}>
+    <DialogBackdrop onDismiss={onCancel}>
       <div className="dialog" role="dialog" aria-modal="true" aria-label="New machine" data-testid="new-machine-dialog">
         <h2>New machine</h2>
         <label>
@@ -66,6 +67,6 @@ export function NewMachineDialog({ existing, onCreated, onCancel }: NewMachineDi
           </button>
         </div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

@@ -2,6 +2,7 @@ import { graphOf } from '../store/graph-cache.ts';
 import { useMemo } from 'react';
 import { elementForProblem } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { keyedByText } from './list-keys.ts';
 
 /** Every validation and codegen problem; clicking one selects and centres the element it belongs to. */
 export function ProblemsPanel() {
@@ -16,8 +17,8 @@ export function ProblemsPanel() {
     <section className="problems" aria-label="problems" data-testid="problems-panel">
       <h2>Problems <span className={errors > 0 ? 'count count--error' : 'count'} data-testid="problem-count">{errors} errors, {all.length - errors} warnings</span></h2>
       <ul>
-        {all.map((problem, i) => (
-          <li key={`${problem.code}-${problem.path}-${i}`}>
+        {keyedByText(all, (p) => `${p.code} ${p.path} ${p.message}`).map(({ key, item: problem }) => (
+          <li key={key}>
             <button
               type="button" className={`problem problem--${problem.severity}`} data-testid="problem-item" data-code={problem.code}
               onClick={() => {

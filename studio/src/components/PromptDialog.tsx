@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { DialogBackdrop } from './DialogBackdrop.tsx';
 
 export interface PromptDialogProps {
   title: string;
@@ -21,7 +22,7 @@ export function PromptDialog({ title, label, initial, validate, onSubmit, onCanc
     onSubmit(v);
   };
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) onCancel(); }}>
+    <DialogBackdrop onDismiss={onCancel}>
       <div className="dialog" role="dialog" aria-modal="true" aria-label={title} data-testid="prompt-dialog">
         <h2>{title}</h2>
         <label>
@@ -43,6 +44,6 @@ export function PromptDialog({ title, label, initial, validate, onSubmit, onCanc
           <button type="button" className="primary" data-testid="prompt-ok" disabled={value.trim() === '' || !!error} onClick={submit}>OK</button>
         </div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

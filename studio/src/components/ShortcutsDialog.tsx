@@ -1,4 +1,5 @@
 import { useEditor } from '../store/editor-store.ts';
+import { DialogBackdrop } from './DialogBackdrop.tsx';
 
 /** Every keyboard shortcut and canvas gesture of the studio, one line each. */
 export const SHORTCUTS: ReadonlyArray<[string, string]> = [
@@ -24,7 +25,7 @@ export function ShortcutsDialog() {
   const toggle = useEditor((s) => s.toggleShortcuts);
   if (!show) return null;
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) toggle(false); }}>
+    <DialogBackdrop onDismiss={() => toggle(false)}>
       <div className="dialog shortcuts" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" data-testid="shortcuts-dialog">
         <h2>Keyboard shortcuts and gestures</h2>
         <table>
@@ -34,6 +35,6 @@ export function ShortcutsDialog() {
         </table>
         <div className="dialog__buttons"><button type="button" className="primary" onClick={() => toggle(false)}>Close</button></div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

@@ -18,7 +18,7 @@ export function StateNode({ data, selected, width }: NodeProps<StateNodeView>) {
     <div className={classes} data-testid={`state-${data.name}`} title={data.firstProblem}>
       <Handle id="in" type="target" position={Position.Top} className="state-handle state-handle--in" title="incoming transitions end here" />
       <div className={isGroup ? 'state-node__header state-node__header--group' : 'state-node__header'}>
-        {data.isInitial && <span className="state-node__initial" title="initial state" aria-label="initial state">▶</span>}
+        {data.isInitial && <span className="state-node__initial" role="img" title="initial state" aria-label="initial state">▶</span>}
         <span className="state-node__name" title={data.name}>{data.name}</span>
         {data.type !== 'atomic' && <span className={`state-node__type state-node__type--${data.type}`}>{data.isRegion ? `region · ${data.type}` : data.type}</span>}
         {data.errors > 0 && (

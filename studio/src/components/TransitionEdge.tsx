@@ -1,6 +1,7 @@
 import { BaseEdge, EdgeLabelRenderer, getSmoothStepPath, type Edge, type EdgeProps } from '@xyflow/react';
 import type { EdgeGeometry, Point, TransitionEdgeData } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { keyedByText } from './list-keys.ts';
 
 /** Display data of a transition edge: the graph data, its problems, and its laid-out route while that still fits. */
 export type TransitionEdgeView = Edge<TransitionEdgeData & { errors: number; firstProblem?: string; route?: EdgeGeometry }, 'transition'>;
@@ -73,7 +74,7 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
           title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}
           onClick={(event) => { event.stopPropagation(); select({ kind: 'transition', id }); }}
         >
-          {data.lines.map((line, i) => <span key={i} className={i === 0 ? 'edge-label__head' : 'edge-label__guard'}>{line}</span>)}
+          {keyedByText(data.lines, (line) => line).map(({ key, item: line }, i) => <span key={key} className={i === 0 ? 'edge-label__head' : 'edge-label__guard'}>{line}</span>)}
           {data.errors > 0 && <span className="badge badge--error edge-label__badge" data-testid={`badge-${testId}`}>{data.errors}</span>}
         </button>
       </EdgeLabelRenderer>

@@ -49,7 +49,7 @@ function fillSkeleton(skeleton: StateSkeleton, pointer: string, edgesBySite: Map
   for (const [key, value] of Object.entries(skeleton)) {
     if (key === 'states') out[key] = {};
     else if ((key === 'on' || key === 'after') && value && typeof value === 'object' && !isSlot(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, `${pointer}/${key}/${escape(k)}`)]));
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, `${pointer}/${key}/${escapePointerSegment(k)}`)]));
     } else if (key === 'invoke' && value && typeof value === 'object') {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, (k === 'onDone' || k === 'onError') ? fill(v, `${pointer}/invoke/${k}`) : v]));
     } else out[key] = fill(value, `${pointer}/${key}`);
@@ -64,6 +64,6 @@ function rebuild(slot: TransitionSlot, edges: GraphEdge[]): TransitionSpec {
   return list;
 }
 
-function escape(segment: string): string {
+function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -17,7 +17,7 @@ export function getAt(root: unknown, pointer: string | readonly string[]): unkno
   let cursor: unknown = root;
   for (const segment of segments) {
     if (cursor === null || typeof cursor !== 'object') return undefined;
-    if (!Object.prototype.hasOwnProperty.call(cursor, segment)) return undefined;
+    if (!Object.hasOwn(cursor, segment)) return undefined;
     cursor = (cursor as Record<string, unknown>)[segment];
   }
   return cursor;

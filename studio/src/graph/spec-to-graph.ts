@@ -34,7 +34,7 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
       const segments = path.flatMap((n) => ['states', n]);
       const pointer = toPointer(segments);
       const layoutKey = path.join('.');
-      const saved = Object.prototype.hasOwnProperty.call(layoutEntries, layoutKey) ? layoutEntries[layoutKey] : undefined;
+      const saved = Object.hasOwn(layoutEntries, layoutKey) ? layoutEntries[layoutKey] : undefined;
       if (saved) usedLayout.add(layoutKey);
       const skeletonSites: Array<{ at: string[]; value: TransitionSpec; kind: TransitionKind; key: string | undefined }> = [];
       const skeleton = skeletonOf(state, skeletonSites);

@@ -48,7 +48,7 @@ export function locateState(spec: FlowSpec, pointer: string): { state: StateSpec
   for (let i = 0; i < segments.length; i += 2) {
     if (segments[i] !== 'states' || !siblings) return undefined;
     const name = segments[i + 1]!;
-    if (!Object.prototype.hasOwnProperty.call(siblings, name)) return undefined;
+    if (!Object.hasOwn(siblings, name)) return undefined;
     if (i > 0) parent = state;
     state = siblings[name];
     path.push(name);

@@ -65,15 +65,14 @@ export function EventList() {
                 className={`inspect-event inspect-event--${tone}${item.index === viewed ? ' inspect-event--viewed' : ''}`}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
                 data-testid="inspect-event" data-seq={event.seq} data-type={event.type} data-code={tone === 'rejected' ? String(d.code ?? '') : undefined}>
-                <div className="inspect-event__line" role="button" tabIndex={0}
-                  onClick={() => { setCursor(item.index === events.length - 1 ? null : item.index); toggle(event.seq); }}
-                  onKeyDown={(e) => { if (e.key === 'Enter') toggle(event.seq); }}>
+                <button type="button" className="inspect-event__line" aria-expanded={open}
+                  onClick={() => { setCursor(item.index === events.length - 1 ? null : item.index); toggle(event.seq); }}>
                   <span className="inspect-event__seq">{event.seq}</span>
                   <span className="inspect-event__type">{event.type}</span>
                   <span className="inspect-event__time">{timeText(event.at)}</span>
                   {tone === 'rejected' && <span className="inspect-event__code" data-testid="inspect-rejected-code">{String(d.code ?? '')}</span>}
                   <span className="inspect-event__summary" title={summarize(event)}>{summarize(event)}</span>
-                </div>
+                </button>
                 {open && <pre className="inspect-event__json" data-testid="inspect-event-json">{JSON.stringify(event, null, 2)}</pre>}
                 {open && sessionId !== null && <XStateDetails sessionId={sessionId} seq={event.seq} />}
               </div>

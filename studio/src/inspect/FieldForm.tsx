@@ -1,4 +1,5 @@
 import type { FieldMap } from '@flowing/spec';
+import { useId } from 'react';
 import { isJsonField, type RawValues } from './field-values.ts';
 
 /**
@@ -6,6 +7,7 @@ import { isJsonField, type RawValues } from './field-values.ts';
  * a group for objects with fields, JSON text for arrays and `unknown`. `testId` prefixes each input's data-testid.
  */
 export function FieldForm({ map, values, onChange, testId }: { map: FieldMap | undefined; values: RawValues; onChange: (values: RawValues) => void; testId: string }) {
+  const formId = useId();
   const entries = Object.entries(map ?? {});
   if (entries.length === 0) return <p className="inspect-form__none">no fields</p>;
   return (
@@ -31,18 +33,19 @@ export function FieldForm({ map, values, onChange, testId }: { map: FieldMap | u
           );
         }
         const text = typeof value === 'string' ? value : '';
+        const controlId = `${formId}${name}`;
         return (
-          <label key={name} className="inspect-form__field" title={type.description}>
+          <label key={name} className="inspect-form__field" title={type.description} htmlFor={controlId}>
             {label}
             {type.type === 'enum' ? (
-              <select data-testid={id} value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })}>
+              <select id={controlId} data-testid={id} value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })}>
                 <option value="">{type.optional ? '(none)' : 'choose…'}</option>
                 {(type.values ?? []).map((v) => <option key={v} value={v}>{v}</option>)}
               </select>
             ) : isJsonField(type) || type.type === 'object' ? (
-              <textarea data-testid={id} rows={2} spellCheck={false} placeholder="JSON" value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })} />
+              <textarea id={controlId} data-testid={id} rows={2} spellCheck={false} placeholder="JSON" value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })} />
             ) : (
-              <input data-testid={id} type={type.type === 'number' ? 'number' : 'text'} value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })} />
+              <input id={controlId} data-testid={id} type={type.type === 'number' ? 'number' : 'text'} value={text} onChange={(e) => onChange({ ...values, [name]: e.target.value })} />
             )}
           </label>
         );

@@ -21,7 +21,7 @@ export function SessionControls({ sessionId, live }: { sessionId: string; live: 
           onClick={() => void runAction('Cancel', (client) => client.cancel(sessionId).then(() => undefined))}>Cancel session</button>
       </div>
       {approval && (
-        <div className="inspect-approval" data-testid="inspect-approval" role="group" aria-label="pending approval">
+        <fieldset className="inspect-approval" data-testid="inspect-approval" aria-label="pending approval">
           <strong>{approval.tool}</strong> waits for approval in <code>{approval.state}</code>
           <pre className="inspect-approval__args">{JSON.stringify(approval.args, null, 2)}</pre>
           <div className="inspect-approval__actions">
@@ -31,7 +31,7 @@ export function SessionControls({ sessionId, live }: { sessionId: string; live: 
             <button type="button" data-testid="inspect-reject"
               onClick={() => void runAction('Reject', (client) => client.reject(sessionId, approval.approvalId, reason || undefined))}>Reject</button>
           </div>
-        </div>
+        </fieldset>
       )}
       {lastAnswer && (
         <p className={`inspect-answer inspect-answer--${lastAnswer.kind}`} data-testid="inspect-answer" data-code={lastAnswer.code ?? ''}>{lastAnswer.message}</p>

@@ -16,14 +16,14 @@ export function SessionsList() {
         <h3>Sessions</h3>
         <span className="inspect-hint" title="re-read every second">live</span>
       </header>
-      <div className="inspect-sessions__filter" role="group" aria-label="filter by status">
+      <fieldset className="inspect-sessions__filter" aria-label="filter by status">
         {SESSION_STATUSES.map((status) => (
           <label key={status} className={`status-chip status-chip--${status}`}>
             <input type="checkbox" checked={statusFilter.includes(status)} onChange={() => toggle(status)} data-testid={`inspect-filter-${status}`} />
             {status.replace('_', ' ')}
           </label>
         ))}
-      </div>
+      </fieldset>
       <ul className="inspect-sessions__list" data-testid="inspect-sessions">
         {sessions.length === 0 && <li className="inspect-hint">No sessions{statusFilter.length > 0 ? ' with these statuses' : ''} yet.</li>}
         {sessions.map((s) => (

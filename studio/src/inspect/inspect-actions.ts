@@ -1,11 +1,15 @@
 import { describeError } from '../api-error.ts';
 import { runtimeClient, type RuntimeClient } from './runtime-client.ts';
-import { useInspect } from './inspect-store.ts';
+import { useInspect, type RuntimeSource } from './inspect-store.ts';
 
-/** The client for the store's current source (embedded or remote; the token stays in memory). */
-export function currentClient(): RuntimeClient {
-  const { source } = useInspect.getState();
+/** The client for a source (embedded or remote; the token stays in memory). */
+export function clientFor(source: RuntimeSource): RuntimeClient {
   return runtimeClient(source.kind === 'remote' ? { baseUrl: source.baseUrl, token: source.token } : { baseUrl: source.baseUrl });
+}
+
+/** The client for the store's current source. */
+export function currentClient(): RuntimeClient {
+  return clientFor(useInspect.getState().source);
 }
 
 /** `CODE: message` of any failure, for the notice line. */
@@ -45,7 +49,7 @@ export async function refreshSessions(machineId: string | undefined): Promise<bo
 }
 
 /** Runs one user action and records its answer: applied, refused with the runtime's code, or failed. */
-export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | void>): Promise<void> {
+export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | undefined>): Promise<void> {
   const store = useInspect.getState();
   store.setLastAnswer(null);
   try {

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { openSessionStream } from './event-stream.ts';
-import { currentClient, describeFailure } from './inspect-actions.ts';
+import { clientFor, describeFailure } from './inspect-actions.ts';
 import { useInspect } from './inspect-store.ts';
 import { clearArrivals, noteArrival } from './live-marks.ts';
 
@@ -15,7 +15,7 @@ export function useSessionStream(): void {
     if (!sessionId) return;
     clearArrivals();
     const store = useInspect.getState();
-    const client = currentClient();
+    const client = clientFor(source);
     let close: (() => void) | undefined;
     let stopped = false;
     store.setStreamState('connecting');

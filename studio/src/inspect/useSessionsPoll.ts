@@ -12,6 +12,9 @@ export const SESSIONS_POLL_MS = 1_000;
 export function useSessionsPoll(machineId: string | undefined): void {
   const source = useInspect((s) => s.source);
   const statusFilter = useInspect((s) => s.statusFilter);
+  // refreshSessions reads the source and the filter from the store; a change of either restarts the poll, so that the
+  // list is read again at once rather than at the next tick.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: source and statusFilter are triggers, read from the store by refreshSessions
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;

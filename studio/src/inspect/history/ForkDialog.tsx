@@ -1,8 +1,9 @@
 import type { RuntimeEvent } from '@flowing/protocol';
 import { useState } from 'react';
 import { describeError } from '../../api-error.ts';
+import { DialogBackdrop } from '../../components/DialogBackdrop.tsx';
 import { useInspect } from '../inspect-store.ts';
-import { HistoryError } from './errors.ts';
+import type { HistoryError } from './errors.ts';
 import { forkFields, pinnedPatch, type ForkField } from './fork-fields.ts';
 import { forkSession } from './history-client.ts';
 import { useHistory } from './history-store.ts';
@@ -41,7 +42,7 @@ export function ForkDialog({ sessionId, event, context }: { sessionId: string; e
   };
 
   return (
-    <div className="dialog-backdrop" role="presentation" onMouseDown={(e) => { if (e.target === e.currentTarget) close(); }}>
+    <DialogBackdrop onDismiss={close}>
       <div className="dialog history-fork" role="dialog" aria-modal="true" aria-label="Fork session" data-testid="fork-dialog">
         <h2>Fork at seq {event.seq}</h2>
         <p className="muted">
@@ -79,6 +80,6 @@ export function ForkDialog({ sessionId, event, context }: { sessionId: string; e
           </button>
         </div>
       </div>
-    </div>
+    </DialogBackdrop>
   );
 }

@@ -50,6 +50,7 @@ export function HistoryPanel() {
     if (sessionId !== null && useHistory.getState().file) useHistory.getState().setFile(null);
   }, [sessionId]);
   useEffect(() => { if (file) measureFileAfterPaint(); }, [file]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new cursor or log is the trigger: the step is measured after the render that shows it
   useEffect(() => { measureStepAfterPaint(); }, [index, events]);
 
   const forkEvent = forkAt === null ? undefined : events[forkAt];

@@ -141,7 +141,12 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
 export function SaveCase() {
   const sessionId = useInspect((s) => s.selectedSessionId);
   const [open, setOpen] = useState(false);
-  useEffect(() => setOpen(false), [sessionId]);
+  // Choosing another session closes the form, in the same render (an effect would first mount it for the new session).
+  const [shownFor, setShownFor] = useState(sessionId);
+  if (shownFor !== sessionId) {
+    setShownFor(sessionId);
+    setOpen(false);
+  }
   if (!sessionId) return null;
   return (
     <span style={{ position: 'relative', whiteSpace: 'nowrap' }}>

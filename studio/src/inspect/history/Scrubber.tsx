@@ -44,7 +44,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
           {empty ? 'no events' : `event ${index + 1} of ${events.length} · seq ${event!.seq} · ${event!.type}`}
         </span>
       </div>
-      <div className="history-scrubber__jumps" role="group" aria-label="Jump to">
+      <fieldset className="history-scrubber__jumps" aria-label="Jump to">
         {JUMPS.map(({ target, label }) => (
           <span key={target} className="history-jump">
             <button type="button" disabled={empty} onClick={() => jumpTo(target, -1)} data-testid={`jump-prev-${target}`} title={`Previous ${label}`}>‹</button>
@@ -52,7 +52,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
             <button type="button" disabled={empty} onClick={() => jumpTo(target, 1)} data-testid={`jump-next-${target}`} title={`Next ${label}`}>›</button>
           </span>
         ))}
-      </div>
+      </fieldset>
     </div>
   );
 }
