@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -18,18 +18,55 @@ function sourceAliases(folders: string[]) {
   });
 }
 
-export default defineConfig({
+/**
+ * The slow lane: what `npm run test:all` adds to `npm test`. Chromium end to end, soak, load, crash (processes
+ * SIGKILLed, many rounds) and packaging tests, and the few other files that take most of a minute on their own
+ * (durations measured on a shared 2-core machine; see the README's "Tests").
+ */
+export const SLOW_LANE = [
+  // Chromium
+  'test/e2e/**/*.test.ts',
+  'test/server/sse-chromium.test.ts',
+  // packaging: npm pack + install into projects outside the repository
+  'test/consumer/**/*.test.ts',
+  // soak and load
+  'test/server/redis-soak.test.ts',
+  'test/server/load*.test.ts',
+  // crash: SIGKILLed servers, stores and children
+  'test/server/crash-serve.test.ts',
+  'test/server/crash-timers.test.ts',
+  'test/runtime/crash-points.test.ts',
+  'test/runtime/redis-aof-kill.test.ts',
+  'test/runtime/store-durability.test.ts',
+];
+
+const ALL_TESTS = ['test/**/*.test.ts'];
+
+/** What both lanes share: the packages resolved to their sources, timeouts, one process per file. */
+const lane = (name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration => ({
   resolve: {
     // Tests run on the sources: generated code and tools import the packages by name.
     alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']),
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it).
-    globalSetup: ['test/setup/studio-app.ts'],
+    name,
+    include,
+    exclude: ['**/node_modules/**', ...exclude],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+  },
+});
+
+export default defineConfig({
+  // The root project loads the global setup, which imports @flowing/studio from its sources too.
+  resolve: { alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']) },
+  test: {
+    // `npm test` runs the fast lane (--project fast); `npm run test:all` runs both.
+    projects: [lane('fast', ALL_TESTS, SLOW_LANE), lane('slow', SLOW_LANE)],
+    // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it); set on
+    // the root so it runs once whichever lanes run, and every lane sees what it provides.
+    globalSetup: ['test/setup/studio-app.ts'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test/artifacts/vitest-report.json' }]] : ['default'],
   },
 });
