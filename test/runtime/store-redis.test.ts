@@ -241,11 +241,13 @@ describe('Redis store: live feed across connections', () => {
   });
 
   it('wakes its blocked read when a session is followed, so a new follower does not wait for the BLOCK timeout', async () => {
-    const reader = open();
+    const reader = open({ redisOptions: { connectionName: 'flowing-feed-wake' } });
     const writer = createRedisStore({ url: server.url, prefix: reader.prefix });
     stores.push(writer);
     const stopFirst = reader.follow!('first', 0, () => {});
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the feed is now blocked on 'first' alone
+    // The feed is now blocked on 'first' alone: Redis shows its connection with the `b` (blocked) flag.
+    const blocked = async () => String(await admin.client('LIST')).split('\n').filter((line) => line.includes(' name=flowing-feed-wake ') && /\bflags=\S*b/.test(line)).length;
+    await vi.waitFor(async () => expect(await blocked()).toBe(1), { timeout: 3_000, interval: 5 });
     const seen: number[] = [];
     const stopSecond = reader.follow!('second', 0, (events) => seen.push(...events.map((e) => e.seq)));
     const started = Date.now();
