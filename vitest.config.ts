@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -18,18 +19,71 @@ function sourceAliases(folders: string[]) {
   });
 }
 
-export default defineConfig({
+/**
+ * The slow lane: what `npm run test:all` adds to `npm test`. Chromium end to end, soak, load, crash (processes
+ * SIGKILLed, many rounds) and packaging tests, and four files of 20-70 s each that fuzz or check the whole project
+ * (durations measured on a shared 2-core machine; see the README's "Tests").
+ */
+export const SLOW_LANE = [
+  // Chromium
+  'test/e2e/**/*.test.ts',
+  'test/server/sse-chromium.test.ts',
+  // packaging: npm pack + install into projects outside the repository
+  'test/consumer/**/*.test.ts',
+  // soak and load
+  'test/server/redis-soak.test.ts',
+  'test/server/load*.test.ts',
+  // crash: SIGKILLed servers, stores and children
+  'test/server/crash-serve.test.ts',
+  'test/server/crash-timers.test.ts',
+  'test/runtime/crash-points.test.ts',
+  'test/runtime/redis-aof-kill.test.ts',
+  'test/runtime/store-durability.test.ts',
+  // corpus, property and whole-project runs, 20-70 s each: the hostile-spec corpus (B1), the codegen property run,
+  // tsc over everything (also `npm run typecheck`), the benchmark smoke run
+  'test/codegen/hostile.test.ts',
+  'test/codegen/property.test.ts',
+  'test/project/typecheck.test.ts',
+  'test/cli/bench.test.ts',
+];
+
+const ALL_TESTS = ['test/**/*.test.ts'];
+
+/**
+ * One lane: the packages resolved to their sources, timeouts, one process per file. `order` and `workers`: lanes
+ * run one after the other (the fast one first), each with its own number of files at once.
+ */
+const lane = (name: string, include: string[], exclude: string[], order: number, workers: number): TestProjectInlineConfiguration => ({
   resolve: {
     // Tests run on the sources: generated code and tools import the packages by name.
     alias: sourceAliases(['spec', 'protocol', 'runtime', 'codegen', 'studio']),
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it).
-    globalSetup: ['test/setup/studio-app.ts'],
+    name,
+    include,
+    exclude: ['**/node_modules/**', ...exclude],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    sequence: { groupOrder: order },
+    maxWorkers: workers,
+  },
+});
+
+export default defineConfig({
+  // The root project loads the global setup, which imports @flowing/studio from its sources too.
+  resolve: { alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']) },
+  test: {
+    // `npm test` runs the fast lane (--project fast); `npm run test:all` runs both. The fast lane runs a file per
+    // core (vitest's default is one fewer: a single file at a time on two cores); the slow lane runs one file at a
+    // time, as its load, soak and timing figures were measured, and nothing else runs beside it.
+    projects: [
+      lane('fast', ALL_TESTS, SLOW_LANE, 0, availableParallelism()),
+      lane('slow', SLOW_LANE, [], 1, 1),
+    ],
+    // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it); set on
+    // the root so it runs once whichever lanes run, and every lane sees what it provides.
+    globalSetup: ['test/setup/studio-app.ts'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test/artifacts/vitest-report.json' }]] : ['default'],
   },
 });

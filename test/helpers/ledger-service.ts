@@ -8,7 +8,8 @@
  *   PUT  /config       body { delayMs } — how long calls take from now on (to land kills mid-call)
  *   GET  /requests     ?after=<id> — recorded requests in arrival order
  *
- * Usage: node --import tsx ledger-service.ts <sqlite file>; prints `LEDGER http://127.0.0.1:<port>` when listening.
+ * Usage: node --import tsx ledger-service.ts <sqlite file>; prints `LEDGER http://127.0.0.1:<port>` when listening,
+ * then `CALL <id> <tool>` for every call once it is recorded (before its answer).
  */
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
@@ -44,6 +45,7 @@ app.post('/call/:tool', async (c) => {
   const body = (await c.req.json().catch(() => null)) as { args?: unknown } | null;
   if (!body || typeof body !== 'object') return c.json({ code: 'LEDGER_BAD_BODY', message: 'the body is a JSON object { args }' }, 400);
   const { lastInsertRowid } = insert.run(c.req.param('tool'), key, JSON.stringify(body.args ?? null), Date.now());
+  process.stdout.write(`CALL ${Number(lastInsertRowid)} ${c.req.param('tool')}\n`);
   if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   return c.json({ requestId: Number(lastInsertRowid), tool: c.req.param('tool'), key });
 });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expect, vi } from 'vitest';
 import { cliArgs } from './cli.ts';
 export { seededRandom } from './seeded.ts';
 
@@ -25,11 +26,11 @@ export async function startServeChild(dir: string, args: string[], env: NodeJS.P
     });
     void exited.then((code) => reject(new Error(`flowing serve exited ${code}: ${stderr}`)));
   });
-  for (const started = Date.now(); ; await sleep(20)) {
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
-    if (ready) break;
-    if (Date.now() - started > 30_000) throw new Error(`flowing serve at ${url} was not ready within 30 s: ${stderr}`);
-  }
+  // Nothing is printed when recovery is over (only when it resumed something): /readyz is the signal.
+  await vi.waitFor(async () => {
+    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+    expect(status, `flowing serve at ${url} ready (stderr: ${stderr})`).toBe(200);
+  }, { timeout: 30_000, interval: 20 });
   return { child, url, exited, stderr: () => stderr };
 }
 

@@ -20,6 +20,8 @@ export interface Ledger {
   requests(after?: number): Promise<LedgerRequest[]>;
   /** How long every call takes from now on. */
   setDelay(ms: number): Promise<void>;
+  /** Calls `listener` for every call the service records from now on (it prints each one); returns the unsubscribe. */
+  onCall(listener: (call: { id: number; tool: string }) => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -29,12 +31,18 @@ export async function startLedger(file: string): Promise<Ledger> {
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listeners = new Set<(call: { id: number; tool: string }) => void>();
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
+    let partial = '';
     child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /LEDGER (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (match) resolve(match[1]!);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const listening = /^LEDGER (http:\/\/[\d.]+:\d+)$/.exec(line);
+        if (listening) resolve(listening[1]!);
+        const call = /^CALL (\d+) (\S+)$/.exec(line);
+        if (call) for (const listener of listeners) listener({ id: Number(call[1]), tool: call[2]! });
+      }
     });
     void exited.then(() => reject(new Error(`the ledger service exited before listening: ${stderr}`)));
   });
@@ -47,6 +55,10 @@ export async function startLedger(file: string): Promise<Ledger> {
     async setDelay(ms) {
       const response = await fetch(`${url}/config`, { method: 'PUT', body: JSON.stringify({ delayMs: ms }) });
       if (!response.ok) throw new Error(`ledger config refused: ${response.status}`);
+    },
+    onCall(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async stop() {
       child.kill('SIGTERM');

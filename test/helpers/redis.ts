@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
+import { within } from './wait.ts';
 
 /** Where the tests expect redis-server (`.ci/run` installs it with apt). */
 export const REDIS_SERVER = process.env.FLOWING_REDIS_SERVER ?? '/usr/bin/redis-server';
@@ -36,16 +37,21 @@ export async function startRedis(args: readonly string[] = ['--save', '', '--app
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4_000); });
-  child.stderr!.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4_000); });
+  // redis-server logs this line once it listens and has loaded its data (an append-only file, on a restart).
+  let ready!: () => void;
+  const listening = new Promise<void>((resolve) => (ready = resolve));
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000);
+    if (output.includes('Ready to accept connections')) ready();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  while (!(await answersPing(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server did not start on port ${port}: ${output.trim()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  try {
+    await within(Promise.race([listening, exited.then(() => { throw new Error('it exited'); })]), 10_000, 'redis-server to accept connections');
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`redis-server did not start on port ${port} (${(error as Error).message}): ${output.trim()}`);
   }
   const waitExit = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -63,16 +69,4 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** True when something on the port answers PING with PONG (raw RESP, no client library). */
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
 }

@@ -13,20 +13,39 @@ export function defineTestMachine(spec: FlowSpecInput, machine: AnyStateMachine,
   });
 }
 
-/** A tool that waits until `release()` (or its signal aborts), counting calls and remembering the last signal. */
+/**
+ * A tool that waits until `release()` (or its signal aborts), counting calls and remembering the last signal.
+ * `release()` resolves once every call it released has returned its answer.
+ */
 export function gateTool(name = 'wait') {
   let releases: Array<() => void> = [];
+  let returns: Array<Promise<void>> = [];
   const state = { calls: 0, signal: undefined as AbortSignal | undefined };
   const tool = defineTool({
     name, description: 'waits to be released', input: z.object({}), output: z.object({ ok: z.boolean() }), timeoutMs: 60_000,
     async run(_input, { signal }) {
       state.calls++;
       state.signal = signal;
+      let answered!: () => void;
+      returns.push(new Promise<void>((resolve) => (answered = resolve)));
       await new Promise<void>((resolve) => releases.push(resolve));
-      return { ok: true };
+      try {
+        return { ok: true };
+      } finally {
+        answered();
+      }
     },
   });
-  return { tool, state, release() { const r = releases; releases = []; r.forEach((f) => f()); } };
+  return {
+    tool, state,
+    release(): Promise<void> {
+      const [r, answered] = [releases, returns];
+      releases = [];
+      returns = [];
+      r.forEach((f) => f());
+      return Promise.all(answered).then(() => {});
+    },
+  };
 }
 
 /**

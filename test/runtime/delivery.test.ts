@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
@@ -139,8 +139,8 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('subscribe(fromSeq) on a store
           const log = await created.events();
           expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
           const last = log.length;
-          const deadline = Date.now() + 3_000;
-          while (subscribers.some((s) => (s.seen.at(-1)?.seq ?? s.from) < last) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+          // Every subscriber has caught up with the last event (the checks below then say what each one saw).
+          await vi.waitFor(() => expect(subscribers.map((s) => s.seen.at(-1)?.seq ?? s.from)).toEqual(subscribers.map(() => last)), { timeout: 3_000, interval: 5 });
           await settle();
           for (const sub of subscribers) {
             sub.stop();
@@ -170,17 +170,14 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('a live subscriber on a shared
       const session = await runtime.createSession(machine);
       const seen: number[] = [];
       const stop = session.subscribe(0, (e) => seen.push(e.seq));
-      const waitUntil = async (check: () => boolean) => {
-        const deadline = Date.now() + 3_000;
-        while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-      };
-      await waitUntil(() => seen.length === 2 && arrivals.duplicate === 2);
+      const soon = { timeout: 3_000, interval: 5 };
+      await vi.waitFor(() => expect({ seen: seen.length, duplicates: arrivals.duplicate }).toEqual({ seen: 2, duplicates: 2 }), soon);
       const readsWhenLive = arrivals.reads;
       const duplicatesBefore = arrivals.duplicate;
       for (let n = 1; n <= 5; n++) await session.send({ type: 'RUN', args: { n } });
       const total = (await session.events()).length;
       // Every event the runtime committed comes back once more through the feed.
-      await waitUntil(() => arrivals.duplicate >= duplicatesBefore + total - 2);
+      await vi.waitFor(() => expect(arrivals.duplicate).toBeGreaterThanOrEqual(duplicatesBefore + total - 2), soon);
       await new Promise((resolve) => setTimeout(resolve, 50));
       stop();
       expect(arrivals.duplicate).toBe(duplicatesBefore + total - 2);

@@ -6,6 +6,7 @@ import {
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { agentMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
+import { within } from '../helpers/wait.ts';
 
 const ofType = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 const usage = (n: number) => ({ promptTokens: n, completionTokens: n });
@@ -200,26 +201,37 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
 describe('streaming, truncation and step limits', () => {
   it('stops logging deltas when the session is cancelled mid-stream', async () => {
     let aborted = false;
+    let returned!: () => void;
+    const modelReturned = new Promise<void>((resolve) => (returned = resolve));
     const llm = provider({
       async generate(_request, { signal, onDelta }) {
-        for (let i = 0; i < 1_000 && !signal.aborted; i++) {
-          onDelta?.(`piece ${i} `);
-          await new Promise((resolve) => setTimeout(resolve, 1));
+        try {
+          for (let i = 0; i < 1_000 && !signal.aborted; i++) {
+            onDelta?.(`piece ${i} `);
+            await new Promise((resolve) => setTimeout(resolve, 1));
+          }
+          aborted = signal.aborted;
+          throw signal.reason;
+        } finally {
+          returned();
         }
-        aborted = signal.aborted;
-        throw signal.reason;
       },
     });
     const runtime = createRuntime({ machines: [orderSupport], llm });
     const session = await runtime.createSession(orderSupport);
     const running = session.send({ type: 'USER_MESSAGE', text: 'hello' });
     let deltas = 0;
-    session.subscribe(0, (e) => { if (e.type === 'message.delta') deltas++; });
-    for (let i = 0; i < 200 && deltas < 3; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+    let streaming!: () => void;
+    const threeDeltas = new Promise<void>((resolve) => (streaming = resolve));
+    session.subscribe(0, (e) => {
+      if (e.type === 'message.delta' && ++deltas === 3) streaming();
+    });
+    await within(threeDeltas, 5_000, 'three deltas to be logged');
     await session.cancel('stop talking');
     const atCancel = (await session.events()).filter((e) => e.type === 'message.delta').length;
     await running;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The model call has returned (its loop saw the abort): every delta it could still send was sent before this.
+    await within(modelReturned, 5_000, 'the model call to return');
     expect(aborted).toBe(true);
     expect((await session.events()).filter((e) => e.type === 'message.delta').length).toBe(atCancel);
     expect((await session.snapshot()).status).toBe('cancelled');

@@ -10,6 +10,7 @@ import { REPO_DIR } from '../helpers/project.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { approvalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 import { storePlace } from '../helpers/store-spec.ts';
+import { within } from '../helpers/wait.ts';
 
 const CHILD = join(REPO_DIR, 'test/helpers/durability-child.ts');
 
@@ -32,6 +33,7 @@ interface Child {
   /** Resolves with the exit signal (or code). */
   exited: Promise<string>;
   kill(): void;
+  /** Resolves when `check` holds for the lines printed so far (checked on every line); fails if the child exits first. */
   waitFor(check: (lines: string[]) => boolean, ms?: number): Promise<void>;
 }
 
@@ -40,11 +42,13 @@ function startChild(args: string[]): Child {
   const lines: string[] = [];
   let partial = '';
   let stderr = '';
+  const watchers = new Set<() => void>();
   child.stdout.on('data', (chunk: Buffer) => {
     const text = partial + chunk.toString();
     const parts = text.split('\n');
     partial = parts.pop()!;
     lines.push(...parts);
+    for (const watcher of watchers) watcher();
   });
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `code ${code}: ${stderr.slice(-2_000)}`)));
@@ -52,13 +56,19 @@ function startChild(args: string[]): Child {
     lines, exited,
     kill: () => child.kill('SIGKILL'),
     async waitFor(check, ms = 30_000) {
-      const deadline = Date.now() + ms;
-      while (!check(lines)) {
-        if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null) {
-          if (check(lines)) return;
-          throw new Error(`child did not get there (exit ${child.exitCode ?? child.signalCode}); stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2_000)}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 2));
+      let watcher = () => {};
+      const there = new Promise<void>((resolve) => {
+        watcher = () => { if (check(lines)) resolve(); };
+        watchers.add(watcher);
+        watcher();
+      });
+      const gone = exited.then(() => { if (!check(lines)) throw new Error('it exited'); });
+      try {
+        await within(Promise.race([there, gone]), ms, 'the child to print the awaited lines');
+      } catch (error) {
+        throw new Error(`child did not get there (${(error as Error).message}, exit ${child.exitCode ?? child.signalCode}); stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2_000)}`);
+      } finally {
+        watchers.delete(watcher);
       }
     },
   };

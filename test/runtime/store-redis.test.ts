@@ -2,7 +2,7 @@ import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { REPO_DIR } from '../helpers/project.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
@@ -27,13 +27,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const waitFor = async (check: () => boolean, ms = 3_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
+/** Waits until the feed has delivered `n` events to `seen` (vi.waitFor, re-checked every 5 ms). */
+const delivered = (seen: number[], n: number, timeout = 3_000) => vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(n), { timeout, interval: 5 });
 
 /** Redis clients named `name`, from CLIENT LIST. */
 async function clientIds(name: string): Promise<string[]> {
@@ -221,9 +216,9 @@ describe('Redis store: live feed across connections', () => {
     await writer.commit({ expectedVersion: 0, record: testRecord('live', 1, 3), events: testEvents('live', 1, 3), journal: [] });
     const seen: number[] = [];
     const stop = reader.follow!('live', 2, (events) => seen.push(...events.map((e) => e.seq)));
-    await waitFor(() => seen.length === 1);
+    await delivered(seen, 1);
     await writer.commit({ expectedVersion: 1, record: testRecord('live', 2, 5), events: testEvents('live', 4, 5), journal: [] });
-    await waitFor(() => seen.length === 3);
+    await delivered(seen, 3);
     stop();
     expect(seen).toEqual([3, 4, 5]);
   });
@@ -235,27 +230,29 @@ describe('Redis store: live feed across connections', () => {
     await writer.commit({ expectedVersion: 0, record: testRecord('cut', 1, 1), events: [testEvent('cut', 1)], journal: [] });
     const seen: number[] = [];
     const stop = reader.follow!('cut', 0, (events) => seen.push(...events.map((e) => e.seq)));
-    await waitFor(() => seen.length === 1);
+    await delivered(seen, 1);
     for (let i = 2; i <= 30; i++) {
       if (i % 5 === 0) for (const id of await clientIds('flowing-feed-b')) await admin.client('KILL', 'ID', id);
       await writer.commit({ expectedVersion: i - 1, record: testRecord('cut', i, i), events: [testEvent('cut', i)], journal: [] });
     }
-    await waitFor(() => seen.length >= 30, 10_000);
+    await delivered(seen, 30, 10_000);
     stop();
     expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
   it('wakes its blocked read when a session is followed, so a new follower does not wait for the BLOCK timeout', async () => {
-    const reader = open();
+    const reader = open({ redisOptions: { connectionName: 'flowing-feed-wake' } });
     const writer = createRedisStore({ url: server.url, prefix: reader.prefix });
     stores.push(writer);
     const stopFirst = reader.follow!('first', 0, () => {});
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the feed is now blocked on 'first' alone
+    // The feed is now blocked on 'first' alone: Redis shows its connection with the `b` (blocked) flag.
+    const blocked = async () => String(await admin.client('LIST')).split('\n').filter((line) => line.includes(' name=flowing-feed-wake ') && /\bflags=\S*b/.test(line)).length;
+    await vi.waitFor(async () => expect(await blocked()).toBe(1), { timeout: 3_000, interval: 5 });
     const seen: number[] = [];
     const stopSecond = reader.follow!('second', 0, (events) => seen.push(...events.map((e) => e.seq)));
     const started = Date.now();
     await writer.commit({ expectedVersion: 0, record: testRecord('second', 1, 1), events: [testEvent('second', 1)], journal: [] });
-    await waitFor(() => seen.length === 1, 4_000);
+    await delivered(seen, 1, 4_000);
     expect(Date.now() - started).toBeLessThan(1_000);
     stopFirst();
     stopSecond();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalMachine, gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
+import { within } from '../helpers/wait.ts';
 import { abortableTool, payTool, startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer | undefined;
@@ -131,7 +132,7 @@ describe('runtime server: sessions over HTTP', () => {
     server = await startTestServer([refusalMachine(wait.tool)]);
     const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
     const sending = server.call('POST', `/sessions/${created.sessionId}/events`, { body: { type: 'GO', n: 1 } });
-    for (let i = 0; i < 200 && wait.state.calls === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await within(wait.started, 2_000, 'the call to start');
     expect(wait.state.calls).toBe(1);
     const cancelAt = performance.now();
     const cancelled = await server.call('POST', `/sessions/${created.sessionId}/cancel`, { body: { reason: 'test' } });

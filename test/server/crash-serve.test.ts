@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerProject, parseLedgerKey, startLedger, type Ledger, type LedgerRequest } from '../helpers/ledger.ts';
+import { ledgerProject, parseLedgerKey, startLedger, type Ledger } from '../helpers/ledger.ts';
 import { AckingClient, logProblems, seededRandom, sleep, startServeChild, type ServeChild, type WireEvent, type WireSession } from '../helpers/ledger-workload.ts';
 
 /**
@@ -63,16 +63,10 @@ async function drive(client: AckingClient, sessionId: string, random: () => numb
   }
 }
 
-/** Resolves when the ledger records a new call of `tool` (polled every 10 ms), or never. */
-function whenLedgerCalled(tool: string, afterId: number, stop: { stopped: boolean }): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = async () => {
-      if (stop.stopped) return;
-      const requests = await ledger.requests(afterId).catch(() => [] as LedgerRequest[]);
-      if (requests.some((r) => r.tool === tool)) return resolve();
-      setTimeout(poll, 10);
-    };
-    void poll();
+/** Calls `then` the moment the ledger records a call of `tool` after request `afterId`; returns the unsubscribe. */
+function whenLedgerCalled(tool: string, afterId: number, then: () => void): () => void {
+  return ledger.onCall((call) => {
+    if (call.id > afterId && call.tool === tool) then();
   });
 }
 
@@ -103,11 +97,10 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
         landed[how] = (landed[how] ?? 0) + 1;
         serve.child.kill('SIGKILL');
       };
-      const stop = { stopped: false };
       // The fallback: a round whose aimed moment never comes is cut at a random time like the 'time' rounds.
       const fallback = setTimeout(() => kill('time'), kind === 'time' ? 30 + random() * 1500 : 3000);
-      if (kind === 'mid-lookup') void whenLedgerCalled('query_order', lastRequest, stop).then(() => kill(kind));
-      if (kind === 'mid-refund') void whenLedgerCalled('issue_refund', lastRequest, stop).then(() => kill(kind));
+      const unwatch = kind === 'mid-lookup' ? whenLedgerCalled('query_order', lastRequest, () => kill(kind))
+        : kind === 'mid-refund' ? whenLedgerCalled('issue_refund', lastRequest, () => kill(kind)) : () => {};
       const approvalDelay = random() * 40;
       const beforeApprove = () => {
         if (kind === 'mid-approval') setTimeout(() => kill(kind), approvalDelay);
@@ -129,7 +122,7 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
       })();
       await serve.exited;
       clearTimeout(fallback);
-      stop.stopped = true;
+      unwatch();
       await refill;
       await Promise.all(drives);
     }

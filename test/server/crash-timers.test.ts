@@ -9,7 +9,9 @@ import type { FlowSpecInput } from '@flowing/spec';
 import { copyProject } from '../helpers/project.ts';
 import { createManualClock, type ManualClock } from '../helpers/runtime-clock.ts';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
-import { AckingClient, sleep, startServeChild, type WireEvent } from '../helpers/ledger-workload.ts';
+import { AckingClient, startServeChild, type WireEvent } from '../helpers/ledger-workload.ts';
+import { within } from '../helpers/wait.ts';
+import { readSse } from './sse-client.ts';
 
 /** idle --START--> waiting --(after `ms`)--> timed_out; waiting --REPLY--> answered. */
 function timedSpec(id: string, ms: number): FlowSpecInput {
@@ -147,7 +149,6 @@ describe('after timers across a SIGKILL of flowing serve (real child process, SQ
     await post('/sessions', { machine: 'slow-timer', sessionId: 'slow' });
     const slowStart = await post('/sessions/slow/events', { type: 'START' });
     expect((await slowStart.json()).status).toBe('waiting');
-    await sleep(800);
     await post('/sessions', { machine: 'quick-timer', sessionId: 'quick' });
     expect((await (await post('/sessions/quick/events', { type: 'START' })).json()).status).toBe('waiting');
     first.child.kill('SIGKILL');
@@ -159,17 +160,19 @@ describe('after timers across a SIGKILL of flowing serve (real child process, SQ
     client.url = second.url;
     try {
       const entered = (log: WireEvent[], name: string) => log.find((e) => e.type === 'state.changed' && e.data.state === name)?.at as number | undefined;
-      let slow: WireEvent[] = [];
-      for (const until = Date.now() + 15_000; Date.now() < until; await sleep(50)) {
-        slow = await client.log('slow');
-        if (entered(slow, 'timed_out') !== undefined) break;
-      }
+      // The slow session's stream ends when the session does, i.e. when its timer has fired (or at once with 204
+      // if it already has).
+      const stream = await within(readSse(`${second.url}/sessions/slow/stream`), 15_000, 'the slow timer to fire after the restart');
+      expect(stream.complete).toBe(true);
+      const slow = await client.log('slow');
       const quick = await client.log('quick');
       // The quick timer (300 ms) fell due while the server was down: it fired during recovery, before /readyz said ready.
       expect(readyAt - killedAt).toBeGreaterThan(300);
       expect(entered(quick, 'timed_out')).toBeGreaterThanOrEqual(killedAt);
       expect(entered(quick, 'timed_out')!).toBeLessThanOrEqual(readyAt + 200);
-      // The slow one (8 s) fired 8 s after it was armed, whatever the downtime (not 8 s after the restart).
+      // The slow one (8 s) fired 8 s after it was armed, whatever the downtime (not 8 s after the restart). The
+      // restart itself is the gap that tells the two apart: it must be longer than the tolerance below.
+      expect(readyAt - entered(slow, 'waiting')!).toBeGreaterThan(400);
       const waited = entered(slow, 'timed_out')! - entered(slow, 'waiting')!;
       expect(waited).toBeGreaterThanOrEqual(8_000);
       expect(waited).toBeLessThan(8_000 + 400);

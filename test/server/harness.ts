@@ -43,22 +43,31 @@ export async function startTestServer(machines: AnyMachineDefinition[], options:
   };
 }
 
-/** A tool that runs until its AbortSignal fires, and records when it did. */
+/**
+ * A tool that runs until its AbortSignal fires, and records when it did. `started` resolves at its first call,
+ * `aborted` with the time (performance.now()) of its first abort.
+ */
 export function abortableTool(name = 'wait') {
   const state = { calls: 0, abortedAt: undefined as number | undefined };
+  let onStart!: () => void;
+  let onAbort!: (at: number) => void;
+  const started = new Promise<void>((resolve) => (onStart = resolve));
+  const aborted = new Promise<number>((resolve) => (onAbort = resolve));
   const tool = defineTool({
     name, description: 'waits until aborted', input: z.object({}), output: z.object({ ok: z.boolean() }), timeoutMs: 60_000,
     run(_input, { signal }) {
       state.calls++;
+      onStart();
       return new Promise((_resolve, reject) => {
         signal.addEventListener('abort', () => {
           state.abortedAt = performance.now();
+          onAbort(state.abortedAt);
           reject(signal.reason);
         }, { once: true });
       });
     },
   });
-  return { tool, state };
+  return { tool, state, started, aborted };
 }
 
 /** A high-risk payment tool that counts its runs (the side-effect ledger of these tests). */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type MemoryStoreData } from '@flowing/runtime';
 import { startServer, type RunningServer } from '@flowing/runtime/server';
@@ -32,8 +32,8 @@ async function crashMidCall(idempotent: boolean): Promise<{ data: MemoryStoreDat
   const runtime = createRuntime({ machines: [singleToolMachine(tool)], store });
   const session = await runtime.createSession('single-tool');
   void session.send({ type: 'RUN', args: {} });
-  for (let i = 0; i < 200 && (await store.readJournal(session.id)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-  expect((await store.readJournal(session.id)).length).toBe(1);
+  // The journal entry of the call is stored (before the call for a non-idempotent tool, with the next commit for an idempotent one).
+  await vi.waitFor(async () => expect(await store.readJournal(session.id)).toHaveLength(1), { timeout: 2_000, interval: 5 });
   const data = store.exportData();
   await session.cancel('the test is done with the first process');
   return { data, sessionId: session.id };

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from '@flowing/runtime';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { expectGapless, gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
@@ -25,13 +25,22 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const waitFor = async (check: () => boolean | Promise<boolean>, ms = 5_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
+/** vi.waitFor options: re-check every 5 ms for up to 5 s. */
+const soon = { timeout: 5_000, interval: 5 };
+
+/** Asks for the lease until it is granted (a refused attempt writes nothing), answering the grant. */
+async function acquireOnceFree(store: RedisStore, sessionId: string, owner: string) {
+  return vi.waitFor(async () => {
+    const attempt = await store.leases.acquire(sessionId, owner);
+    expect(attempt.granted, `the lease of ${sessionId} to be free for ${owner}`).toBe(true);
+    return attempt;
+  }, soon);
+}
+
+/** Resolves once the gate tool has been called `n` times. */
+function called(gate: ReturnType<typeof gateTool>, n = 1): Promise<void> {
+  return vi.waitFor(() => expect(gate.state.calls).toBe(n), soon);
+}
 
 /** Every key of a store's prefix with its type, to show a refused write changed nothing. */
 async function dump(store: RedisStore): Promise<string> {
@@ -63,8 +72,9 @@ describe('Redis session leases', () => {
     await store.leases.release('s1', 1);
     expect(await store.leases.acquire('s1', 'B')).toEqual({ granted: true, token: 2 });
     expect(await store.leases.renew('s1', 'B', 2)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // B's lease expires unrenewed
-    expect(await store.leases.acquire('s1', 'C')).toEqual({ granted: true, token: 3 });
+    expect((await store.leases.acquire('s1', 'C')).granted).toBe(false);
+    // B stops renewing: C's first grant is the moment B's lease expired.
+    expect(await acquireOnceFree(store, 's1', 'C')).toEqual({ granted: true, token: 3 });
     expect(await store.leases.renew('s1', 'B', 2)).toBe(false);
   });
 
@@ -73,8 +83,8 @@ describe('Redis session leases', () => {
     await store.commit({ expectedVersion: 0, record: testRecord('s2', 1, 1), events: [testEvent('s2', 1)], journal: [] });
     const paused = await store.leases.acquire('s2', 'A');
     if (!paused.granted) throw new Error('A should hold the lease');
-    await new Promise((resolve) => setTimeout(resolve, 300)); // A is paused past its TTL
-    const taker = await store.leases.acquire('s2', 'B');
+    // A is paused past its TTL: B is granted the lease as soon as A's expires.
+    const taker = await acquireOnceFree(store, 's2', 'B');
     expect(taker.granted).toBe(true);
     const before = await dump(store);
     // B has not written yet, so version 1 is still current: only the fence stands between A and the store.
@@ -111,8 +121,8 @@ describe('Redis session leases', () => {
     const page = await store.leases.orphans();
     expect(page.sessions.map((s) => s.sessionId)).toEqual(['run-free']);
     expect(page.sessions[0]).toMatchObject({ status: 'running', machineId: 'm', version: 1, seq: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await store.leases.orphans()).sessions.map((s) => s.sessionId).sort()).toEqual(['run-free', 'run-held']);
+    // Nobody renews A's lease: once it expires, run-held is an orphan too.
+    await vi.waitFor(async () => expect((await store.leases.orphans()).sessions.map((s) => s.sessionId).sort()).toEqual(['run-free', 'run-held']), soon);
     // A session that stops running leaves the set with its next commit.
     await store.commit({ expectedVersion: 1, record: testRecord('run-free', 2, 2, { status: 'waiting' }), events: [testEvent('run-free', 2)], journal: [] });
     expect((await store.leases.orphans()).sessions.map((s) => s.sessionId)).toEqual(['run-held']);
@@ -128,9 +138,13 @@ describe('Runtimes sharing one Redis: leases', () => {
     const rb = createRuntime({ machines: [refusalMachine(gate.tool)], store: b });
     const session = await ra.createSession('refusals');
     const first = ra.session(session.id).send({ type: 'GO', n: 1 });
-    await waitFor(() => gate.state.calls === 1);
+    await called(gate);
+    const attempts = vi.spyOn(b.leases, 'acquire');
     const second = rb.session(session.id).send({ type: 'FINISH' }); // waits for A's lease
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // B has asked for the lease and been told A holds it, twice: B is at the point where it would apply FINISH and
+    // is held back there, so the state read now is the one FINISH must not have changed.
+    const refusedToB = () => attempts.mock.settledResults.filter((r) => r.type === 'fulfilled' && !r.value.granted).length;
+    await vi.waitFor(() => expect(refusedToB()).toBeGreaterThanOrEqual(2), soon);
     expect((await rb.session(session.id).snapshot()).state).toBe('working');
     gate.release();
     expect(await first).toMatchObject({ applied: true, state: 'idle' });
@@ -149,7 +163,7 @@ describe('Runtimes sharing one Redis: leases', () => {
     const rb = createRuntime({ machines: [refusalMachine(gate.tool)], store: b, lease: { waitMs: 150 } });
     const session = await ra.createSession('refusals');
     const first = ra.session(session.id).send({ type: 'GO', n: 1 });
-    await waitFor(() => gate.state.calls === 1);
+    await called(gate);
     const seqBefore = (await rb.session(session.id).snapshot()).seq;
     const started = performance.now();
     const refused = await rb.session(session.id).send({ type: 'FINISH' }).then(() => undefined, (error: unknown) => error);
@@ -166,8 +180,9 @@ describe('Runtimes sharing one Redis: leases', () => {
     const gate = gateTool();
     const ra = createRuntime({ machines: [refusalMachine(gate.tool)], store: a });
     const session = await ra.createSession('refusals');
+    const commits = vi.spyOn(a, 'commit');
     const sending = ra.session(session.id).send({ type: 'GO', n: 1 });
-    await waitFor(() => gate.state.calls === 1);
+    await called(gate);
     const stored = async () => JSON.stringify([await a.load(session.id), await a.readEvents(session.id), await a.readJournal(session.id)]);
     const before = await stored();
     // Another process takes the lease as if A had been paused past its TTL.
@@ -176,8 +191,13 @@ describe('Runtimes sharing one Redis: leases', () => {
     const result = await sending;
     expect(result).toMatchObject({ applied: false, code: 'LEASE_LOST' });
     expect(gate.state.signal?.aborted).toBe(true);
-    gate.release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const commitsAtLoss = commits.mock.calls.length;
+    // The tool answers late: its answer is back in A (the gate resolves after the tool returned), and one turn of the
+    // event loop later every continuation of it has run. Nothing on that path waits on a timer, so a commit made from
+    // the late answer would have been sent by now; the reads below go over A's own connection, behind any such write.
+    await gate.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commits.mock.calls.length).toBe(commitsAtLoss);
     // A's record, log and journal are as they were when it lost the lease.
     expect(await stored()).toBe(before);
   });

@@ -21,7 +21,7 @@ import { request, type ClientRequest } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type Runtime } from '@flowing/runtime';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { startServer, type RunningServer } from '@flowing/runtime/server';
@@ -250,15 +250,16 @@ async function observe(): Promise<Observed> {
   return { handles: handles(), redis: { connected: clients.connected, blocked: clients.blocked }, follows: liveFollows, openRequests: openRequests.size };
 }
 
-/** Polls until `observe()` equals `baseline` (the server notices drops asynchronously), or the settle time is over. */
+/**
+ * `observe()` once it equals `baseline` (the server notices drops asynchronously), or as it is when the settle time
+ * is over: the caller compares, so a count that never comes back fails there with both values.
+ */
 async function settle(baseline: Observed): Promise<Observed> {
-  const deadline = performance.now() + SETTLE_MS;
-  let now = await observe();
-  while (JSON.stringify(now) !== JSON.stringify(baseline) && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    now = await observe();
-  }
-  return now;
+  return vi.waitFor(async () => {
+    const now = await observe();
+    expect(now).toEqual(baseline);
+    return now;
+  }, { timeout: SETTLE_MS, interval: 100 }).catch(() => observe());
 }
 
 /**

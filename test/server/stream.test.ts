@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
 import { abortableTool, startTestServer, type TestServer } from './harness.ts';
+import { within } from '../helpers/wait.ts';
 import { readSse } from './sse-client.ts';
 
 let server: TestServer | undefined;
@@ -135,25 +136,40 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
       until: (r) => r.events.some((e) => e.event === 'tool.started'),
     });
     const leftAt = performance.now();
-    for (let i = 0; i < 200 && wait.state.abortedAt === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(wait.state.abortedAt).toBeDefined();
-    expect(wait.state.abortedAt! - leftAt).toBeGreaterThanOrEqual(140);
-    expect(wait.state.abortedAt! - leftAt).toBeLessThan(1000);
+    const abortedAt = await within(wait.aborted, 2_000, 'the call to be aborted after the grace period');
+    expect(abortedAt - leftAt).toBeGreaterThanOrEqual(140);
+    expect(abortedAt - leftAt).toBeLessThan(1000);
     const view = await s.call('GET', `/sessions/${id}`);
     expect(view.body.status).toBe('cancelled');
     expect(s.logs.some((e) => e.code === 'SERVER_CLIENT_GONE')).toBe(true);
   });
 
   it('does not cancel when the client comes back on the stream within the grace period', async () => {
+    const GRACE_MS = 300;
+    const HEARTBEAT_MS = 50;
     const wait = abortableTool();
-    const { server: s, id } = await sessionWithEvents(0, { disconnectGraceMs: 300 }, wait.tool);
+    const { server: s, id } = await sessionWithEvents(0, { disconnectGraceMs: GRACE_MS, heartbeatMs: HEARTBEAT_MS }, wait.tool);
     const first = await readSse(`${s.url}/sessions/${id}/events/stream`, {
       method: 'POST', body: JSON.stringify({ type: 'GO', n: 1 }), headers: { 'content-type': 'application/json' },
       until: (r) => r.events.some((e) => e.event === 'tool.started'),
     });
     const lastId = first.events.filter((e) => e.id !== undefined).at(-1)!.id!;
-    const back = readSse(`${s.url}/sessions/${id}/stream`, { headers: { 'last-event-id': lastId }, until: () => false });
-    await new Promise((r) => setTimeout(r, 600));
+    // The server's own heartbeats on the resumed stream say when the grace period is over: they come from a timer in
+    // the same event loop as the grace timer, which was armed when the client left (before this stream opened), so
+    // the heartbeat due twice the grace period after the open is written after that timer's deadline. Had the timer
+    // cancelled, the log line, the abort and the cancelled status would all be there by then.
+    let pastGrace!: () => void;
+    const heartbeats = new Promise<void>((resolve) => (pastGrace = resolve));
+    const back = readSse(`${s.url}/sessions/${id}/stream`, {
+      headers: { 'last-event-id': lastId },
+      until: (r) => {
+        if (r.comments.length >= (2 * GRACE_MS) / HEARTBEAT_MS) pastGrace();
+        return false;
+      },
+    });
+    // (A stream that ends first, as a cancelled session's does, ends the wait too: the checks below say why.)
+    await within(Promise.race([heartbeats, back]), 10_000, `${(2 * GRACE_MS) / HEARTBEAT_MS} heartbeats on the resumed stream`);
+    expect(s.logs.filter((e) => e.code === 'SERVER_CLIENT_GONE')).toEqual([]);
     expect(wait.state.abortedAt).toBeUndefined();
     expect((await s.call('GET', `/sessions/${id}`)).body.status).toBe('running');
     await s.call('POST', `/sessions/${id}/cancel`, { body: {} });

@@ -82,13 +82,3 @@ export async function fullLog(base: string, sessionId: string): Promise<Array<{ 
     after = page.nextAfter;
   }
 }
-
-export async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

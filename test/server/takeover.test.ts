@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { fullLog, getJson, makeLeaseProject, post, startServe, waitFor, type ServeChild } from './takeover-harness.ts';
+import { fullLog, getJson, makeLeaseProject, post, startServe, type ServeChild } from './takeover-harness.ts';
 
 /** The lease TTL the two servers run with; takeover must happen within it + 1 s. */
 const TTL_MS = 2_000;
@@ -36,6 +36,9 @@ async function ledgerOf(sessionId: string): Promise<Array<{ pid: number; key: st
   return lines.filter((line) => line.key.startsWith(`${sessionId}:`));
 }
 
+/** Re-checks every 20 ms (the takeover time is measured with it) until `check` stops throwing or `timeout` ms pass. */
+const often = (timeout: number) => ({ timeout, interval: 20 });
+
 /** Process state letter from /proc (T = stopped). */
 async function processState(pid: number): Promise<string> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
@@ -52,17 +55,22 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
     // Both processes are asked to run the next step at the same time.
     // The holder's request dies with it (its connection is reset); only the survivor's answer is looked at.
     const sends = [a, b].map((server) => post(`${server.url}/sessions/${id}/events`, { type: 'CHARGE', ms: 60_000 }).catch((error: Error) => ({ status: 0, body: { error: error.message }, headers: new Headers() })));
-    const [started] = await waitFor(async () => { const lines = await ledgerOf(id); return lines.length > 0 && lines; }, 20_000, 'the charge to start');
+    const [started] = await vi.waitFor(async () => {
+      const lines = await ledgerOf(id);
+      expect(lines, 'the charge to start').not.toEqual([]);
+      return lines;
+    }, often(20_000));
     const holder = [a, b].find((s) => s.pid === started!.pid)!;
     const other = holder === a ? b : a;
     expect(holder).toBeDefined();
 
     const killedAt = Date.now();
     await holder.kill();
-    const takenOver = await waitFor(async () => {
+    const takenOver = await vi.waitFor(async () => {
       const view = await getJson(`${other.url}/sessions/${id}`);
-      return view.status === 'needs_attention' && view;
-    }, TTL_MS + 5_000, 'the other process to take the session over');
+      expect(view.status, 'the other process to take the session over').toBe('needs_attention');
+      return view;
+    }, often(TTL_MS + 5_000));
     const tookMs = Date.now() - killedAt;
     expect(tookMs).toBeLessThanOrEqual(TTL_MS + 1_000);
     expect(takenOver.error.code).toBe('TOOL_UNKNOWN_OUTCOME');
@@ -87,12 +95,16 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
 
     // A runs the charge and stops itself (SIGSTOP) right after the side effect, before writing its result.
     const paused = post(`${a.url}/sessions/${id}/events`, { type: 'CHARGE', ms: 0, stop: true });
-    await waitFor(async () => (await ledgerOf(id)).length === 1 && (await processState(a.pid)) === 'T', 20_000, 'A to stop mid-call');
+    await vi.waitFor(async () => {
+      expect(await ledgerOf(id), 'A to run the charge').toHaveLength(1);
+      expect(await processState(a.pid), 'A to stop mid-call').toBe('T');
+    }, often(20_000));
     const stoppedAt = Date.now();
-    const takenOver = await waitFor(async () => {
+    const takenOver = await vi.waitFor(async () => {
       const view = await getJson(`${b.url}/sessions/${id}`);
-      return view.status === 'needs_attention' && view;
-    }, TTL_MS + 5_000, 'B to take the session over');
+      expect(view.status, 'B to take the session over').toBe('needs_attention');
+      return view;
+    }, often(TTL_MS + 5_000));
     expect(Date.now() - stoppedAt).toBeLessThanOrEqual(TTL_MS + 1_000);
     const before = await fullLog(b.url, id);
 
@@ -101,11 +113,18 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
     expect(answer.status).toBe(409);
     expect(answer.body.code).toBe('STORE_FENCED');
 
-    // Nothing A wrote after the takeover landed: the log and the session are as B left them.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await fullLog(b.url, id)).toEqual(before);
-    expect((await getJson(`${b.url}/sessions/${id}`))).toMatchObject({ status: 'needs_attention', seq: takenOver.seq, step: takenOver.step, context: takenOver.context });
-    expect(before.filter((e) => e.type === 'tool.completed')).toHaveLength(0);
+    // A second event for the session, sent to A: A applies one session's operations one after another, so it
+    // answers this one only once everything left of the paused step is over in A. A write of that step would have
+    // landed before this answer, and the refusal lands right behind B's last event: after it, the log must be B's
+    // log plus this one refusal and nothing else. (This replaces waiting a fixed time for writes that must not come.)
+    const next = await post(`${a.url}/sessions/${id}/events`, { type: 'CHARGE', ms: 0 });
+    expect(next).toMatchObject({ status: 409, body: { code: 'SESSION_NEEDS_ATTENTION' } });
+    const after = await fullLog(b.url, id);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length)).toMatchObject([{ seq: before.length + 1, type: 'transition.rejected', data: { event: 'CHARGE', code: 'SESSION_NEEDS_ATTENTION' } }]);
+    // Nothing A wrote after the takeover landed: the session is as B left it (plus that refusal in its log).
+    expect((await getJson(`${b.url}/sessions/${id}`))).toMatchObject({ status: 'needs_attention', seq: takenOver.seq + 1, step: takenOver.step, context: takenOver.context });
+    expect(after.filter((e) => e.type === 'tool.completed')).toHaveLength(0);
     expect(await ledgerOf(id)).toHaveLength(1);
     // A goes on serving: its next request for the session is answered from the store as it is now.
     expect((await getJson(`${a.url}/sessions/${id}`)).status).toBe('needs_attention');
