@@ -28,8 +28,9 @@ export const SLOW_LANE = [
   // Chromium
   'test/e2e/**/*.test.ts',
   'test/server/sse-chromium.test.ts',
-  // packaging: npm pack + install into projects outside the repository
+  // packaging: npm pack + install into projects outside the repository (the consumer and the README's doc tests)
   'test/consumer/**/*.test.ts',
+  'test/docs/**/*.test.ts',
   // soak and load
   'test/server/redis-soak.test.ts',
   'test/server/load*.test.ts',

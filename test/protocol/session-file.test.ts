@@ -5,13 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SESSION_FILE_CHARS, parseSessionFile, type SessionFileProblem } from '@flowing/protocol';
 import { createMemoryStore, createRuntime, exportSession } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { createManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock } from '@flowing/runtime';
 
 let text: string;
 
 beforeAll(async () => {
   const store = createMemoryStore();
-  const runtime = createRuntime({ machines: [orderSupport], store, clock: createManualClock() });
+  const runtime = createRuntime({ machines: [orderSupport], store, clock: createVirtualClock() });
   const session = await runtime.createSession(orderSupport, { userId: 'u-ada' }, { sessionId: 'file-1' });
   await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
   text = await exportSession(store, session.id, { now: 1_700_000_000_000 });

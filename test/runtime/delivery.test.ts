@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { settle } from '../helpers/runtime-clock.ts';
+import { settle } from '@flowing/runtime';
 import { createBackend, type StoreKind } from '../helpers/stores.ts';
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
 

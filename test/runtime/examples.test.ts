@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
-import { settle } from '../helpers/runtime-clock.ts';
+import { settle } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 
 const types = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);

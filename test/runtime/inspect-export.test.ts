@@ -7,7 +7,7 @@ import {
 } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { createManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 
 let dir: string;
@@ -18,7 +18,7 @@ let text: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flowing-export-'));
   store = createSqliteStore({ file: join(dir, 'sessions.db') });
-  const runtime = createRuntime({ machines: [orderSupport], store, clock: createManualClock() });
+  const runtime = createRuntime({ machines: [orderSupport], store, clock: createVirtualClock() });
   const session = await runtime.createSession(orderSupport, { userId: 'u-ada' }, { sessionId: 'export-1', traceId: 'trace-export' });
   await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
   await session.send({ type: 'USER_MESSAGE', text: 'refund A1002 please' });
@@ -60,7 +60,7 @@ describe('exportSession / parseSessionFile', () => {
   it('replays from the file alone without running a tool', async () => {
     const file = parseSessionFile(text);
     const { tools, counts } = countingTools(orderSupport.tools);
-    const replayed = await replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createManualClock() });
+    const replayed = await replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createVirtualClock() });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(file.events));
     expect(Object.values(counts).every((n) => n === 0)).toBe(true);
   });

@@ -7,7 +7,7 @@ import {
 } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { createManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 
 /**
@@ -33,7 +33,7 @@ beforeAll(async () => {
   store = createSqliteStore({ file: join(dir, 'sessions.db') });
   // Recorded in memory (fast), then stored on SQLite in one commit: the reads below are what is measured.
   const memory = createMemoryStore();
-  const runtime = createRuntime({ machines: [orderSupport], store: memory, clock: createManualClock(), limits: { maxSteps: 100_000 } });
+  const runtime = createRuntime({ machines: [orderSupport], store: memory, clock: createVirtualClock(), limits: { maxSteps: 100_000 } });
   const session = await runtime.createSession(orderSupport, { userId: 'u-ada' }, { sessionId: 'figures-1', traceId: 'trace-figures' });
   while ((await session.snapshot()).seq < 10_000) await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
   sessionId = session.id;
@@ -58,7 +58,7 @@ describe(`inspection of a session of more than 10,000 events`, () => {
     await time('sessionAtLastMs', () => sessionAt(file.events, log.length));
     await time('sessionAtMiddleMs', () => sessionAt(file.events, Math.floor(log.length / 2)));
     const { tools, counts } = countingTools(orderSupport.tools);
-    const replayed = await time('replayMs', () => replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createManualClock(), limits: { maxSteps: 100_000 } }));
+    const replayed = await time('replayMs', () => replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createVirtualClock(), limits: { maxSteps: 100_000 } }));
     expect(replayed.events).toHaveLength(log.length);
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(0);
     expect(figures.parseMs).toBeLessThan(5_000);

@@ -6,7 +6,7 @@ import { createRuntime, createScriptedProvider, type AnyMachineDefinition, type 
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { setup as xstateSetup } from 'xstate';
-import { createManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 
@@ -159,7 +159,7 @@ describe('forkSession', () => {
 
   it('forks a state waiting on a timer: the timer starts anew in the fork with its full delay and fires there', async () => {
     const db = await sqliteFile();
-    const clock = createManualClock(1_000_000);
+    const clock = createVirtualClock(1_000_000);
     const machine = timedMachine(30_000);
     const runtime = createRuntime({ machines: [machine], store: db.open(), clock });
     const parent = await runtime.createSession(machine);

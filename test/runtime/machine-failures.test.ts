@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { settle } from '../helpers/runtime-clock.ts';
+import { settle } from '@flowing/runtime';
 import { guardedDoneMachine, quoteTool, startsWithCallMachine, throwingImplMachine } from '../helpers/runtime-failing-machines.ts';
 import { gateTool, singleToolMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';

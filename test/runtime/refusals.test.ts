@@ -66,7 +66,7 @@ describe('send refuses what it does not apply, with a code and a transition.reje
     expect(gate.state.calls).toBe(1);
     expect(await session.send({ type: 'FINISH' }, { queue: false })).toMatchObject({ applied: false, code: 'BUSY' });
     expect((await lastRejection())?.data).toMatchObject({ event: 'FINISH', code: 'BUSY', states: ['working'] });
-    gate.release();
+    void gate.release();
     expect(await running).toMatchObject({ applied: true, state: 'idle' });
   });
 
@@ -75,7 +75,7 @@ describe('send refuses what it does not apply, with a code and a transition.reje
     const first = session.send({ type: 'GO', n: 1 });
     const second = session.send({ type: 'FINISH' });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    gate.release();
+    void gate.release();
     expect(await first).toMatchObject({ applied: true, state: 'idle' });
     expect(await second).toMatchObject({ applied: true, status: 'done' });
   });

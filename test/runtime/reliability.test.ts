@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, reexecuteSession, replaySession, type LlmProvider } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
-import { createManualClock, settle } from '../helpers/runtime-clock.ts';
+import { createVirtualClock, settle } from '@flowing/runtime';
 import { gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
 describe('B3: fuzzed events are refused with a code or applied per schema', () => {
@@ -44,7 +44,7 @@ describe('B3: fuzzed events are refused with a code or applied per schema', () =
 
 describe('B6: hanging calls fail within their timeout with a coded error', () => {
   it('a hanging model call fails with LLM_TIMEOUT at its timeout', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     let aborted = false;
     const llm: LlmProvider = {
       ...createScriptedProvider(),
@@ -66,7 +66,7 @@ describe('B6: hanging calls fail within their timeout with a coded error', () =>
   });
 
   it('a hanging tool fails with TOOL_TIMEOUT at its timeout, even when it ignores its signal', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const deaf = defineTool({ name: 'deaf', description: 'ignores aborts', input: z.object({}), output: z.object({}), timeoutMs: 3_000, idempotent: true, retries: 0, run: () => new Promise<Record<string, never>>(() => {}) });
     const machine = singleToolMachine(deaf);
     const runtime = createRuntime({ machines: [machine], store: createMemoryStore(), clock });
@@ -89,11 +89,11 @@ describe('C4: a second message while a run is active', () => {
     const second = session.send({ type: 'GO', n: 2 });
     await settle();
     expect(gate.state.calls).toBe(1);
-    gate.release();
+    void gate.release();
     await first;
     await settle();
     expect(gate.state.calls).toBe(2);
-    gate.release();
+    void gate.release();
     await second;
     const changes = (await session.events()).filter((e) => e.type === 'state.changed').map((e) => (e.data as { state: string }).state);
     expect(changes).toEqual(['idle', 'working', 'idle', 'working', 'idle']);
@@ -107,7 +107,7 @@ describe('C4: a second message while a run is active', () => {
     const first = session.send({ type: 'GO', n: 1 });
     await settle();
     expect(await session.send({ type: 'GO', n: 2 }, { queue: false })).toMatchObject({ applied: false, code: 'BUSY' });
-    gate.release();
+    void gate.release();
     expect(await first).toMatchObject({ applied: true, state: 'idle' });
     expect(gate.state.calls).toBe(1);
     expect((await session.snapshot()).context).toEqual({ n: 1 });
@@ -149,7 +149,7 @@ describe('D8: invalid input at creation', () => {
 
 describe('D11: replay a recorded session', () => {
   async function record() {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore(), clock });
     const session = await runtime.createSession(orderSupport, { userId: 'u-ada' }, { sessionId: 'replay-1', traceId: 'trace-1' });
     await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
@@ -161,7 +161,7 @@ describe('D11: replay a recorded session', () => {
 
   it('reproduces the log and the final snapshot byte for byte', async () => {
     const recorded = await record();
-    const replayed = await replaySession({ machine: orderSupport, log: recorded.log, clock: createManualClock() });
+    const replayed = await replaySession({ machine: orderSupport, log: recorded.log, clock: createVirtualClock() });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(recorded.log));
     expect(JSON.stringify(replayed.snapshot)).toBe(JSON.stringify(recorded.snapshot));
   });
@@ -170,7 +170,7 @@ describe('D11: replay a recorded session', () => {
     const recorded = await record();
     const changed = defineTool({ ...orderSupport.tools.trace_shipment!, async run() { return { carrier: 'Other', location: 'Paris', eta: '2027-01-01' }; } });
     const firstTrace = recorded.log.find((e) => e.type === 'tool.completed' && (e.data as { tool: string }).tool === 'trace_shipment')!;
-    await expect(reexecuteSession({ machine: orderSupport, log: recorded.log, clock: createManualClock(), tools: { trace_shipment: changed } }))
+    await expect(reexecuteSession({ machine: orderSupport, log: recorded.log, clock: createVirtualClock(), tools: { trace_shipment: changed } }))
       .rejects.toMatchObject({ code: 'NONDETERMINISM', details: { seq: firstTrace.seq } });
   });
 });

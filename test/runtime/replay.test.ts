@@ -9,7 +9,7 @@ import {
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { z } from 'zod';
-import { createManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 import { agentMachine } from '../helpers/runtime-machines.ts';
 
@@ -37,7 +37,7 @@ function countedOrderSupport(): { machine: AnyMachineDefinition; counts: Record<
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** A refund session recorded on SQLite: an order question (tools + model), then a refund approved and paid. */
-async function recordRefundSession(clock: Clock = createManualClock()) {
+async function recordRefundSession(clock: Clock = createVirtualClock()) {
   const store = await sqliteStore();
   const recording = countedOrderSupport();
   const runtime = createRuntime({ machines: [recording.machine], store, clock });
@@ -54,7 +54,7 @@ describe('replaySession: no side effects', () => {
     expect(recorded.counts.issue_refund).toBe(1);
     expect(recorded.log.some((e) => e.type === 'tool.completed' && e.data.tool === 'issue_refund')).toBe(true);
     const replaying = countedOrderSupport();
-    const replayed = await replaySession({ machine: replaying.machine, log: recorded.log, journal: recorded.journal, clock: createManualClock() });
+    const replayed = await replaySession({ machine: replaying.machine, log: recorded.log, journal: recorded.journal, clock: createVirtualClock() });
     expect(total(replaying.counts)).toBe(0);
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(recorded.log));
     expect(JSON.stringify(replayed.snapshot)).toBe(JSON.stringify(recorded.snapshot));
@@ -67,7 +67,7 @@ describe('replaySession: no side effects', () => {
     // The recording says the refund was for another amount: the machine asks for a call the recording lacks.
     const tampered = recorded.log.map((e) => (e.type === 'tool.started' && e.data.tool === 'issue_refund' ? { ...e, data: { ...e.data, args: { ...(e.data.args as object), amount: 1 } } } : e));
     const replaying = countedOrderSupport();
-    const failure = await replaySession({ machine: replaying.machine, log: tampered, clock: createManualClock() }).catch((error: unknown) => error);
+    const failure = await replaySession({ machine: replaying.machine, log: tampered, clock: createVirtualClock() }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 'REPLAY_MISSING_CALL', details: { kind: 'tool', name: 'issue_refund', state: 'refund', argsHash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     expect((failure as Error).message).toMatch(/tool 'issue_refund' in state 'refund'/);
     expect(total(replaying.counts)).toBe(0);
@@ -76,7 +76,7 @@ describe('replaySession: no side effects', () => {
   it('replays a forked session from its parent\'s log: the edited refund answered from the fork\'s recording, nothing run', async () => {
     const recorded = await recordRefundSession();
     const live = countedOrderSupport();
-    const runtime = createRuntime({ machines: [live.machine], store: recorded.store, clock: createManualClock() });
+    const runtime = createRuntime({ machines: [live.machine], store: recorded.store, clock: createVirtualClock() });
     const parentLog = await runtime.store.readEvents(recorded.session.id, 0);
     const waitSeq = parentLog.filter((e) => e.type === 'approval.requested').at(-1)!.seq;
     const fork = await runtime.forkSession(recorded.session.id, waitSeq, { context: { order: { order_id: 'A1002', status: 'processing', total: 9 } } });
@@ -84,17 +84,17 @@ describe('replaySession: no side effects', () => {
     expect(live.counts.issue_refund).toBe(1);
     const forkLog = await fork.events();
     const replaying = countedOrderSupport();
-    const replayed = await replaySession({ machine: replaying.machine, log: forkLog, parentLog, clock: createManualClock() });
+    const replayed = await replaySession({ machine: replaying.machine, log: forkLog, parentLog, clock: createVirtualClock() });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(forkLog));
     expect(total(replaying.counts)).toBe(0);
-    await expect(replaySession({ machine: replaying.machine, log: forkLog, clock: createManualClock() }))
+    await expect(replaySession({ machine: replaying.machine, log: forkLog, clock: createVirtualClock() }))
       .rejects.toMatchObject({ code: 'REPLAY_FORK_NEEDS_PARENT', details: { parentId: recorded.session.id } });
   });
 
   it('reexecuteSession is the one that runs the tools again (documented, counted)', async () => {
     const recorded = await recordRefundSession();
     const again = countedOrderSupport();
-    await reexecuteSession({ machine: again.machine, log: recorded.log, clock: createManualClock() });
+    await reexecuteSession({ machine: again.machine, log: recorded.log, clock: createVirtualClock() });
     expect(again.counts.issue_refund).toBe(1);
   });
 });
@@ -107,7 +107,7 @@ describe('createRecordedCalls', () => {
     const cut = recorded.log.filter((e) => e.seq < refundStart.seq);
     const live = countedOrderSupport();
     const calls = createRecordedCalls({ log: cut, machine: live.machine });
-    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createManualClock() });
+    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createVirtualClock() });
     const session = await runtime.createSession(live.machine, { userId: 'u-ada' });
     await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
     await session.send({ type: 'USER_MESSAGE', text: 'refund A1002 please' });
@@ -122,7 +122,7 @@ describe('createRecordedCalls', () => {
     const recorded = await recordRefundSession();
     const live = countedOrderSupport();
     const calls = createRecordedCalls({ log: recorded.log, machine: live.machine });
-    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createManualClock() });
+    const runtime = createRuntime({ machines: [live.machine], tools: calls.tools, llm: calls.llm, clock: createVirtualClock() });
     const session = await runtime.createSession(live.machine, { userId: 'u-ada' });
     // A message never recorded: its classify request hashes differently.
     await session.send({ type: 'USER_MESSAGE', text: 'hello there, nice weather' });
@@ -193,14 +193,14 @@ describe('createRecordedCalls', () => {
     const recordingCalls = { n: 0 };
     const recordingTools = countingTools({ lookup: lookup as never });
     const machine = agentMachine([recordingTools.tools.lookup!]) as AnyMachineDefinition;
-    const runtime = createRuntime({ machines: [machine], llm: agentModel(recordingCalls), clock: createManualClock() });
+    const runtime = createRuntime({ machines: [machine], llm: agentModel(recordingCalls), clock: createVirtualClock() });
     const session = await runtime.createSession(machine);
     await session.send({ type: 'ASK', text: 'flow' });
     const log = await session.events();
     expect(recordingCalls.n).toBe(1);
     expect(recordingTools.counts.lookup).toBe(1);
     const replayTools = countingTools({ lookup: lookup as never });
-    const replayed = await replaySession({ machine: agentMachine([replayTools.tools.lookup!]) as AnyMachineDefinition, log, clock: createManualClock() });
+    const replayed = await replaySession({ machine: agentMachine([replayTools.tools.lookup!]) as AnyMachineDefinition, log, clock: createVirtualClock() });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
     expect(replayTools.counts.lookup).toBe(0);
     expect(replayed.answered).toEqual({ tools: 1, llm: 1 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, ToolError, type AnyMachineDefinition, type RuntimeEvent } from '@flowing/runtime';
-import { createManualClock, settle } from '../helpers/runtime-clock.ts';
+import { createVirtualClock, settle } from '@flowing/runtime';
 import { approvalMachine, gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
 const data = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
@@ -28,7 +28,7 @@ async function runOnce(machine: AnyMachineDefinition, options: Parameters<typeof
 
 describe('tool wrapper', () => {
   it('aborts a hanging tool at its timeout; the tool observes its signal aborted', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     let seen: AbortSignal | undefined;
     const hang = defineTool({
       name: 'hang', description: 'never answers', input: z.object({}), output: z.object({}), timeoutMs: 5_000, idempotent: false,
@@ -50,7 +50,7 @@ describe('tool wrapper', () => {
   });
 
   it('calls an idempotent tool that fails twice then succeeds 3 times, with growing backoff', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const { tool, calls } = flaky({ idempotent: true, failures: 2 });
     const { session } = await runOnce(singleToolMachine(tool), { clock });
     const result = session.send({ type: 'RUN', args: {} });
@@ -73,7 +73,7 @@ describe('tool wrapper', () => {
   });
 
   it('retries a non-idempotent tool when the call carries an idempotency key', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const { tool, calls } = flaky({ idempotent: false, failures: 1 });
     const { session } = await runOnce(singleToolMachine(tool, { idempotencyKey: 'order-7' }), { clock });
     const result = session.send({ type: 'RUN', args: {} });
@@ -124,7 +124,7 @@ describe('tool wrapper', () => {
   });
 
   it('makes as many attempts as configured for a tool that always times out, and no more (B5)', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     let count = 0;
     const tool = defineTool({
       name: 'slow', description: 'always too slow', input: z.object({}), output: z.object({}), idempotent: true, retries: 2, timeoutMs: 1_000,
@@ -200,10 +200,10 @@ describe('limits and cancel', () => {
     const sends = [a.send({ type: 'GO', n: 1 }), b.send({ type: 'GO', n: 1 })];
     await settle();
     expect(gate.state.calls).toBe(1);
-    gate.release();
+    void gate.release();
     await settle();
     expect(gate.state.calls).toBe(2);
-    gate.release();
+    void gate.release();
     expect(await Promise.all(sends)).toMatchObject([{ applied: true }, { applied: true }]);
   });
 

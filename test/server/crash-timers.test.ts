@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '@flowing/runtime/server';
 import { createCodegen } from '@flowing/codegen';
 import type { FlowSpecInput } from '@flowing/spec';
 import { copyProject } from '../helpers/project.ts';
-import { createManualClock, type ManualClock } from '../helpers/runtime-clock.ts';
+import { createVirtualClock, type VirtualClock } from '@flowing/runtime';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 import { AckingClient, startServeChild, type WireEvent } from '../helpers/ledger-workload.ts';
 import { within } from '../helpers/wait.ts';
@@ -49,7 +49,7 @@ afterEach(async () => {
 
 /** A session that entered `waiting` (after: 30 s) at clock time 1,000,000 and was copied out of its store 10 s later. */
 async function crashTenSecondsIn(): Promise<{ data: MemoryStoreData; sessionId: string; now: number }> {
-  const clock = createManualClock(1_000_000);
+  const clock = createVirtualClock(1_000_000);
   const store = createMemoryStore();
   const runtime = createRuntime({ machines: [timedMachine(30_000)], store, clock });
   const session = await runtime.createSession('timed');
@@ -60,7 +60,7 @@ async function crashTenSecondsIn(): Promise<{ data: MemoryStoreData; sessionId: 
   return { data: store.exportData(), sessionId: session.id, now: clock.now() };
 }
 
-async function recoverOn(clock: ManualClock, data: MemoryStoreData): Promise<Runtime> {
+async function recoverOn(clock: VirtualClock, data: MemoryStoreData): Promise<Runtime> {
   const runtime = createRuntime({ machines: [timedMachine(30_000)], store: createMemoryStore({ data }), clock });
   server = await startServer(runtime, { port: 0, log: () => {} });
   await server.recovered;
@@ -70,7 +70,7 @@ async function recoverOn(clock: ManualClock, data: MemoryStoreData): Promise<Run
 describe('after timers across a restart (injected clock)', () => {
   it('fires a 30 s timer of a session recovered 10 s in after the 20 s it had left, not 30 s', async () => {
     const { data, sessionId, now } = await crashTenSecondsIn();
-    const clock = createManualClock(now);
+    const clock = createVirtualClock(now);
     const runtime = await recoverOn(clock, data);
     await clock.advance(19_900);
     expect(await state(runtime, sessionId)).toBe('waiting');
@@ -83,7 +83,7 @@ describe('after timers across a restart (injected clock)', () => {
 
   it('fires a timer that fell due while no process ran right after recovery', async () => {
     const { data, sessionId, now } = await crashTenSecondsIn();
-    const clock = createManualClock(now + 60_000);
+    const clock = createVirtualClock(now + 60_000);
     const runtime = await recoverOn(clock, data);
     // Due now: the wake-up is armed with no delay (a manual clock runs even those only when told to, time standing still).
     await clock.advance(0);
@@ -93,7 +93,7 @@ describe('after timers across a restart (injected clock)', () => {
   });
 
   it('lists a session waiting for its timer as waiting and lets an event before the deadline cancel the timer', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const runtime = createRuntime({ machines: [timedMachine(30_000)], clock });
     const session = await runtime.createSession('timed');
     await session.send({ type: 'START' });
@@ -107,7 +107,7 @@ describe('after timers across a restart (injected clock)', () => {
   });
 
   it('fires the timer of a session no longer held in memory (no warm sessions) through the runtime wake-up', async () => {
-    const clock = createManualClock();
+    const clock = createVirtualClock();
     const runtime = createRuntime({ machines: [timedMachine(30_000)], clock, warmSessions: 0 });
     const session = await runtime.createSession('timed');
     await session.send({ type: 'START' });

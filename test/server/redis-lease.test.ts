@@ -146,7 +146,7 @@ describe('Runtimes sharing one Redis: leases', () => {
     const refusedToB = () => attempts.mock.settledResults.filter((r) => r.type === 'fulfilled' && !r.value.granted).length;
     await vi.waitFor(() => expect(refusedToB()).toBeGreaterThanOrEqual(2), soon);
     expect((await rb.session(session.id).snapshot()).state).toBe('working');
-    gate.release();
+    void gate.release();
     expect(await first).toMatchObject({ applied: true, state: 'idle' });
     expect(await second).toMatchObject({ applied: true, state: 'done' });
     const log = await ra.session(session.id).events();
@@ -170,7 +170,7 @@ describe('Runtimes sharing one Redis: leases', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(refused).toMatchObject({ code: 'SESSION_LEASED', details: { retryAfterMs: expect.any(Number) } });
     expect((await rb.session(session.id).snapshot()).seq).toBe(seqBefore);
-    gate.release();
+    void gate.release();
     await first;
   });
 

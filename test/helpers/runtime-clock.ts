@@ -1,1 +1,0 @@
-export { createVirtualClock as createManualClock, settle, type VirtualClock as ManualClock } from '@flowing/runtime';
