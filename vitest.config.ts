@@ -9,7 +9,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 function sourceAliases(folders: string[]) {
   return folders.flatMap((folder) => {
     const pkg = JSON.parse(readFileSync(here(`./${folder}/package.json`), 'utf8')) as {
-      name: string; exports: Record<string, Record<string, string>>;
+      name: string;
+      exports: Record<string, Record<string, string>>;
     };
     return Object.entries(pkg.exports).map(([subpath, conditions]) => {
       const name = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
@@ -78,10 +79,7 @@ export default defineConfig({
     // `npm test` runs the fast lane (--project fast); `npm run test:all` runs both. The fast lane runs a file per
     // core (vitest's default is one fewer: a single file at a time on two cores); the slow lane runs one file at a
     // time, as its load, soak and timing figures were measured, and nothing else runs beside it.
-    projects: [
-      lane('fast', ALL_TESTS, SLOW_LANE, 0, availableParallelism()),
-      lane('slow', SLOW_LANE, [], 1, 1),
-    ],
+    projects: [lane('fast', ALL_TESTS, SLOW_LANE, 0, availableParallelism()), lane('slow', SLOW_LANE, [], 1, 1)],
     // Builds the studio app from the current sources once per run (test/helpers/studio-server.ts serves it); set on
     // the root so it runs once whichever lanes run, and every lane sees what it provides.
     globalSetup: ['test/setup/studio-app.ts'],

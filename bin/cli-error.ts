@@ -4,7 +4,10 @@ export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
 
 /** A failure of a CLI command that names what to fix; printed as `CODE message`. */
 export class CliError extends Error {
-  constructor(readonly code: CliErrorCode, message: string) {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }

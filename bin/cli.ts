@@ -53,11 +53,16 @@ program
   .option('--store <store>', 'keep the session in sqlite:PATH or redis://HOST:PORT (default: memory, gone at exit)')
   .option('--session <id>', 'continue this stored session (needs --store), e.g. to APPROVE later')
   .option('--record <name>', 'save the session as the regression case machines/<machine>/cases/<name>.case.jsonl')
-  .action(async (machine: string, options: { message?: string; events?: string; json?: boolean; store?: string; session?: string; record?: string }) => {
-    await ensureTypeScriptLoader();
-    const { runCommand } = await import('./run/run.ts');
-    process.exitCode = await runCommand(machine, options);
-  });
+  .action(
+    async (
+      machine: string,
+      options: { message?: string; events?: string; json?: boolean; store?: string; session?: string; record?: string },
+    ) => {
+      await ensureTypeScriptLoader();
+      const { runCommand } = await import('./run/run.ts');
+      process.exitCode = await runCommand(machine, options);
+    },
+  );
 
 program
   .command('serve')
@@ -67,7 +72,10 @@ program
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--cors <origins>', 'comma-separated browser origins allowed to call the API')
   .option('--no-rate-limit', 'turn off the per-client and per-session rate limits (behind a gateway that limits, or for load tests)')
-  .option('--lease-ttl <ms>', 'with --store redis://: session lease TTL; a dead process\'s sessions are taken over within it + 1 s (default 10000)')
+  .option(
+    '--lease-ttl <ms>',
+    "with --store redis://: session lease TTL; a dead process's sessions are taken over within it + 1 s (default 10000)",
+  )
   .action(async (options: { port?: string; host?: string; store?: string; cors?: string; rateLimit?: boolean; leaseTtl?: string }) => {
     await ensureTypeScriptLoader();
     const { serveCommand } = await import('./serve/serve.ts');
@@ -118,7 +126,9 @@ program
 
 program
   .command('test')
-  .description('Path tests from the graph and replay of the recorded cases (machines/<id>/cases/*.case.jsonl) against the current machines; exit 1 on any divergence')
+  .description(
+    'Path tests from the graph and replay of the recorded cases (machines/<id>/cases/*.case.jsonl) against the current machines; exit 1 on any divergence',
+  )
   .argument('[machines...]', 'machine ids (default: every generated machine)')
   .option('--update', 'accept the new behaviour into the diverging case files (review with git diff)')
   .option('--json', 'print the results as one JSON document')
@@ -140,11 +150,21 @@ program
   .option('--redis <url>', 'Redis server for the Redis case (default: start a redis-server on a free loopback port)')
   .option('--idle <n>', 'sessions each memory process keeps per kind (default 1000)')
   .option('--cold <n>', 'new processes per cold-start case (default 20)')
-  .action(async (options: { rounds?: string; sessions?: string; concurrency?: string; warmup?: string; redis?: string; idle?: string; cold?: string }) => {
-    await ensureTypeScriptLoader();
-    const { benchCommand } = await import('./bench/index.ts');
-    process.exitCode = await benchCommand(options);
-  });
+  .action(
+    async (options: {
+      rounds?: string;
+      sessions?: string;
+      concurrency?: string;
+      warmup?: string;
+      redis?: string;
+      idle?: string;
+      cold?: string;
+    }) => {
+      await ensureTypeScriptLoader();
+      const { benchCommand } = await import('./bench/index.ts');
+      process.exitCode = await benchCommand(options);
+    },
+  );
 
 if (process.argv.length <= 2) {
   program.outputHelp({ error: true });

@@ -81,7 +81,9 @@ function conciseMessage(text: string | ts.DiagnosticMessageChain): string {
   if (typeof text === 'string') return text;
   let leaf = text;
   while (leaf.next && leaf.next.length > 0) leaf = leaf.next[0]!;
-  return leaf === text ? text.messageText : `${text.messageText.length > 200 ? `${text.messageText.slice(0, 200)}…` : text.messageText} — ${leaf.messageText}`;
+  return leaf === text
+    ? text.messageText
+    : `${text.messageText.length > 200 ? `${text.messageText.slice(0, 200)}…` : text.messageText} — ${leaf.messageText}`;
 }
 
 function refresh(source: SourceFile): void {

@@ -21,7 +21,10 @@ export async function findSpecFiles(rootDir: string): Promise<string[]> {
   const machines = join(rootDir, 'machines');
   const dirs = await readdir(machines, { withFileTypes: true }).catch(() => []);
   const files: string[] = [];
-  for (const dir of dirs.filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const dir of dirs
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
     for (const file of (await readdir(join(machines, dir))).sort()) {
       if (file.endsWith('.flow.json')) files.push(`machines/${dir}/${file}`);
     }
@@ -55,10 +58,15 @@ function print(findings: Finding[], json: boolean | undefined, extra: Record<str
 function fileNameProblems(file: string, id: string): Finding[] {
   const expected = `${id}.flow.json`;
   if (basename(file) === expected && basename(dirname(file)) === id) return [];
-  return [{
-    file, code: 'CODEGEN_FILE_NAME', severity: 'error', path: '/id',
-    message: `a spec with id '${id}' must be saved as ${id}/${expected} (found ${file}); rename the file or change the id`,
-  }];
+  return [
+    {
+      file,
+      code: 'CODEGEN_FILE_NAME',
+      severity: 'error',
+      path: '/id',
+      message: `a spec with id '${id}' must be saved as ${id}/${expected} (found ${file}); rename the file or change the id`,
+    },
+  ];
 }
 
 /** `flowing validate [files] [--json]`: exit 0 when no errors, 1 when a spec has errors, 2 on usage errors. */
@@ -70,7 +78,14 @@ export async function validateCommand(files: string[], options: { json?: boolean
   }
   const loadFailures: Finding[] = [];
   const tools = await loadToolCatalog(rootDir, {
-    onError: (file, error) => loadFailures.push({ file, code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '', message: `${file} could not be imported: ${(error as Error).message}` }),
+    onError: (file, error) =>
+      loadFailures.push({
+        file,
+        code: 'CODEGEN_TOOL_LOAD_FAILED',
+        severity: 'warning',
+        path: '',
+        message: `${file} could not be imported: ${(error as Error).message}`,
+      }),
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
@@ -89,7 +104,11 @@ export async function validateCommand(files: string[], options: { json?: boolean
  * `flowing codegen [--check] [files] [--json]`: generates and type-checks; with `--check`, writes nothing and fails
  * when any generated file differs from what the spec generates now.
  */
-export async function codegenCommand(files: string[], options: { check?: boolean; json?: boolean }, rootDir = process.cwd()): Promise<number> {
+export async function codegenCommand(
+  files: string[],
+  options: { check?: boolean; json?: boolean },
+  rootDir = process.cwd(),
+): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
   if ('error' in resolved) {
     process.stderr.write(`flowing codegen: ${escapeControlCharacters(resolved.error)}\n`);
@@ -117,14 +136,21 @@ export async function codegenCommand(files: string[], options: { check?: boolean
       findings.push(...misnamed);
       continue;
     }
-    const result = await codegen.generate(file, { write: !options.check, typeCheck: !options.check, tools: options.check ? tools : undefined });
+    const result = await codegen.generate(file, {
+      write: !options.check,
+      typeCheck: !options.check,
+      tools: options.check ? tools : undefined,
+    });
     for (const problem of result.problems) findings.push({ file, ...problem });
     report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });
     if (options.check && result.ok) {
       for (const generated of result.files.filter((f) => f.changed)) {
         drifted.push(generated.path);
         findings.push({
-          file, code: generated.previous === undefined ? 'CODEGEN_MISSING_FILE' : 'CODEGEN_DRIFT', severity: 'error', path: '',
+          file,
+          code: generated.previous === undefined ? 'CODEGEN_MISSING_FILE' : 'CODEGEN_DRIFT',
+          severity: 'error',
+          path: '',
           message: `${generated.path} ${generated.previous === undefined ? 'is missing' : 'differs from what the spec generates'}; run \`flowing codegen\``,
           generatedFile: generated.path,
         });
@@ -138,7 +164,14 @@ export async function codegenCommand(files: string[], options: { check?: boolean
     }
   }
   if (options.check && drifted.includes(SCHEMA_FILE)) {
-    findings.push({ file: SCHEMA_FILE, code: 'CODEGEN_DRIFT', severity: 'error', path: '', message: `${SCHEMA_FILE} differs from the FlowSpec schema; run \`flowing codegen\``, generatedFile: SCHEMA_FILE });
+    findings.push({
+      file: SCHEMA_FILE,
+      code: 'CODEGEN_DRIFT',
+      severity: 'error',
+      path: '',
+      message: `${SCHEMA_FILE} differs from the FlowSpec schema; run \`flowing codegen\``,
+      generatedFile: SCHEMA_FILE,
+    });
   }
   codegen.dispose();
   print(findings, options.json, { specs: report, drifted });

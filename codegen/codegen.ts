@@ -68,11 +68,22 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     const write = opts.write ?? true;
     const timings: Record<string, number> = {};
     const started = performance.now();
-    const lap = (name: string, since: number) => { timings[name] = Math.round(performance.now() - since); return performance.now(); };
+    const lap = (name: string, since: number) => {
+      timings[name] = Math.round(performance.now() - since);
+      return performance.now();
+    };
     const specPath = resolve(rootDir, specFile);
-    const fail = (problems: Problem[], specId?: string): CodegenResult => ({ ok: false, specId, problems, files: [], scaffolded: [], timings });
+    const fail = (problems: Problem[], specId?: string): CodegenResult => ({
+      ok: false,
+      specId,
+      problems,
+      files: [],
+      scaffolded: [],
+      timings,
+    });
     const text = await readIfExists(specPath);
-    if (text === undefined) return fail([{ code: 'CODEGEN_READ_FAILED', severity: 'error', path: '', message: `cannot read ${rel(specPath)}` }]);
+    if (text === undefined)
+      return fail([{ code: 'CODEGEN_READ_FAILED', severity: 'error', path: '', message: `cannot read ${rel(specPath)}` }]);
 
     let t = performance.now();
     const toolProblems: Problem[] = [];
@@ -80,21 +91,24 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     const onError = (file: string, error: unknown) => {
       failedTools.add(file);
       toolProblems.push({
-        code: 'CODEGEN_TOOL_LOAD_FAILED', severity: 'warning', path: '',
+        code: 'CODEGEN_TOOL_LOAD_FAILED',
+        severity: 'warning',
+        path: '',
         message: `${file} could not be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
       });
     };
-    let tools = opts.tools ?? await loadToolCatalog(rootDir, { onError });
+    let tools = opts.tools ?? (await loadToolCatalog(rootDir, { onError }));
     t = lap('loadTools', t);
     let validation = parseSpecText(text, { tools });
     // Tools the spec names but tools/ lacks get stubs, in memory until the whole run has succeeded.
     const stubs: ToolStub[] = [];
-    const onlyUnknownTools = !validation.ok && validation.problems.filter((p) => p.severity === 'error').every((p) => p.code === 'SPEC_UNKNOWN_TOOL');
+    const onlyUnknownTools =
+      !validation.ok && validation.problems.filter((p) => p.severity === 'error').every((p) => p.code === 'SPEC_UNKNOWN_TOOL');
     if (onlyUnknownTools && write && validation.spec) {
       for (const [name, fields] of missingTools(validation.spec, tools)) {
         const stub = toolStub(name, fields);
         // A file that exists but did not load (reported above) is the author's: never replaced by a stub.
-        if (await readIfExists(join(rootDir, stub.path)) === undefined) stubs.push(stub);
+        if ((await readIfExists(join(rootDir, stub.path))) === undefined) stubs.push(stub);
       }
       tools = { ...tools, ...Object.fromEntries(stubs.map((stub) => [stub.entry.name, stub.entry])) };
       validation = parseSpecText(text, { tools });
@@ -123,7 +137,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       const checked = [
         ...stubs.map((stub) => ({ path: join(rootDir, stub.path), text: stub.text, displayPath: stub.path })),
         ...generated.map((f) => ({ path: f.absolute, text: f.text, regions: f.regions, displayPath: rel(f.absolute) })),
-        ...(newImpl !== undefined || existingImpl !== undefined ? [{ path: implPath, text: newImpl ?? existingImpl!, displayPath: rel(implPath) }] : []),
+        ...(newImpl !== undefined || existingImpl !== undefined
+          ? [{ path: implPath, text: newImpl ?? existingImpl!, displayPath: rel(implPath) }]
+          : []),
       ];
       problems.push(...checker.check(checked));
       t = lap('typeCheck', t);
@@ -135,7 +151,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       const writes = [
         ...stubs.map((stub) => ({ path: join(rootDir, stub.path), text: stub.text })),
         ...(newImpl !== undefined ? [{ path: implPath, text: newImpl }] : []),
-        ...generated.filter((file) => files.find((f) => f.path === rel(file.absolute))!.changed).map((file) => ({ path: file.absolute, text: file.text })),
+        ...generated
+          .filter((file) => files.find((f) => f.path === rel(file.absolute))!.changed)
+          .map((file) => ({ path: file.absolute, text: file.text })),
       ];
       await writeAll(writes);
       scaffolded.push(...stubs.map((stub) => stub.path), ...(newImpl !== undefined ? [rel(implPath)] : []));
@@ -159,7 +177,7 @@ function missingTools(spec: FlowSpec, tools: ToolCatalog): Map<string, string[]>
   for (const { spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
-    const names = 'tool' in invoke ? [invoke.tool] : invoke.tools ?? [];
+    const names = 'tool' in invoke ? [invoke.tool] : (invoke.tools ?? []);
     for (const name of names) {
       if (tools[name]) continue;
       const fields = new Set(missing.get(name) ?? []);

@@ -37,7 +37,10 @@ export function generate(spec: FlowSpec, options: { tools?: ToolCatalog; machine
     const entry = options.tools?.[tool];
     const file = entry?.file ?? `tools/${tool}.ts`;
     const specifier = importSpecifier(posix.relative(dir, file));
-    modules[tool] = { specifier: specifier.startsWith('.') ? specifier : `./${specifier}`, exportName: entry?.exportName ?? toolExportName(tool) };
+    modules[tool] = {
+      specifier: specifier.startsWith('.') ? specifier : `./${specifier}`,
+      exportName: entry?.exportName ?? toolExportName(tool),
+    };
   }
   const machine = emitMachineModule(spec, common);
   return [

@@ -31,13 +31,16 @@ export function explainImportFailure(rootDir: string, file: string, error: unkno
   if (/\.tsx?$/.test(file) && (error as { name?: unknown } | undefined)?.name === 'SyntaxError') {
     const scope = packageScope(file);
     if (scope?.type !== 'module') {
-      const where = scope === undefined
-        ? 'no package.json is above it'
-        : `${relative(rootDir, scope.path).split('\\').join('/') || 'package.json'} has ${scope.type === undefined ? 'no "type"' : `"type": ${JSON.stringify(scope.type)}`}`;
+      const where =
+        scope === undefined
+          ? 'no package.json is above it'
+          : `${relative(rootDir, scope.path).split('\\').join('/') || 'package.json'} has ${scope.type === undefined ? 'no "type"' : `"type": ${JSON.stringify(scope.type)}`}`;
       const folder = relative(rootDir, dirname(file)).split('\\').join('/').split('/')[0] || '.';
-      return `Node loads it as CommonJS (${where}), which does not compile TypeScript, so it failed with "SyntaxError: ${first}". `
-        + `Generated machines and tools are ES modules: set "type": "module" in package.json, or, if your other code must stay CommonJS, `
-        + `add ${folder}/package.json with {"type": "module"} (flowing init does one or the other)`;
+      return (
+        `Node loads it as CommonJS (${where}), which does not compile TypeScript, so it failed with "SyntaxError: ${first}". ` +
+        `Generated machines and tools are ES modules: set "type": "module" in package.json, or, if your other code must stay CommonJS, ` +
+        `add ${folder}/package.json with {"type": "module"} (flowing init does one or the other)`
+      );
     }
   }
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return `${first} (run npm install?)`;
@@ -52,6 +55,9 @@ export function explainUnknownTools<T extends Problem>(problems: T[], failedFile
   return problems.map((problem) => {
     const tool = problem.code === 'SPEC_UNKNOWN_TOOL' ? /^tool '([a-z][a-z0-9_]*)'/.exec(problem.message)?.[1] : undefined;
     if (tool === undefined || !failedFiles.has(`tools/${tool}.ts`)) return problem;
-    return { ...problem, message: `tool '${tool}' is in tools/${tool}.ts, which exists but could not be imported (CODEGEN_TOOL_LOAD_FAILED says why)` };
+    return {
+      ...problem,
+      message: `tool '${tool}' is in tools/${tool}.ts, which exists but could not be imported (CODEGEN_TOOL_LOAD_FAILED says why)`,
+    };
   });
 }

@@ -1,5 +1,13 @@
 export { generate, specHash, type GeneratedFile } from './generate.ts';
-export { createCodegen, flowSchemaText, writeFileAtomic, type Codegen, type CodegenFile, type CodegenResult, type GenerateOptions } from './codegen.ts';
+export {
+  createCodegen,
+  flowSchemaText,
+  writeFileAtomic,
+  type Codegen,
+  type CodegenFile,
+  type CodegenResult,
+  type GenerateOptions,
+} from './codegen.ts';
 export { loadToolCatalog, type ToolCatalog, type ToolCatalogEntry } from './tool-catalog.ts';
 export { scaffoldTool, implText, newSpecSkeleton, SPEC_SCHEMA_REFERENCE } from './scaffold.ts';
 export { CODEGEN_PROBLEM_CODES, type Problem, type CodegenProblemCode } from './problems.ts';

@@ -12,7 +12,12 @@ export function pascalCase(id: string): string {
 
 /** `USER_MESSAGE` -> `UserMessage`: an event name as a part of a camelCase identifier. */
 export function eventWord(event: string): string {
-  return event.toLowerCase().split(/_+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return event
+    .toLowerCase()
+    .split(/_+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /** Globals a generated binding must not shadow, beyond the spec's reserved words. */
@@ -23,8 +28,21 @@ const SHADOWED_GLOBALS: ReadonlySet<string> = new Set(['NaN', 'Infinity', 'globa
  * one of them gets a suffix instead.
  */
 export const MODULE_NAMES: ReadonlySet<string> = new Set([
-  'assign', 'setup', 'InputFrom', 'OutputFrom', 'asText', 'defineMachine', 'fromLlm', 'fromTool', 'toFlowError',
-  'FlowError', 'actors', 'Input', 'Output', 'EventOf', 'toolArgs',
+  'assign',
+  'setup',
+  'InputFrom',
+  'OutputFrom',
+  'asText',
+  'defineMachine',
+  'fromLlm',
+  'fromTool',
+  'toFlowError',
+  'FlowError',
+  'actors',
+  'Input',
+  'Output',
+  'EventOf',
+  'toolArgs',
 ]);
 
 /** `name` when it can be declared in a generated module, else `name` + `suffix` (e.g. `class` -> `classTool`). */

@@ -8,7 +8,10 @@ import { machineNames, toolExportName } from './names.ts';
 import type { ToolCatalogEntry } from './tool-catalog.ts';
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -23,7 +26,14 @@ export const SPEC_SCHEMA_REFERENCE = '../flow.schema.json';
  * @example formatSpec(newSpecSkeleton('returns-desk'))
  */
 export function newSpecSkeleton(id: string, initial = 'idle'): FlowSpec {
-  return { $schema: SPEC_SCHEMA_REFERENCE, specVersion: SPEC_VERSION, id, events: {}, initial, states: { [initial]: {} } } as unknown as FlowSpec;
+  return {
+    $schema: SPEC_SCHEMA_REFERENCE,
+    specVersion: SPEC_VERSION,
+    id,
+    events: {},
+    initial,
+    states: { [initial]: {} },
+  } as unknown as FlowSpec;
 }
 
 /**
@@ -68,9 +78,17 @@ export function toolStub(name: string, inputFields: string[]): ToolStub {
     path,
     text: toolModuleText(name, inputFields),
     entry: {
-      name, description: STUB_DESCRIPTION(name), idempotent: false, risk: 'low', errors: ['NOT_IMPLEMENTED'],
-      inputFields, requiredInputFields: [], file: path, exportName: toolExportName(name),
-      inputSchema: z.toJSONSchema(input) as Record<string, unknown>, outputSchema: z.toJSONSchema(z.object({})) as Record<string, unknown>,
+      name,
+      description: STUB_DESCRIPTION(name),
+      idempotent: false,
+      risk: 'low',
+      errors: ['NOT_IMPLEMENTED'],
+      inputFields,
+      requiredInputFields: [],
+      file: path,
+      exportName: toolExportName(name),
+      inputSchema: z.toJSONSchema(input) as Record<string, unknown>,
+      outputSchema: z.toJSONSchema(z.object({})) as Record<string, unknown>,
     },
   };
 }

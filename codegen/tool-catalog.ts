@@ -77,7 +77,11 @@ function describeTool(tool: ToolLike, file: string, exportName: string): ToolCat
     risk: tool.risk,
     errors: Object.keys(tool.errors ?? {}),
     inputFields: shape ? Object.keys(shape) : undefined,
-    requiredInputFields: shape ? Object.entries(shape).filter(([, s]) => !s.safeParse(undefined).success).map(([k]) => k) : undefined,
+    requiredInputFields: shape
+      ? Object.entries(shape)
+          .filter(([, s]) => !s.safeParse(undefined).success)
+          .map(([k]) => k)
+      : undefined,
     file,
     exportName,
     inputSchema: toJsonSchema(tool.input),

@@ -7,7 +7,16 @@
 import { z } from 'zod';
 import { SESSION_ID_PATTERN, type SessionStatus } from './events.ts';
 import type {
-  EventPage, ForkView, HealthView, MachineList, ReadinessView, SendAnswer, SessionAtView, SessionPage, SessionView, XStateRecords,
+  EventPage,
+  ForkView,
+  HealthView,
+  MachineList,
+  ReadinessView,
+  SendAnswer,
+  SessionAtView,
+  SessionPage,
+  SessionView,
+  XStateRecords,
 } from './views.ts';
 
 const sessionId = z.string().regex(SESSION_ID_PATTERN, 'a session id is 1-128 characters of A-Z a-z 0-9 _ -');
@@ -35,11 +44,19 @@ export const CancelBody = z.strictObject({ reason: z.string().max(2000).optional
  * word).
  */
 export const ResolutionBody = z.discriminatedUnion('outcome', [
-  z.strictObject({ callId: z.string().min(1).max(400), outcome: z.literal('completed'), output: z.unknown(), note: z.string().max(2000).optional() }),
+  z.strictObject({
+    callId: z.string().min(1).max(400),
+    outcome: z.literal('completed'),
+    output: z.unknown(),
+    note: z.string().max(2000).optional(),
+  }),
   z.strictObject({
     callId: z.string().min(1).max(400),
     outcome: z.literal('failed'),
-    error: z.strictObject({ code: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'an error code is UPPER_SNAKE'), message: z.string().max(2000) }),
+    error: z.strictObject({
+      code: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'an error code is UPPER_SNAKE'),
+      message: z.string().max(2000),
+    }),
     note: z.string().max(2000).optional(),
   }),
   z.strictObject({ callId: z.string().min(1).max(400), outcome: z.literal('retry'), note: z.string().max(2000).optional() }),
@@ -73,7 +90,11 @@ export interface RuntimeRoutes {
   'GET /healthz': { kind: 'json'; response: HealthView };
   'GET /readyz': { kind: 'json'; response: ReadinessView };
   'GET /machines': { kind: 'json'; response: MachineList };
-  'GET /sessions': { kind: 'json'; query: { machine?: string; status?: readonly SessionStatus[]; limit?: number; cursor?: string }; response: SessionPage };
+  'GET /sessions': {
+    kind: 'json';
+    query: { machine?: string; status?: readonly SessionStatus[]; limit?: number; cursor?: string };
+    response: SessionPage;
+  };
   /** 201, `Location: /sessions/<id>`. */
   'POST /sessions': { kind: 'json'; body: z.input<typeof CreateSessionBody>; response: SessionView };
   'GET /sessions/:id': { kind: 'json'; response: SessionView };
@@ -106,15 +127,20 @@ export type RouteResponse<K extends JsonRouteKey> = RuntimeRoutes[K] extends { r
 export type RouteBody<K extends RouteKey> = RuntimeRoutes[K] extends { body: infer T } ? T : undefined;
 export type RouteQuery<K extends RouteKey> = RuntimeRoutes[K] extends { query: infer T } ? T : undefined;
 
-type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 /** The `:name` segments of a route's path, as a client fills them in. */
 export type RouteParams<K extends RouteKey> = { [N in ParamNames<RoutePath<K>>]: string | number };
 
 /** What a client passes to call a route: its `:name` values, its query and its body, as the route declares them. */
-export type RouteInput<K extends RouteKey> =
-  & ([ParamNames<RoutePath<K>>] extends [never] ? { params?: undefined } : { params: RouteParams<K> })
-  & (RouteQuery<K> extends undefined ? { query?: undefined } : { query?: RouteQuery<K> })
-  & (RouteBody<K> extends undefined ? { body?: undefined } : { body: RouteBody<K> });
+export type RouteInput<K extends RouteKey> = ([ParamNames<RoutePath<K>>] extends [never]
+  ? { params?: undefined }
+  : { params: RouteParams<K> }) &
+  (RouteQuery<K> extends undefined ? { query?: undefined } : { query?: RouteQuery<K> }) &
+  (RouteBody<K> extends undefined ? { body?: undefined } : { body: RouteBody<K> });
 
 /** Every route and the kind of its answer: the list a server serves and a test walks. */
 export const RUNTIME_ROUTES = {
@@ -146,7 +172,11 @@ export const RUNTIME_ROUTES = {
  * routeUrl('GET /sessions/:id/events', { id: 's-1' }, { after: 10 }); // '/sessions/s-1/events?after=10'
  */
 export function routeUrl<K extends RouteKey>(key: K, params?: RouteParams<K>, query?: RouteQuery<K>): string {
-  const path = key.slice(key.indexOf(' ') + 1).replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(String((params as Record<string, string | number> | undefined)?.[name])));
+  const path = key
+    .slice(key.indexOf(' ') + 1)
+    .replace(/:([A-Za-z]+)/g, (_, name: string) =>
+      encodeURIComponent(String((params as Record<string, string | number> | undefined)?.[name])),
+    );
   const pairs: string[] = [];
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, QueryValue>)) {
     if (value === undefined) continue;

@@ -66,7 +66,14 @@ export interface SessionAt {
 
 /** The view of a session before its first event. */
 export const EMPTY_SESSION_AT: Readonly<SessionAt> = Object.freeze({
-  seq: 0, state: null, activeStates: [], context: null, status: 'running', pendingCalls: [], approval: null, lastRejection: null,
+  seq: 0,
+  state: null,
+  activeStates: [],
+  context: null,
+  status: 'running',
+  pendingCalls: [],
+  approval: null,
+  lastRejection: null,
 }) as SessionAt;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -110,21 +117,32 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       return next;
     case 'transition.rejected':
       next.lastRejection = {
-        seq: event.seq, event: typeof d.event === 'string' ? d.event : null, states: Array.isArray(d.states) ? d.states.map(String) : [],
-        code: text(d.code), reason: text(d.reason),
+        seq: event.seq,
+        event: typeof d.event === 'string' ? d.event : null,
+        states: Array.isArray(d.states) ? d.states.map(String) : [],
+        code: text(d.code),
+        reason: text(d.reason),
       };
       return next;
     case 'tool.started':
     case 'llm.started': {
       const kind = event.type === 'tool.started' ? 'tool' : 'llm';
-      const call: PendingCall = { callId: text(d.callId), kind, name: kind === 'tool' ? text(d.tool) : text(d.kind), startedAt: event.at, attempt: 1 };
+      const call: PendingCall = {
+        callId: text(d.callId),
+        kind,
+        name: kind === 'tool' ? text(d.tool) : text(d.kind),
+        startedAt: event.at,
+        attempt: 1,
+      };
       if (kind === 'tool') call.args = d.args;
       next.pendingCalls = [...withoutCall(view.pendingCalls, d.callId), call];
       if (view.status === 'waiting') next.status = 'running';
       return next;
     }
     case 'tool.retry':
-      next.pendingCalls = view.pendingCalls.map((call) => (call.callId === d.callId ? { ...call, attempt: typeof d.attempt === 'number' ? d.attempt : call.attempt + 1 } : call));
+      next.pendingCalls = view.pendingCalls.map((call) =>
+        call.callId === d.callId ? { ...call, attempt: typeof d.attempt === 'number' ? d.attempt : call.attempt + 1 } : call,
+      );
       // A person asked for the call to run again: the session goes on.
       if (d.resolvedBy === 'person' && view.status === 'needs_attention') next.status = 'running';
       return next;
@@ -144,15 +162,23 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       else next.pendingCalls = withoutCall(view.pendingCalls, d.callId);
       return next;
     case 'approval.requested':
-      next.approval = { approvalId: text(d.approvalId), state: text(d.state), tool: text(d.tool), args: d.args, argsHash: text(d.argsHash) };
+      next.approval = {
+        approvalId: text(d.approvalId),
+        state: text(d.state),
+        tool: text(d.tool),
+        args: d.args,
+        argsHash: text(d.argsHash),
+      };
       return next;
     case 'approval.decided':
-      if (view.approval && view.approval.approvalId === d.approvalId) next.approval = { ...view.approval, decision: d.decision === 'approved' ? 'approved' : 'rejected' };
+      if (view.approval && view.approval.approvalId === d.approvalId)
+        next.approval = { ...view.approval, decision: d.decision === 'approved' ? 'approved' : 'rejected' };
       return next;
     case 'error':
       if (d.recoverable === false) next.status = 'error';
       // A call's result or a timer that no branch takes is refused (an `xstate.` event) and stops for a person.
-      else if (view.lastRejection && view.lastRejection.seq === event.seq - 1 && view.lastRejection.event?.startsWith('xstate.')) next.status = 'needs_attention';
+      else if (view.lastRejection && view.lastRejection.seq === event.seq - 1 && view.lastRejection.event?.startsWith('xstate.'))
+        next.status = 'needs_attention';
       return next;
     case 'session.cancelled':
       next.status = 'cancelled';

@@ -50,9 +50,22 @@ export interface SessionFile {
  * line is cut off, or the header counts more lines than follow, or nothing follows it.
  */
 export type SessionFileRefusal =
-  | 'not_text' | 'file_too_large' | 'empty' | 'not_json' | 'line_too_long' | 'too_deep' | 'forbidden_key'
-  | 'wrong_kind' | 'wrong_version' | 'bad_header' | 'bad_event' | 'bad_journal' | 'out_of_order' | 'seq_gap'
-  | 'other_session' | 'truncated';
+  | 'not_text'
+  | 'file_too_large'
+  | 'empty'
+  | 'not_json'
+  | 'line_too_long'
+  | 'too_deep'
+  | 'forbidden_key'
+  | 'wrong_kind'
+  | 'wrong_version'
+  | 'bad_header'
+  | 'bad_event'
+  | 'bad_journal'
+  | 'out_of_order'
+  | 'seq_gap'
+  | 'other_session'
+  | 'truncated';
 
 /** What SESSION_FILE_INVALID carries: the line (1 is the header; 0 the file as a whole) and the reason. */
 export interface SessionFileProblem {
@@ -91,10 +104,12 @@ const JournalLine = z.strictObject({
     name: z.string().min(1).max(200),
     idempotent: z.boolean(),
     startedAt: z.number(),
-    completed: z.union([
-      z.strictObject({ at: z.number(), ok: z.literal(true), output: z.unknown() }),
-      z.strictObject({ at: z.number(), ok: z.literal(false), error: FlowErrorShape }),
-    ]).optional(),
+    completed: z
+      .union([
+        z.strictObject({ at: z.number(), ok: z.literal(true), output: z.unknown() }),
+        z.strictObject({ at: z.number(), ok: z.literal(false), error: FlowErrorShape }),
+      ])
+      .optional(),
   }),
 });
 
@@ -107,8 +122,14 @@ class ForbiddenKey extends Error {}
 
 /** One line as JSON; a line that does not parse is `not_json`, or `truncated` when it is the last (a cut-off copy). */
 function parseLine(text: string, line: number, isLast: boolean): unknown {
-  if (text.length > MAX_SESSION_FILE_LINE_CHARS) throw invalid(line, 'line_too_long', `the line has ${text.length} characters, more than the ${MAX_SESSION_FILE_LINE_CHARS} a session file line may have`);
-  if (jsonNestingDepth(text, MAX_SESSION_FILE_DEPTH) > MAX_SESSION_FILE_DEPTH) throw invalid(line, 'too_deep', `the JSON is nested deeper than ${MAX_SESSION_FILE_DEPTH} levels`);
+  if (text.length > MAX_SESSION_FILE_LINE_CHARS)
+    throw invalid(
+      line,
+      'line_too_long',
+      `the line has ${text.length} characters, more than the ${MAX_SESSION_FILE_LINE_CHARS} a session file line may have`,
+    );
+  if (jsonNestingDepth(text, MAX_SESSION_FILE_DEPTH) > MAX_SESSION_FILE_DEPTH)
+    throw invalid(line, 'too_deep', `the JSON is nested deeper than ${MAX_SESSION_FILE_DEPTH} levels`);
   try {
     // A `__proto__` key (also written as \u005f_proto__) would become a prototype the moment anyone copies the
     // object with a spread or assign: refused outright, not stripped. Only a line that spells it, or has escapes,
@@ -141,21 +162,36 @@ function parseFirstLine(text: string, lines: readonly string[]): unknown {
     } catch {
       throw error;
     }
-    const what = (whole as { kind?: unknown } | null)?.kind === SESSION_FILE_KIND ? 'a session export written on several lines' : 'one JSON document (a flow spec?)';
+    const what =
+      (whole as { kind?: unknown } | null)?.kind === SESSION_FILE_KIND
+        ? 'a session export written on several lines'
+        : 'one JSON document (a flow spec?)';
     throw invalid(1, 'wrong_kind', `the file is ${what}, not a session export (one JSON value per line)`);
   }
 }
 
 function issuesOf(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(line)'}: ${i.message}`).join('; ');
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || '(line)'}: ${i.message}`)
+    .join('; ');
 }
 
 function readHeader(first: unknown): SessionFileHeader {
   const kind = (first as { kind?: unknown } | null)?.kind;
-  if (kind !== SESSION_FILE_KIND) throw invalid(1, 'wrong_kind', `the header's kind is ${JSON.stringify(kind)?.slice(0, 60) ?? 'missing'}, not "${SESSION_FILE_KIND}": this is not a Flowing session export`);
+  if (kind !== SESSION_FILE_KIND)
+    throw invalid(
+      1,
+      'wrong_kind',
+      `the header's kind is ${JSON.stringify(kind)?.slice(0, 60) ?? 'missing'}, not "${SESSION_FILE_KIND}": this is not a Flowing session export`,
+    );
   const version = (first as { formatVersion?: unknown }).formatVersion;
   if (version !== SESSION_FILE_FORMAT_VERSION) {
-    throw invalid(1, 'wrong_version', `format version ${JSON.stringify(version)?.slice(0, 30) ?? 'missing'} is not ${SESSION_FILE_FORMAT_VERSION}, the one this Flowing reads`);
+    throw invalid(
+      1,
+      'wrong_version',
+      `format version ${JSON.stringify(version)?.slice(0, 30) ?? 'missing'} is not ${SESSION_FILE_FORMAT_VERSION}, the one this Flowing reads`,
+    );
   }
   const header = Header.safeParse(first);
   if (!header.success) throw invalid(1, 'bad_header', `the header is malformed: ${issuesOf(header.error)}`);
@@ -176,7 +212,8 @@ const stripCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -
  */
 export function parseSessionFile(text: string): SessionFile {
   if (typeof text !== 'string') throw invalid(0, 'not_text', 'a session file is text');
-  if (text.length > MAX_SESSION_FILE_CHARS) throw invalid(0, 'file_too_large', `the file has ${text.length} characters, more than the ${MAX_SESSION_FILE_CHARS} read`);
+  if (text.length > MAX_SESSION_FILE_CHARS)
+    throw invalid(0, 'file_too_large', `the file has ${text.length} characters, more than the ${MAX_SESSION_FILE_CHARS} read`);
   const lines = text.split('\n').map(stripCr);
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   if (lines.length === 0) throw invalid(1, 'empty', 'the file is empty');
@@ -196,12 +233,22 @@ export function parseSessionFile(text: string): SessionFile {
     const event = EventLine.safeParse(value);
     if (!event.success) throw invalid(line, 'bad_event', `a malformed event: ${issuesOf(event.error)}`);
     const expected = events.length + 1;
-    if (event.data.seq !== expected) throw invalid(line, 'seq_gap', `event seq ${event.data.seq} where seq ${expected} was expected: events are missing`);
-    if (event.data.sessionId !== header.sessionId) throw invalid(line, 'other_session', `an event of session ${JSON.stringify(event.data.sessionId.slice(0, 130))}, not of ${header.sessionId}`);
+    if (event.data.seq !== expected)
+      throw invalid(line, 'seq_gap', `event seq ${event.data.seq} where seq ${expected} was expected: events are missing`);
+    if (event.data.sessionId !== header.sessionId)
+      throw invalid(
+        line,
+        'other_session',
+        `an event of session ${JSON.stringify(event.data.sessionId.slice(0, 130))}, not of ${header.sessionId}`,
+      );
     events.push(event.data);
   }
   if (events.length !== header.events || journal.length !== header.journal) {
-    throw invalid(lines.length + 1, 'truncated', `the header promises ${header.events} events and ${header.journal} journal entries, the file has ${events.length} and ${journal.length}: it was cut short or edited`);
+    throw invalid(
+      lines.length + 1,
+      'truncated',
+      `the header promises ${header.events} events and ${header.journal} journal entries, the file has ${events.length} and ${journal.length}: it was cut short or edited`,
+    );
   }
   if (events.length === 0) throw invalid(2, 'truncated', 'the file has a header and no events (a session log starts with session.started)');
   if (events[0]!.type !== 'session.started') throw invalid(2, 'bad_event', `the log starts with ${events[0]!.type}, not session.started`);
@@ -213,9 +260,13 @@ export function parseSessionFile(text: string): SessionFile {
  * notice (the recorded events are still shown as recorded; drawing them on the new graph may mislead). Null when the
  * hashes agree.
  */
-export function sessionFileSpecNotice(header: Pick<SessionFileHeader, 'machineId' | 'specHash'>, currentSpecHash: string | undefined): FlowError<'SPEC_CHANGED'> | null {
+export function sessionFileSpecNotice(
+  header: Pick<SessionFileHeader, 'machineId' | 'specHash'>,
+  currentSpecHash: string | undefined,
+): FlowError<'SPEC_CHANGED'> | null {
   if (currentSpecHash === header.specHash) return null;
-  if (currentSpecHash === undefined) return { code: 'SPEC_CHANGED', message: `machine '${header.machineId}' is not known here; the session is shown from its events alone` };
+  if (currentSpecHash === undefined)
+    return { code: 'SPEC_CHANGED', message: `machine '${header.machineId}' is not known here; the session is shown from its events alone` };
   return {
     code: 'SPEC_CHANGED',
     message: `the session was recorded with another version of '${header.machineId}' (spec hash ${header.specHash.slice(0, 12)}, now ${currentSpecHash.slice(0, 12)}): states and transitions may not match the graph`,

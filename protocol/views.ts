@@ -13,9 +13,7 @@ export interface HealthView {
 }
 
 /** `GET /readyz`: the store answers too (503 with the error shape and `ok: false` while it does not). */
-export type ReadinessView =
-  | { ok: true; store: string; durability?: string }
-  | ({ ok: false } & FlowError<'SERVER_NOT_READY'>);
+export type ReadinessView = { ok: true; store: string; durability?: string } | ({ ok: false } & FlowError<'SERVER_NOT_READY'>);
 
 /** One machine of `GET /machines`. `spec` is the flow spec the host process handed in (`flowing serve` does), else null. */
 export interface RuntimeMachine {
@@ -101,9 +99,7 @@ export type SendAnswer =
  * The `result` event that ends `POST /sessions/:id/events/stream` (after the events it caused, which came with ids):
  * the SendAnswer without its events.
  */
-export type StreamResult =
-  | { applied: true; state: unknown; status: SessionStatus }
-  | ({ applied: false } & FlowError);
+export type StreamResult = { applied: true; state: unknown; status: SessionStatus } | ({ applied: false } & FlowError);
 
 /**
  * `GET /sessions/:id/at/:seq`: the session right after the event with `seq` (0 = before the first event), folded from

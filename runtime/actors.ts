@@ -3,7 +3,17 @@ import { attemptTool, parseToolInput } from './calls/tool-attempt.ts';
 import { systemClock } from './clock.ts';
 import { FlowingError } from './errors.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
-import type { AgentOutput, AgentRequest, ClassifyOutput, ClassifyRequest, ExtractRequest, GenerateOutput, GenerateRequest, LlmProvider, LlmRequest } from './llm/types.ts';
+import type {
+  AgentOutput,
+  AgentRequest,
+  ClassifyOutput,
+  ClassifyRequest,
+  ExtractRequest,
+  GenerateOutput,
+  GenerateRequest,
+  LlmProvider,
+  LlmRequest,
+} from './llm/types.ts';
 import type { AnyTool, ToolInput, ToolOutput } from './tool.ts';
 import type { ToolCallInput } from './calls/context.ts';
 
@@ -18,7 +28,12 @@ export function fromTool<TTool extends AnyTool>(tool: TTool) {
     const parsed = parseToolInput(tool, input.args);
     if (!parsed.ok) throw new FlowingError(parsed.error.code, parsed.error.message, { details: parsed.error.details });
     const idempotencyKey = input.idempotencyKey ?? self.id;
-    return (await attemptTool(tool, parsed.args, { idempotencyKey, deadline: signal, timeoutMs: tool.timeoutMs, clock: systemClock })) as ToolOutput<TTool>;
+    return (await attemptTool(tool, parsed.args, {
+      idempotencyKey,
+      deadline: signal,
+      timeoutMs: tool.timeoutMs,
+      clock: systemClock,
+    })) as ToolOutput<TTool>;
   });
 }
 
@@ -28,17 +43,25 @@ export function asText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-
 /**
  * A model call actor for bare XState use. It answers with the scripted (offline, deterministic) provider unless a
  * provider is given; the Flowing runtime replaces it with its journaled, budgeted, logged version.
  */
-export function fromLlm<TLabel extends string = string>(kind: 'classify', provider?: LlmProvider): ReturnType<typeof fromPromise<ClassifyOutput<TLabel>, ClassifyRequest>>;
-export function fromLlm<TOutput extends Record<string, unknown>>(kind: 'extract', provider?: LlmProvider): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
+export function fromLlm<TLabel extends string = string>(
+  kind: 'classify',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<ClassifyOutput<TLabel>, ClassifyRequest>>;
+export function fromLlm<TOutput extends Record<string, unknown>>(
+  kind: 'extract',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
 export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
 // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the precise types
-export function fromLlm(kind: 'classify' | 'extract' | 'generate' | 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<any, any>> {
+export function fromLlm(
+  kind: 'classify' | 'extract' | 'generate' | 'agent',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<any, any>> {
   let llm: LlmProvider | undefined = provider;
   return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {
     llm ??= createScriptedProvider();

@@ -17,7 +17,10 @@ function parse(text: string | undefined): { label: CrashPoint; nth: number } | u
   if (!text) return undefined;
   const [label, nth = '1'] = text.split(':');
   if (!(CRASH_POINTS as readonly string[]).includes(label!) || !/^[1-9]\d*$/.test(nth)) {
-    process.emitWarning(`FLOWING_FAULT='${text}' is not <label>:<nth> with a label of ${CRASH_POINTS.join(', ')}; no crash point is armed`, { code: 'FLOWING_FAULT_INVALID' });
+    process.emitWarning(
+      `FLOWING_FAULT='${text}' is not <label>:<nth> with a label of ${CRASH_POINTS.join(', ')}; no crash point is armed`,
+      { code: 'FLOWING_FAULT_INVALID' },
+    );
     return undefined;
   }
   return { label: label as CrashPoint, nth: Number(nth) };

@@ -95,7 +95,11 @@ export class Deadline {
 
   /** A deadline inside this one: it aborts when this one does, or after its own timeout. */
   child(timeoutMs?: number, onTimeout?: () => FlowingError): Deadline {
-    return new Deadline(this.clock, { parent: this, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onTimeout ? { onTimeout } : {}) });
+    return new Deadline(this.clock, {
+      parent: this,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(onTimeout ? { onTimeout } : {}),
+    });
   }
 
   /** Starts the timeout again (a stream sent something: its silence is measured from now). */
@@ -150,10 +154,14 @@ export class Deadline {
 export function sleep(clock: Clock, ms: number, deadline?: Deadline): Promise<void> {
   if (!deadline) return new Promise((resolve) => clock.setTimeout(resolve, ms));
   const wait = new Deadline(clock, { parent: deadline });
-  return wait.race(new Promise<void>((resolve) => {
-    const timer = clock.setTimeout(resolve, ms);
-    wait.aborted.catch(() => clock.clearTimeout(timer));
-  })).finally(() => wait.dispose());
+  return wait
+    .race(
+      new Promise<void>((resolve) => {
+        const timer = clock.setTimeout(resolve, ms);
+        wait.aborted.catch(() => clock.clearTimeout(timer));
+      }),
+    )
+    .finally(() => wait.dispose());
 }
 
 function asFlowingError(reason: unknown): FlowingError {

@@ -1,5 +1,14 @@
 import type { AnyStateMachine } from 'xstate';
-import { evaluateExpression, listStates, parseExpression, type ExprNode, type FieldMap, type FlowSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '@flowing/spec';
+import {
+  evaluateExpression,
+  listStates,
+  parseExpression,
+  type ExprNode,
+  type FieldMap,
+  type FlowSpec,
+  type LlmInvokeSpec,
+  type ToolInvokeSpec,
+} from '@flowing/spec';
 import { FlowingError } from './errors.ts';
 import type { AnyTool } from './tool.ts';
 
@@ -46,8 +55,11 @@ export type EventOf<T> = T extends MachineDefinition<AnyStateMachine, infer E> ?
  * What `defineMachine` takes: the contract as generated code emits it, or (for a machine written by hand) the spec it
  * follows, from which the contract is derived.
  */
-export type MachineDefinitionConfig<TMachine extends AnyStateMachine, TEvent extends { type: string }> =
-  Omit<MachineDefinition<TMachine, TEvent>, '__event' | keyof MachineContract> & (MachineContract | { spec: FlowSpec });
+export type MachineDefinitionConfig<TMachine extends AnyStateMachine, TEvent extends { type: string }> = Omit<
+  MachineDefinition<TMachine, TEvent>,
+  '__event' | keyof MachineContract
+> &
+  (MachineContract | { spec: FlowSpec });
 
 /**
  * Bundles a machine with its tools and contract. Called by generated code.
@@ -71,9 +83,10 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>
   for (const { name, spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
-    invokes[name] = 'tool' in invoke
-      ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
-      : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
+    invokes[name] =
+      'tool' in invoke
+        ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
+        : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
   return { contextFields: spec.context, eventFields: spec.events, invokes };
 }

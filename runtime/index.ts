@@ -1,22 +1,76 @@
-export { defineTool, ToolError, DEFAULT_TOOL_RETRIES, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type AnyTool, type ToolConfig, type ToolRisk, type ToolRunContext, type ToolInput, type ToolOutput, type ToolExample, type ToolErrorExample } from './tool.ts';
+export {
+  defineTool,
+  ToolError,
+  DEFAULT_TOOL_RETRIES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type Tool,
+  type AnyTool,
+  type ToolConfig,
+  type ToolRisk,
+  type ToolRunContext,
+  type ToolInput,
+  type ToolOutput,
+  type ToolExample,
+  type ToolErrorExample,
+} from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
 export { fromTool, fromLlm, asText } from './actors.ts';
 export type { ToolCallInput } from './calls/context.ts';
 export {
-  defineMachine, contractOf, type MachineDefinition, type MachineDefinitionConfig, type MachineContract, type InvokeInfo, type ToolInvokeInfo,
-  type LlmInvokeInfo, type AnyMachineDefinition, type EventOf,
+  defineMachine,
+  contractOf,
+  type MachineDefinition,
+  type MachineDefinitionConfig,
+  type MachineContract,
+  type InvokeInfo,
+  type ToolInvokeInfo,
+  type LlmInvokeInfo,
+  type AnyMachineDefinition,
+  type EventOf,
 } from './definition.ts';
 export { createScriptedProvider } from './llm/scripted.ts';
 export type {
-  LlmProvider, LlmRequest, LlmResult, LlmUsage, LlmCallOptions, ClassifyRequest, ExtractRequest, GenerateRequest, AgentRequest,
-  ClassifyOutput, ExtractOutput, GenerateOutput, AgentOutput, AgentToolCaller,
+  LlmProvider,
+  LlmRequest,
+  LlmResult,
+  LlmUsage,
+  LlmCallOptions,
+  ClassifyRequest,
+  ExtractRequest,
+  GenerateRequest,
+  AgentRequest,
+  ClassifyOutput,
+  ExtractOutput,
+  GenerateOutput,
+  AgentOutput,
+  AgentToolCaller,
 } from './llm/types.ts';
-export { createRuntime, type Runtime, type RuntimeOptions, type Session, type SessionEvent, type SessionSnapshot, type SendOptions } from './runtime.ts';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type Session,
+  type SessionEvent,
+  type SessionSnapshot,
+  type SendOptions,
+} from './runtime.ts';
 export type { SendResult } from './session/run.ts';
 export type { EventListener, SubscriptionErrorListener } from './session/subscriptions.ts';
 export { RUNTIME_EVENT_TYPES, type RuntimeEvent, type RuntimeEventType } from './events.ts';
 export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './store/memory.ts';
-export type { SessionStore, SessionRecord, SessionStatus, JournalEntry, CommitRequest, ApprovalRecord, SessionQuery, SessionSummary, SessionPage, StoreFeedListener, StoreDurability } from './store/types.ts';
+export type {
+  SessionStore,
+  SessionRecord,
+  SessionStatus,
+  JournalEntry,
+  CommitRequest,
+  ApprovalRecord,
+  SessionQuery,
+  SessionSummary,
+  SessionPage,
+  StoreFeedListener,
+  StoreDurability,
+} from './store/types.ts';
 export { STORE_ERROR_CODES, type StoreErrorCode } from './store/errors.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { createVirtualClock, settle, type VirtualClock } from './virtual-clock.ts';
@@ -27,9 +81,27 @@ export { replaySession, reexecuteSession, type ReplayOptions, type ReexecuteOpti
 export { createRecordedCalls, type RecordedCalls, type RecordedCallsOptions, type RecordedCallInfo } from './inspect/recorded-calls.ts';
 // Inspection's wire protocol (the fold, session files, codes) comes from @flowing/protocol, re-exported for services.
 export {
-  INSPECT_ERROR_CODES, sessionAt, foldEvent, activeStatePaths, EMPTY_SESSION_AT, parseSessionFile, sessionFileSpecNotice, SESSION_FILE_KIND,
-  SESSION_FILE_FORMAT_VERSION, MAX_SESSION_FILE_LINE_CHARS, MAX_SESSION_FILE_CHARS, type InspectErrorCode, type SessionAt, type FoldableEvent,
-  type PendingCall, type ApprovalAt, type RejectionAt, type SessionFile, type SessionFileHeader, type SessionFileProblem, type SessionFileRefusal,
+  INSPECT_ERROR_CODES,
+  sessionAt,
+  foldEvent,
+  activeStatePaths,
+  EMPTY_SESSION_AT,
+  parseSessionFile,
+  sessionFileSpecNotice,
+  SESSION_FILE_KIND,
+  SESSION_FILE_FORMAT_VERSION,
+  MAX_SESSION_FILE_LINE_CHARS,
+  MAX_SESSION_FILE_CHARS,
+  type InspectErrorCode,
+  type SessionAt,
+  type FoldableEvent,
+  type PendingCall,
+  type ApprovalAt,
+  type RejectionAt,
+  type SessionFile,
+  type SessionFileHeader,
+  type SessionFileProblem,
+  type SessionFileRefusal,
 } from '@flowing/protocol';
 export { exportSession, exportSessionFile, type SessionExport } from './inspect/export.ts';
 export { requestHash } from './inspect/request-hash.ts';

@@ -1,7 +1,12 @@
 import type { Deadline } from './deadline.ts';
 import {
-  DEFAULT_LLM_TIMEOUT_MS, DEFAULT_MAX_AGENT_ITERATIONS, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_STEPS,
-  DEFAULT_MAX_TOOL_RESULT_CHARS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_MAX_MS,
+  DEFAULT_LLM_TIMEOUT_MS,
+  DEFAULT_MAX_AGENT_ITERATIONS,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
+  DEFAULT_RETRY_BASE_MS,
+  DEFAULT_RETRY_MAX_MS,
 } from './constants.ts';
 import { FlowingError } from './errors.ts';
 import type { LlmRequest } from './llm/types.ts';
@@ -114,7 +119,10 @@ export const SATURATED_RETRY_AFTER_SECONDS = 1;
  */
 export class RunAdmission {
   private active = 0;
-  constructor(private readonly capacity: number, private readonly policy: 'queue' | 'refuse') {}
+  constructor(
+    private readonly capacity: number,
+    private readonly policy: 'queue' | 'refuse',
+  ) {}
 
   /** Runs in progress that were admitted (always 0 under `'queue'`). */
   get inProgress(): number {
@@ -122,7 +130,9 @@ export class RunAdmission {
   }
 
   /** The function that ends this run's admission, or the refusal when the runtime is saturated. */
-  enter(): { leave: () => void } | { refusal: { code: 'RUNTIME_SATURATED'; message: string; details: { retryAfterSeconds: number; runsInProgress: number } } } {
+  enter():
+    | { leave: () => void }
+    | { refusal: { code: 'RUNTIME_SATURATED'; message: string; details: { retryAfterSeconds: number; runsInProgress: number } } } {
     if (this.policy === 'queue') return { leave: () => {} };
     if (this.active >= this.capacity) {
       return {

@@ -67,10 +67,23 @@ export async function reexecuteSession(options: ReexecuteOptions): Promise<Repla
   return { ...result, answered: { tools: 0, llm: 0 } };
 }
 
-async function playLog(options: ReplayOptions, calls: { llm?: LlmProvider; tools?: Readonly<Record<string, AnyTool>> }, checkCalls: () => void) {
+async function playLog(
+  options: ReplayOptions,
+  calls: { llm?: LlmProvider; tools?: Readonly<Record<string, AnyTool>> },
+  checkCalls: () => void,
+) {
   const [first] = options.log;
-  if (!first || first.type !== 'session.started') throw new FlowingError('NONDETERMINISM', 'a replay needs a log that starts with session.started');
-  const runtime = createRuntime({ machines: [options.machine], store: createMemoryStore(), llm: calls.llm, tools: calls.tools, clock: options.clock, limits: options.limits, random: options.random });
+  if (!first || first.type !== 'session.started')
+    throw new FlowingError('NONDETERMINISM', 'a replay needs a log that starts with session.started');
+  const runtime = createRuntime({
+    machines: [options.machine],
+    store: createMemoryStore(),
+    llm: calls.llm,
+    tools: calls.tools,
+    clock: options.clock,
+    limits: options.limits,
+    random: options.random,
+  });
   const session = await startAsRecorded(runtime, options);
   // The replayed log is read and compared a piece at a time: comparing it whole at every outside event costs
   // quadratic time (a 10,000-event session took 40 s).
@@ -106,16 +119,31 @@ async function startAsRecorded(runtime: Runtime, options: ReplayOptions) {
   const parentLog = options.parentLog;
   const entered = options.log[1];
   if (!parentLog?.length || parentLog[0]!.sessionId !== started.parentId || entered?.type !== 'state.changed') {
-    throw new FlowingError('REPLAY_FORK_NEEDS_PARENT', `session '${first.sessionId}' is a fork of '${started.parentId}': pass that session's log as parentLog to replay it`, { details: { parentId: started.parentId } });
+    throw new FlowingError(
+      'REPLAY_FORK_NEEDS_PARENT',
+      `session '${first.sessionId}' is a fork of '${started.parentId}': pass that session's log as parentLog to replay it`,
+      { details: { parentId: started.parentId } },
+    );
   }
   const parentStart = parentLog[0]!.data as { machineId?: string; specHash?: string };
   const now = parentLog[parentLog.length - 1]!.at;
   await runtime.store.commit({
-    expectedVersion: 0, events: parentLog, journal: [],
+    expectedVersion: 0,
+    events: parentLog,
+    journal: [],
     record: {
-      sessionId: started.parentId, machineId: parentStart.machineId ?? options.machine.id, specHash: parentStart.specHash ?? options.machine.specHash,
-      traceId: parentLog[0]!.traceId, status: 'waiting', version: 1, seq: parentLog.length, step: 0, snapshot: undefined,
-      usage: { promptTokens: 0, completionTokens: 0 }, createdAt: parentLog[0]!.at, updatedAt: now,
+      sessionId: started.parentId,
+      machineId: parentStart.machineId ?? options.machine.id,
+      specHash: parentStart.specHash ?? options.machine.specHash,
+      traceId: parentLog[0]!.traceId,
+      status: 'waiting',
+      version: 1,
+      seq: parentLog.length,
+      step: 0,
+      snapshot: undefined,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      createdAt: parentLog[0]!.at,
+      updatedAt: now,
     },
   });
   // The fork's first context, as a patch over the parent's at the same event: every field, in the fork's order.
@@ -133,7 +161,11 @@ function compare(recorded: readonly RuntimeEvent[], replayed: readonly RuntimeEv
     const a = recorded[i];
     const b = replayed[i];
     if (JSON.stringify(a) !== JSON.stringify(b)) {
-      throw new FlowingError('NONDETERMINISM', `replay diverges at seq ${i + 1}: recorded ${a?.type ?? 'nothing'}, replayed ${b?.type ?? 'nothing'}`, { details: { seq: i + 1, recorded: a, replayed: b } });
+      throw new FlowingError(
+        'NONDETERMINISM',
+        `replay diverges at seq ${i + 1}: recorded ${a?.type ?? 'nothing'}, replayed ${b?.type ?? 'nothing'}`,
+        { details: { seq: i + 1, recorded: a, replayed: b } },
+      );
     }
   }
 }

@@ -46,7 +46,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const registry = new MachineRegistry(options.machines, directory, options.tools);
   const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
   const host: RunHost = {
-    store, clock, limits, directory,
+    store,
+    clock,
+    limits,
+    directory,
     llm: options.llm ?? createScriptedProvider(),
     xstateClock: xstateClock(clock),
     calls: new Semaphore(limits.maxConcurrentCalls),
@@ -68,13 +71,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const sessionId = ids.sessionId ?? newId();
     const traceId = ids.traceId ?? newId();
     const admitted = admission.enter();
-    if ('refusal' in admitted) throw new FlowingError(admitted.refusal.code, admitted.refusal.message, { details: admitted.refusal.details });
-    await queue.run(sessionId, async () => {
-      const run = await pool.startRun(info, { sessionId, traceId }, from);
-      const failed: FlowError | undefined = run.failed ?? (run.status === 'error' ? run.outcome?.error : undefined);
-      // A session that failed after its first commit is stored (its log says what happened): name it.
-      if (failed) throw new FlowingError(failed.code, failed.message, { details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details });
-    }).finally(admitted.leave);
+    if ('refusal' in admitted)
+      throw new FlowingError(admitted.refusal.code, admitted.refusal.message, { details: admitted.refusal.details });
+    await queue
+      .run(sessionId, async () => {
+        const run = await pool.startRun(info, { sessionId, traceId }, from);
+        const failed: FlowError | undefined = run.failed ?? (run.status === 'error' ? run.outcome?.error : undefined);
+        // A session that failed after its first commit is stored (its log says what happened): name it.
+        if (failed)
+          throw new FlowingError(failed.code, failed.message, {
+            details: run.version > 0 ? { sessionId, ...(isRecord(failed.details) ? failed.details : {}) } : failed.details,
+          });
+      })
+      .finally(admitted.leave);
     return sessionHandle(parts, sessionId, info.definition.id);
   }
 
@@ -94,10 +103,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return start(info, forkOptions, { kind: 'fork', ...from });
     },
     async resume(sessionId, resumeOptions = {}) {
-      const machineId = await queue.run(sessionId, () => pool.withRun(sessionId, true, async (run) => {
-        await run.whenQuiet();
-        return run.info.definition.id;
-      }, resumeOptions.leaseWaitMs));
+      const machineId = await queue.run(sessionId, () =>
+        pool.withRun(
+          sessionId,
+          true,
+          async (run) => {
+            await run.whenQuiet();
+            return run.info.definition.id;
+          },
+          resumeOptions.leaseWaitMs,
+        ),
+      );
       return sessionHandle(parts, sessionId, machineId);
     },
   };
@@ -106,4 +122,3 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
-

@@ -101,34 +101,46 @@ export function defineTool<TInput extends z.ZodType, TOutput extends z.ZodType>(
 /** Codes any tool call can fail with besides the tool's own. */
 const RUNTIME_TOOL_CODES = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
 
-function checkExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(config: ToolConfig<TInput, TOutput>): ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>> {
-  return Object.freeze((config.examples ?? []).map((example, i) => {
-    const where = `tool '${config.name}' examples[${i}]`;
-    checkAgainst(config.input, example?.input, `${where}.input`);
-    const output = checkAgainst(config.output, example?.output, `${where}.output`);
-    return Object.freeze({ input: example.input, output: output as z.output<TOutput> });
-  }));
+function checkExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(
+  config: ToolConfig<TInput, TOutput>,
+): ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>> {
+  return Object.freeze(
+    (config.examples ?? []).map((example, i) => {
+      const where = `tool '${config.name}' examples[${i}]`;
+      checkAgainst(config.input, example?.input, `${where}.input`);
+      const output = checkAgainst(config.output, example?.output, `${where}.output`);
+      return Object.freeze({ input: example.input, output: output as z.output<TOutput> });
+    }),
+  );
 }
 
-function checkErrorExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(config: ToolConfig<TInput, TOutput>): ReadonlyArray<ToolErrorExample<z.input<TInput>>> {
-  return Object.freeze((config.errorExamples ?? []).map((example, i) => {
-    const where = `tool '${config.name}' errorExamples[${i}]`;
-    checkAgainst(config.input, example?.input, `${where}.input`);
-    const { code, message } = example.error ?? {};
-    if (typeof code !== 'string' || typeof message !== 'string') {
-      throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error must be { code, message } with string values`);
-    }
-    if (!RUNTIME_TOOL_CODES.has(code) && !Object.hasOwn(config.errors ?? {}, code)) {
-      const declared = Object.keys(config.errors ?? {});
-      throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error.code '${code}' is not declared in the tool's errors (declared: ${declared.join(', ') || 'none'}; TOOL_FAILED and TOOL_TIMEOUT are always allowed)`);
-    }
-    return Object.freeze({ input: example.input, error: Object.freeze({ code, message }) });
-  }));
+function checkErrorExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(
+  config: ToolConfig<TInput, TOutput>,
+): ReadonlyArray<ToolErrorExample<z.input<TInput>>> {
+  return Object.freeze(
+    (config.errorExamples ?? []).map((example, i) => {
+      const where = `tool '${config.name}' errorExamples[${i}]`;
+      checkAgainst(config.input, example?.input, `${where}.input`);
+      const { code, message } = example.error ?? {};
+      if (typeof code !== 'string' || typeof message !== 'string') {
+        throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error must be { code, message } with string values`);
+      }
+      if (!RUNTIME_TOOL_CODES.has(code) && !Object.hasOwn(config.errors ?? {}, code)) {
+        const declared = Object.keys(config.errors ?? {});
+        throw new FlowingError(
+          'TOOL_EXAMPLE_INVALID',
+          `${where}.error.code '${code}' is not declared in the tool's errors (declared: ${declared.join(', ') || 'none'}; TOOL_FAILED and TOOL_TIMEOUT are always allowed)`,
+        );
+      }
+      return Object.freeze({ input: example.input, error: Object.freeze({ code, message }) });
+    }),
+  );
 }
 
 function checkAgainst(schema: z.ZodType, value: unknown, where: string): unknown {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where} does not match the tool's schema: ${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where} does not match the tool's schema: ${formatIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 

@@ -4,8 +4,13 @@
  * and fails naming the symbol if an upgrade removes or changes one of them.
  */
 import {
-  createActor, createMachine,
-  type Actor, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type InspectionEvent,
+  createActor,
+  createMachine,
+  type Actor,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type AnyStateNode,
+  type InspectionEvent,
 } from 'xstate';
 
 /** One transition taken in a microstep: the event, the source state id and the target state ids. */
@@ -37,7 +42,8 @@ export function resolveNodes(machine: AnyStateMachine, value: unknown, context: 
 
 /** The transitions of a `@xstate.microstep` inspection event (`event._transitions`). */
 export function microstepTransitions(event: InspectionEvent): TakenTransition[] {
-  const transitions = (event as { _transitions?: Array<{ eventType: string; source: { id: string }; target?: Array<{ id: string }> }> })._transitions ?? [];
+  const transitions =
+    (event as { _transitions?: Array<{ eventType: string; source: { id: string }; target?: Array<{ id: string }> }> })._transitions ?? [];
   return transitions.map((t) => ({ event: t.eventType, source: t.source.id, targets: t.target?.map((n) => n.id) ?? [] }));
 }
 
@@ -96,11 +102,15 @@ export function checkXStateInternals(): string[] {
   const system = actor.system as unknown as Record<string, unknown>;
   if (typeof system._sendInspectionEvent !== 'function') problems.push('system._sendInspectionEvent is not a function');
   const sched = system.scheduler as Record<string, unknown> | undefined;
-  if (typeof sched?.schedule !== 'function' || typeof sched?.cancel !== 'function') problems.push('system.scheduler.schedule/cancel are not functions');
+  if (typeof sched?.schedule !== 'function' || typeof sched?.cancel !== 'function')
+    problems.push('system.scheduler.schedule/cancel are not functions');
   actor.start();
   const nodes = (actor.getSnapshot() as unknown as { _nodes?: unknown })._nodes;
-  if (!Array.isArray(nodes) || !nodes.some((n: { key?: string }) => n.key === 'a')) problems.push('snapshot._nodes does not list the active state nodes');
-  const scheduled = Object.values((actor.system.getSnapshot() as unknown as { _scheduledEvents?: Record<string, ScheduledEvent> })._scheduledEvents ?? {});
+  if (!Array.isArray(nodes) || !nodes.some((n: { key?: string }) => n.key === 'a'))
+    problems.push('snapshot._nodes does not list the active state nodes');
+  const scheduled = Object.values(
+    (actor.system.getSnapshot() as unknown as { _scheduledEvents?: Record<string, ScheduledEvent> })._scheduledEvents ?? {},
+  );
   const timer = scheduled.find((e) => e.event?.type === 'xstate.after.1000.probe.a');
   if (!timer || timer.id !== timer.event.type || timer.source !== actor || typeof timer.startedAt !== 'number' || timer.delay !== 1000) {
     problems.push('system.getSnapshot()._scheduledEvents does not hold the after timer as { id, source, target, event, delay, startedAt }');

@@ -31,9 +31,8 @@ const utf8 = new TextEncoder();
 function percentEncode(char: string): string {
   const code = char.codePointAt(0)!;
   // A lone surrogate has no UTF-8 form (encodeURIComponent throws); its WTF-8 bytes keep it distinct from U+FFFD.
-  const bytes = code >= 0xd800 && code <= 0xdfff
-    ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
-    : [...utf8.encode(char)];
+  const bytes =
+    code >= 0xd800 && code <= 0xdfff ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)] : [...utf8.encode(char)];
   return bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 

@@ -12,12 +12,17 @@ jsep.addBinaryOp('in', 7);
 for (const op of ['>>>', '>>', '<<', '|', '^', '&']) jsep.removeBinaryOp(op);
 jsep.removeUnaryOp('~');
 
-const BINARY_OPERATORS = new Set([
-  '==', '!=', '===', '!==', '<', '<=', '>', '>=', '&&', '||', '??', '+', '-', '*', '/', '%', 'in',
-]);
+const BINARY_OPERATORS = new Set(['==', '!=', '===', '!==', '<', '<=', '>', '>=', '&&', '||', '??', '+', '-', '*', '/', '%', 'in']);
 const UNARY_OPERATORS = new Set(['!', '-', '+']);
-const FORBIDDEN_PROPERTIES = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__',
-  '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const FORBIDDEN_PROPERTIES = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 const MAX_EXPRESSION_LENGTH = 2000;
 const MAX_DEPTH = 64;
 
@@ -31,7 +36,10 @@ export type ExprNode =
   | { kind: 'conditional'; test: ExprNode; consequent: ExprNode; alternate: ExprNode };
 
 export interface ExpressionError {
-  code: Extract<SpecProblemCode, 'SPEC_EXPRESSION_SYNTAX' | 'SPEC_EXPRESSION_FORBIDDEN' | 'SPEC_EXPRESSION_UNKNOWN_ROOT' | 'SPEC_TEMPLATE_SYNTAX'>;
+  code: Extract<
+    SpecProblemCode,
+    'SPEC_EXPRESSION_SYNTAX' | 'SPEC_EXPRESSION_FORBIDDEN' | 'SPEC_EXPRESSION_UNKNOWN_ROOT' | 'SPEC_TEMPLATE_SYNTAX'
+  >;
   message: string;
 }
 
@@ -208,9 +216,7 @@ export function evaluateExpression(node: ExprNode, scope: Partial<Record<Express
     case 'binary':
       return evaluateBinary(node.operator, node.left, node.right, scope);
     case 'conditional':
-      return evaluateExpression(node.test, scope)
-        ? evaluateExpression(node.consequent, scope)
-        : evaluateExpression(node.alternate, scope);
+      return evaluateExpression(node.test, scope) ? evaluateExpression(node.consequent, scope) : evaluateExpression(node.alternate, scope);
   }
 }
 
@@ -222,19 +228,34 @@ function evaluateBinary(op: string, leftNode: ExprNode, rightNode: ExprNode, sco
   const right = evaluateExpression(rightNode, scope) as never;
   const l = left as never;
   switch (op) {
-    case '==': case '===': return l === right;
-    case '!=': case '!==': return l !== right;
-    case '<': return l < right;
-    case '<=': return l <= right;
-    case '>': return l > right;
-    case '>=': return l >= right;
-    case '+': return (l as number) + (right as number);
-    case '-': return l - right;
-    case '*': return l * right;
-    case '/': return l / right;
-    case '%': return l % right;
-    case 'in': return (right as unknown[]).includes(l);
-    default: throw new Error(`unreachable operator ${op}`);
+    case '==':
+    case '===':
+      return l === right;
+    case '!=':
+    case '!==':
+      return l !== right;
+    case '<':
+      return l < right;
+    case '<=':
+      return l <= right;
+    case '>':
+      return l > right;
+    case '>=':
+      return l >= right;
+    case '+':
+      return (l as number) + (right as number);
+    case '-':
+      return l - right;
+    case '*':
+      return l * right;
+    case '/':
+      return l / right;
+    case '%':
+      return l % right;
+    case 'in':
+      return (right as unknown[]).includes(l);
+    default:
+      throw new Error(`unreachable operator ${op}`);
   }
 }
 
@@ -273,7 +294,5 @@ export function parseTemplate(source: string, roots: readonly ExpressionRoot[]):
  */
 export function compileTemplate(parts: readonly TemplatePart[], roots: RootMapping = {}, textOf = 'String'): string {
   if (parts.length === 0) return '""';
-  return parts
-    .map((p) => (p.kind === 'text' ? JSON.stringify(p.text) : `${textOf}(${compileExpression(p.ast, roots)})`))
-    .join(' + ');
+  return parts.map((p) => (p.kind === 'text' ? JSON.stringify(p.text) : `${textOf}(${compileExpression(p.ast, roots)})`)).join(' + ');
 }

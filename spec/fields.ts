@@ -5,13 +5,27 @@ import type { FieldMap, FieldType, FlowSpec } from './schema.ts';
 export function fieldTypeToZod(type: FieldType): z.ZodType {
   let schema: z.ZodType;
   switch (type.type) {
-    case 'string': schema = z.string(); break;
-    case 'number': schema = z.number(); break;
-    case 'boolean': schema = z.boolean(); break;
-    case 'enum': schema = z.enum((type.values ?? []) as [string, ...string[]]); break;
-    case 'array': schema = z.array(type.items ? fieldTypeToZod(type.items) : z.unknown()); break;
-    case 'object': schema = type.fields ? buildFieldMap(type.fields) : z.record(z.string(), z.unknown()); break;
-    case 'unknown': schema = z.unknown(); break;
+    case 'string':
+      schema = z.string();
+      break;
+    case 'number':
+      schema = z.number();
+      break;
+    case 'boolean':
+      schema = z.boolean();
+      break;
+    case 'enum':
+      schema = z.enum((type.values ?? []) as [string, ...string[]]);
+      break;
+    case 'array':
+      schema = z.array(type.items ? fieldTypeToZod(type.items) : z.unknown());
+      break;
+    case 'object':
+      schema = type.fields ? buildFieldMap(type.fields) : z.record(z.string(), z.unknown());
+      break;
+    case 'unknown':
+      schema = z.unknown();
+      break;
   }
   return type.optional ? schema.optional() : schema;
 }

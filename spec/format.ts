@@ -12,14 +12,35 @@ const KEY_ORDER: Record<Exclude<Shape, 'any'>, string[]> = {
   spec: ['$schema', 'specVersion', 'id', 'description', 'models', 'context', 'events', 'guards', 'actions', 'initial', 'states', 'layout'],
   state: ['type', 'description', 'tags', 'initial', 'entry', 'exit', 'invoke', 'on', 'after', 'always', 'onDone', 'states'],
   transition: ['target', 'guard', 'assign', 'actions', 'description'],
-  invoke: ['tool', 'llm', 'model', 'description', 'input', 'labels', 'fields', 'system', 'prompt', 'tools', 'maxIterations', 'idempotencyKey', 'timeoutMs', 'retries', 'scripted', 'onDone', 'onError'],
+  invoke: [
+    'tool',
+    'llm',
+    'model',
+    'description',
+    'input',
+    'labels',
+    'fields',
+    'system',
+    'prompt',
+    'tools',
+    'maxIterations',
+    'idempotencyKey',
+    'timeoutMs',
+    'retries',
+    'scripted',
+    'onDone',
+    'onError',
+  ],
   field: ['type', 'optional', 'description', 'values', 'items', 'fields', 'default'],
   position: ['x', 'y', 'width', 'height'],
 };
 
 function ordered(value: Record<string, unknown>, order: string[]): Array<[string, unknown]> {
   const known = order.filter((k) => k in value).map((k) => [k, value[k]] as [string, unknown]);
-  const rest = Object.keys(value).filter((k) => !order.includes(k)).sort().map((k) => [k, value[k]] as [string, unknown]);
+  const rest = Object.keys(value)
+    .filter((k) => !order.includes(k))
+    .sort()
+    .map((k) => [k, value[k]] as [string, unknown]);
   return [...known, ...rest];
 }
 
@@ -43,9 +64,11 @@ function canonical(value: unknown, shape: Shape): unknown {
     if (shape === 'spec' && key === 'states') out[key] = mapOf(child, 'state');
     else if (shape === 'spec' && key === 'layout') out[key] = mapOf(child, 'position');
     else if (shape === 'spec' && key === 'context') out[key] = mapOf(child, 'field');
-    else if (shape === 'spec' && key === 'events') out[key] = Object.fromEntries(Object.entries(child as object).map(([e, p]) => [e, mapOf(p, 'field')]));
+    else if (shape === 'spec' && key === 'events')
+      out[key] = Object.fromEntries(Object.entries(child as object).map(([e, p]) => [e, mapOf(p, 'field')]));
     else if (shape === 'state' && key === 'states') out[key] = mapOf(child, 'state');
-    else if (shape === 'state' && (key === 'on' || key === 'after')) out[key] = Object.fromEntries(Object.entries(child as object).map(([e, t]) => [e, transitionValue(t)]));
+    else if (shape === 'state' && (key === 'on' || key === 'after'))
+      out[key] = Object.fromEntries(Object.entries(child as object).map(([e, t]) => [e, transitionValue(t)]));
     else if (shape === 'state' && (key === 'always' || key === 'onDone')) out[key] = transitionValue(child);
     else if (shape === 'state' && key === 'invoke') out[key] = canonical(child, 'invoke');
     else if (shape === 'invoke' && (key === 'onDone' || key === 'onError')) out[key] = transitionValue(child);

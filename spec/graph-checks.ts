@@ -61,14 +61,22 @@ export function checkGraph(
     if (!invoke || !('tool' in invoke) || !Object.hasOwn(tools, invoke.tool) || tools[invoke.tool]!.risk !== 'high') continue;
     const isInitial = entry.parent ? entry.parent.spec.initial === entry.name : spec.initial === entry.name;
     if (isInitial) {
-      report('SPEC_RISKY_TOOL_NOT_APPROVED', [...entry.pointer, 'invoke', 'tool'], `state '${entry.name}' runs high-risk tool '${invoke.tool}' but is an initial state; enter it only through an APPROVE transition`);
+      report(
+        'SPEC_RISKY_TOOL_NOT_APPROVED',
+        [...entry.pointer, 'invoke', 'tool'],
+        `state '${entry.name}' runs high-risk tool '${invoke.tool}' but is an initial state; enter it only through an APPROVE transition`,
+      );
     }
     for (const source of states) {
       for (const site of transitionSites(source.spec)) {
         for (const { transition, pointer: tp } of site.transitions) {
           if (transition.target !== entry.name) continue;
           if (site.kind === 'on' && site.key === 'APPROVE') continue;
-          report('SPEC_RISKY_TOOL_NOT_APPROVED', [...source.pointer, ...tp], `this transition enters '${entry.name}', which runs high-risk tool '${invoke.tool}', without an APPROVE event; route it through a state that waits for APPROVE`);
+          report(
+            'SPEC_RISKY_TOOL_NOT_APPROVED',
+            [...source.pointer, ...tp],
+            `this transition enters '${entry.name}', which runs high-risk tool '${invoke.tool}', without an APPROVE event; route it through a state that waits for APPROVE`,
+          );
         }
       }
     }
@@ -80,7 +88,12 @@ export function checkGraph(
  * its guarded branches) into two states that run high-risk tools is refused, since the runtime could show one call
  * and run the other.
  */
-function checkApprovalTargets(states: StateEntry[], byName: Map<string, StateEntry>, tools: Record<string, ToolInfo>, report: Report): void {
+function checkApprovalTargets(
+  states: StateEntry[],
+  byName: Map<string, StateEntry>,
+  tools: Record<string, ToolInfo>,
+  report: Report,
+): void {
   for (const entry of states) {
     const approve = transitionSites(entry.spec).find((site) => site.kind === 'on' && site.key === 'APPROVE');
     if (!approve) continue;
@@ -93,7 +106,11 @@ function checkApprovalTargets(states: StateEntry[], byName: Map<string, StateEnt
     }
     if (calls.size < 2) continue;
     const list = [...calls].map(([state, tool]) => `'${tool}' (state '${state}')`);
-    report('SPEC_AMBIGUOUS_APPROVAL', [...entry.pointer, ...approve.pointer], `APPROVE in state '${entry.name}' can lead to ${calls.size} high-risk tool calls, ${list.slice(0, -1).join(', ')} and ${list.at(-1)}; a person approves one call, so give each its own approval state`);
+    report(
+      'SPEC_AMBIGUOUS_APPROVAL',
+      [...entry.pointer, ...approve.pointer],
+      `APPROVE in state '${entry.name}' can lead to ${calls.size} high-risk tool calls, ${list.slice(0, -1).join(', ')} and ${list.at(-1)}; a person approves one call, so give each its own approval state`,
+    );
   }
 }
 
@@ -111,7 +128,11 @@ export function checkFallbackBranches(states: StateEntry[], report: Report): voi
       const what = DONE_SITES[site.kind];
       if (what === undefined || site.transitions.length === 0) continue;
       if (site.transitions.some(({ transition }) => transition.guard === undefined)) continue;
-      report('SPEC_NO_FALLBACK_BRANCH', [...entry.pointer, ...site.pointer], `every ${what} branch of state '${entry.name}' has a guard; when all of them are false the session cannot continue. Add a last branch without a guard`);
+      report(
+        'SPEC_NO_FALLBACK_BRANCH',
+        [...entry.pointer, ...site.pointer],
+        `every ${what} branch of state '${entry.name}' has a guard; when all of them are false the session cannot continue. Add a last branch without a guard`,
+      );
     }
   }
 }

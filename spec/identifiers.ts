@@ -1,5 +1,12 @@
 /** Names that would collide with Object.prototype members wherever a spec name becomes a property key. */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+]);
 
 /**
  * Words that cannot name a binding (`export const x`, `import { x }`) in an ES module, which is strict-mode code:
@@ -9,13 +16,57 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constr
  */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   // ECMAScript reserved words
-  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum',
-  'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null',
-  'return', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'new',
+  'null',
+  'return',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
   // reserved in strict mode, and `await` in modules
-  'implements', 'interface', 'let', 'package', 'private', 'protected', 'public', 'static', 'yield', 'await',
+  'implements',
+  'interface',
+  'let',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'static',
+  'yield',
+  'await',
   // strict mode forbids binding these; a binding named `undefined` would shadow the global
-  'eval', 'arguments', 'undefined',
+  'eval',
+  'arguments',
+  'undefined',
 ]);
 
 /** True when `name` cannot be declared as a binding in a generated module. */
@@ -42,7 +93,10 @@ const WINDOWS_DEVICE_NAMES = ['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 
 export const RESERVED_FILE_NAMES: ReadonlyMap<string, string> = new Map([
   ['then', 'a module exporting `then` is a thenable: `await import()` of it calls that function instead of returning the module'],
   ['node_modules', 'it is the name of installed dependency folders, which editors, watchers, linters and packers skip'],
-  ...WINDOWS_DEVICE_NAMES.map((name): [string, string] => [name, `it is a device name on Windows, where no file or folder can be called ${name} (with any extension)`]),
+  ...WINDOWS_DEVICE_NAMES.map((name): [string, string] => [
+    name,
+    `it is a device name on Windows, where no file or folder can be called ${name} (with any extension)`,
+  ]),
 ]);
 
 /** Why `name` (a tool name or machine id, matched without regard to case) is refused, or undefined. */

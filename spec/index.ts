@@ -1,26 +1,80 @@
 export {
-  SPEC_VERSION, LLM_KINDS, STATE_TYPES, FlowSpecSchema, FieldTypeSchema, StateSchema,
-  type FlowSpec, type FlowSpecInput, type FieldType, type FieldMap, type StateSpec, type StateType,
-  type TransitionSpec, type TransitionObject, type GuardSpec, type InvokeSpec, type ToolInvokeSpec,
-  type LlmInvokeSpec, type LlmKind, type ActionBlock, type Position, type ScriptedRules,
+  SPEC_VERSION,
+  LLM_KINDS,
+  STATE_TYPES,
+  FlowSpecSchema,
+  FieldTypeSchema,
+  StateSchema,
+  type FlowSpec,
+  type FlowSpecInput,
+  type FieldType,
+  type FieldMap,
+  type StateSpec,
+  type StateType,
+  type TransitionSpec,
+  type TransitionObject,
+  type GuardSpec,
+  type InvokeSpec,
+  type ToolInvokeSpec,
+  type LlmInvokeSpec,
+  type LlmKind,
+  type ActionBlock,
+  type Position,
+  type ScriptedRules,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
-  validateSpec, MAX_STATE_DEPTH, MACHINE_ID_PATTERN, NAME_PATTERN, EVENT_PATTERN, TOOL_NAME_PATTERN, LABEL_PATTERN,
-  type ToolInfo, type ValidateOptions, type ValidationResult,
+  validateSpec,
+  MAX_STATE_DEPTH,
+  MACHINE_ID_PATTERN,
+  NAME_PATTERN,
+  EVENT_PATTERN,
+  TOOL_NAME_PATTERN,
+  LABEL_PATTERN,
+  type ToolInfo,
+  type ValidateOptions,
+  type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
 export {
-  RESERVED_NAMES, RESERVED_WORDS, RESERVED_FILE_NAMES, isReservedWord, generatedIdentifier, toolExportProblem, toolNameProblem, machineIdProblem,
+  RESERVED_NAMES,
+  RESERVED_WORDS,
+  RESERVED_FILE_NAMES,
+  isReservedWord,
+  generatedIdentifier,
+  toolExportProblem,
+  toolNameProblem,
+  machineIdProblem,
 } from './identifiers.ts';
 export {
-  parseExpression, compileExpression, evaluateExpression, parseTemplate, compileTemplate,
-  type ExprNode, type ExpressionRoot, type ExpressionError, type RootMapping, type TemplatePart,
+  parseExpression,
+  compileExpression,
+  evaluateExpression,
+  parseTemplate,
+  compileTemplate,
+  type ExprNode,
+  type ExpressionRoot,
+  type ExpressionError,
+  type RootMapping,
+  type TemplatePart,
 } from './expression.ts';
-export { listStates, stateType, transitionSites, normalizeTransition, type StateEntry, type TransitionSite, type NormalizedTransition } from './walk.ts';
+export {
+  listStates,
+  stateType,
+  transitionSites,
+  normalizeTransition,
+  type StateEntry,
+  type TransitionSite,
+  type NormalizedTransition,
+} from './walk.ts';
 export { fieldTypeToZod, fieldMapToZod, eventPayloadSchemas, contextSchema, defaultContext } from './fields.ts';
 export { formatSpec } from './format.ts';
 export {
-  escapeControlCharacters, pointerForDisplay, formatProblemLine, problemForJson, stringifyJsonSafely, type PrintableProblem,
+  escapeControlCharacters,
+  pointerForDisplay,
+  formatProblemLine,
+  problemForJson,
+  stringifyJsonSafely,
+  type PrintableProblem,
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';

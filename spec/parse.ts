@@ -10,7 +10,11 @@ import { validateSpec, type ValidateOptions, type ValidationResult } from './val
 export function parseSpecText(text: string, options: ValidateOptions = {}): ValidationResult {
   const depth = jsonNestingDepth(text, MAX_DEPTH);
   if (depth > MAX_DEPTH) {
-    return { spec: undefined, problems: [problem('SPEC_JSON_SYNTAX', '', `the document nests deeper than ${MAX_DEPTH} levels`)], ok: false };
+    return {
+      spec: undefined,
+      problems: [problem('SPEC_JSON_SYNTAX', '', `the document nests deeper than ${MAX_DEPTH} levels`)],
+      ok: false,
+    };
   }
   const syntax = scanJson(text);
   if (syntax.length > 0) return { spec: undefined, problems: syntax, ok: false };
@@ -36,7 +40,8 @@ export function jsonNestingDepth(text: string, stopAbove = Number.POSITIVE_INFIN
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -58,20 +63,37 @@ function scanJson(text: string): SpecProblem[] {
     return [...top.path, pendingKey ?? ''];
   };
   const errors: ParseError[] = [];
-  visit(text, {
-    onObjectBegin: () => { stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: false }); },
-    onObjectProperty: (key) => {
-      const top = stack[stack.length - 1]!;
-      if (top.keys.has(key)) problems.push(problem('SPEC_DUPLICATE_KEY', pointer(...top.path, key), `key "${key}" appears twice in this object; remove one`));
-      top.keys.add(key);
-      pendingKey = key;
+  visit(
+    text,
+    {
+      onObjectBegin: () => {
+        stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: false });
+      },
+      onObjectProperty: (key) => {
+        const top = stack[stack.length - 1]!;
+        if (top.keys.has(key))
+          problems.push(problem('SPEC_DUPLICATE_KEY', pointer(...top.path, key), `key "${key}" appears twice in this object; remove one`));
+        top.keys.add(key);
+        pendingKey = key;
+      },
+      onObjectEnd: () => {
+        stack.pop();
+      },
+      onArrayBegin: () => {
+        stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: true });
+      },
+      onArrayEnd: () => {
+        stack.pop();
+      },
+      onLiteralValue: () => {
+        childPath();
+      },
+      onError: (error, offset) => {
+        errors.push({ error, offset, length: 0 });
+      },
     },
-    onObjectEnd: () => { stack.pop(); },
-    onArrayBegin: () => { stack.push({ keys: new Set(), path: childPath(), index: 0, isArray: true }); },
-    onArrayEnd: () => { stack.pop(); },
-    onLiteralValue: () => { childPath(); },
-    onError: (error, offset) => { errors.push({ error, offset, length: 0 }); },
-  }, { allowTrailingComma: false, disallowComments: true });
+    { allowTrailingComma: false, disallowComments: true },
+  );
   for (const { error, offset } of errors) {
     const { line, column } = lineColumn(text, offset);
     problems.push(problem('SPEC_JSON_SYNTAX', '', `${printParseErrorCode(error)} at line ${line}, column ${column}`));

@@ -54,11 +54,7 @@ export const TransitionObjectSchema = z.strictObject({
 export type TransitionObject = z.infer<typeof TransitionObjectSchema>;
 
 /** A transition: a target state name, one transition object, or a guarded list (first match wins). */
-export const TransitionSchema = z.union([
-  z.string(),
-  TransitionObjectSchema,
-  z.array(TransitionObjectSchema),
-]);
+export const TransitionSchema = z.union([z.string(), TransitionObjectSchema, z.array(TransitionObjectSchema)]);
 export type TransitionSpec = z.infer<typeof TransitionSchema>;
 
 export const ActionBlockSchema = z.strictObject({

@@ -1,7 +1,15 @@
 import { parseExpression, parseTemplate, type ExpressionRoot } from './expression.ts';
 import { hasErrors, pointer, problem, type SpecProblem } from './problems.ts';
 import { fieldTypeToZod } from './fields.ts';
-import { FlowSpecSchema, SPEC_VERSION, type FieldType, type FlowSpec, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from './schema.ts';
+import {
+  FlowSpecSchema,
+  SPEC_VERSION,
+  type FieldType,
+  type FlowSpec,
+  type InvokeSpec,
+  type LlmInvokeSpec,
+  type ToolInvokeSpec,
+} from './schema.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
@@ -53,7 +61,13 @@ export const MAX_STATE_DEPTH = 16;
 export function validateSpec(input: unknown, options: ValidateOptions = {}): ValidationResult {
   if (input && typeof input === 'object' && 'specVersion' in input && (input as { specVersion: unknown }).specVersion !== SPEC_VERSION) {
     const found = JSON.stringify((input as { specVersion: unknown }).specVersion);
-    const problems = [problem('SPEC_VERSION_UNSUPPORTED', '/specVersion', `specVersion ${found} is not supported; this Flowing reads specVersion ${SPEC_VERSION}`)];
+    const problems = [
+      problem(
+        'SPEC_VERSION_UNSUPPORTED',
+        '/specVersion',
+        `specVersion ${found} is not supported; this Flowing reads specVersion ${SPEC_VERSION}`,
+      ),
+    ];
     return { spec: undefined, problems, ok: false };
   }
   const protoKeys = findProtoKeys(input);
@@ -74,14 +88,20 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
 
 function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const report: Report = (code, segments, message) => { problems.push(problem(code, pointer(...segments), message)); };
+  const report: Report = (code, segments, message) => {
+    problems.push(problem(code, pointer(...segments), message));
+  };
   const checkName = (name: string, segments: Array<string | number>, kind: string, pattern = NAME_PATTERN) => {
     if (RESERVED_NAMES.has(name)) {
       report('SPEC_RESERVED_NAME', segments, `${kind} name '${name}' is reserved; choose another name`);
       return false;
     }
     if (name.length > MAX_NAME_LENGTH || !pattern.test(name)) {
-      report('SPEC_INVALID_IDENTIFIER', segments, `${kind} name ${JSON.stringify(name)} must match ${pattern.source} and be at most ${MAX_NAME_LENGTH} characters`);
+      report(
+        'SPEC_INVALID_IDENTIFIER',
+        segments,
+        `${kind} name ${JSON.stringify(name)} must match ${pattern.source} and be at most ${MAX_NAME_LENGTH} characters`,
+      );
       return false;
     }
     return true;
@@ -126,10 +146,15 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean) {
     if (type.type === 'enum') {
-      if (!type.values || type.values.length === 0) report('SPEC_SCHEMA', [...segments, 'values'], 'an enum field needs a non-empty `values` list');
+      if (!type.values || type.values.length === 0)
+        report('SPEC_SCHEMA', [...segments, 'values'], 'an enum field needs a non-empty `values` list');
       type.values?.forEach((v, i) => {
         if (!LABEL_PATTERN.test(v) || v.length > MAX_NAME_LENGTH) {
-          report('SPEC_INVALID_IDENTIFIER', [...segments, 'values', i], `enum value ${JSON.stringify(v)} must match ${LABEL_PATTERN.source}`);
+          report(
+            'SPEC_INVALID_IDENTIFIER',
+            [...segments, 'values', i],
+            `enum value ${JSON.stringify(v)} must match ${LABEL_PATTERN.source}`,
+          );
         }
       });
       checkDistinct(type.values ?? [], [...segments, 'values'], 'enum value');
@@ -162,22 +187,31 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   for (const entry of states) {
     if (entry.path.length === MAX_STATE_DEPTH + 1) {
       const top = truncate(entry.path[0]!);
-      report('SPEC_NESTING_TOO_DEEP', entry.pointer, `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states `
-        + `nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${top}'`);
+      report(
+        'SPEC_NESTING_TOO_DEEP',
+        entry.pointer,
+        `state '${truncate(entry.name)}' is nested ${entry.path.length} levels deep; states ` +
+          `nest at most ${MAX_STATE_DEPTH} levels (deeper machines do not type-check). Flatten the states under '${top}'`,
+      );
     }
     if (!checkName(entry.name, entry.pointer, 'state')) {
       misnamed.add(entry.name);
       continue;
     }
     if (byName.has(entry.name)) {
-      report('SPEC_DUPLICATE_STATE', entry.pointer, `state name '${entry.name}' is already used at ${pointer(...byName.get(entry.name)!.pointer)}; state names are unique across the machine`);
+      report(
+        'SPEC_DUPLICATE_STATE',
+        entry.pointer,
+        `state name '${entry.name}' is already used at ${pointer(...byName.get(entry.name)!.pointer)}; state names are unique across the machine`,
+      );
     } else byName.set(entry.name, entry);
   }
 
   const rootChildren = Object.keys(spec.states);
   if (rootChildren.length === 0) report('SPEC_SCHEMA', ['states'], 'a machine needs at least one state');
   if (spec.initial === undefined) {
-    if (rootChildren.length > 0) report('SPEC_MISSING_INITIAL', ['initial'], `the machine has no initial state; set "initial" to one of: ${rootChildren.join(', ')}`);
+    if (rootChildren.length > 0)
+      report('SPEC_MISSING_INITIAL', ['initial'], `the machine has no initial state; set "initial" to one of: ${rootChildren.join(', ')}`);
   } else if (!rootChildren.includes(spec.initial)) {
     report('SPEC_UNKNOWN_INITIAL', ['initial'], `initial state '${spec.initial}' is not a top-level state`);
   }
@@ -189,11 +223,18 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     const children = Object.keys(state.states ?? {});
     if (type === 'compound') {
       if (children.length === 0) report('SPEC_INVALID_STATE_SHAPE', [...at, 'type'], 'a compound state needs child `states`');
-      else if (state.initial === undefined) report('SPEC_MISSING_INITIAL', [...at, 'initial'], `compound state '${entry.name}' has no initial child; set "initial" to one of: ${children.join(', ')}`);
-      else if (!children.includes(state.initial)) report('SPEC_UNKNOWN_INITIAL', [...at, 'initial'], `initial '${state.initial}' is not a child of '${entry.name}'`);
+      else if (state.initial === undefined)
+        report(
+          'SPEC_MISSING_INITIAL',
+          [...at, 'initial'],
+          `compound state '${entry.name}' has no initial child; set "initial" to one of: ${children.join(', ')}`,
+        );
+      else if (!children.includes(state.initial))
+        report('SPEC_UNKNOWN_INITIAL', [...at, 'initial'], `initial '${state.initial}' is not a child of '${entry.name}'`);
     } else if (type === 'parallel') {
       if (children.length < 1) report('SPEC_INVALID_STATE_SHAPE', [...at, 'type'], 'a parallel state needs child regions in `states`');
-      if (state.initial !== undefined) report('SPEC_INVALID_STATE_SHAPE', [...at, 'initial'], 'a parallel state enters all its regions; remove `initial`');
+      if (state.initial !== undefined)
+        report('SPEC_INVALID_STATE_SHAPE', [...at, 'initial'], 'a parallel state enters all its regions; remove `initial`');
     } else {
       if (children.length > 0) report('SPEC_INVALID_STATE_SHAPE', [...at, 'states'], `a ${type} state cannot have child states`);
       if (state.initial !== undefined) report('SPEC_INVALID_STATE_SHAPE', [...at, 'initial'], `a ${type} state has no \`initial\``);
@@ -207,7 +248,8 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       }
     }
     state.tags?.forEach((tag, i) => {
-      if (!LABEL_PATTERN.test(tag) || tag.length > MAX_NAME_LENGTH) report('SPEC_INVALID_IDENTIFIER', [...at, 'tags', i], `tag ${JSON.stringify(tag)} must match ${LABEL_PATTERN.source}`);
+      if (!LABEL_PATTERN.test(tag) || tag.length > MAX_NAME_LENGTH)
+        report('SPEC_INVALID_IDENTIFIER', [...at, 'tags', i], `tag ${JSON.stringify(tag)} must match ${LABEL_PATTERN.source}`);
     });
     checkDistinct(state.tags ?? [], [...at, 'tags'], 'tag');
     for (const key of ['entry', 'exit'] as const) {
@@ -218,15 +260,25 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
     for (const delay of Object.keys(state.after ?? {})) {
       const ms = Number(delay);
-      if (!/^[1-9][0-9]*$/.test(delay) || ms > MAX_DELAY_MS) report('SPEC_INVALID_DELAY', [...at, 'after', delay], `delay '${delay}' must be a whole number of milliseconds between 1 and ${MAX_DELAY_MS}`);
+      if (!/^[1-9][0-9]*$/.test(delay) || ms > MAX_DELAY_MS)
+        report(
+          'SPEC_INVALID_DELAY',
+          [...at, 'after', delay],
+          `delay '${delay}' must be a whole number of milliseconds between 1 and ${MAX_DELAY_MS}`,
+        );
     }
     for (const site of transitionSites(state)) {
       if (site.kind === 'on' && site.key !== undefined && !Object.hasOwn(spec.events, site.key)) {
         report('SPEC_UNDECLARED_EVENT', [...at, ...site.pointer], `event '${site.key}' is not declared in "events"`);
       }
-      const roots: ExpressionRoot[] = site.kind === 'on' ? ['context', 'event']
-        : site.kind === 'onDone' ? ['context', 'output']
-        : site.kind === 'onError' ? ['context', 'error'] : ['context'];
+      const roots: ExpressionRoot[] =
+        site.kind === 'on'
+          ? ['context', 'event']
+          : site.kind === 'onDone'
+            ? ['context', 'output']
+            : site.kind === 'onError'
+              ? ['context', 'error']
+              : ['context'];
       for (const { transition, pointer: tp, targetPointer } of site.transitions) {
         const here = [...at, ...tp];
         if (transition.target !== undefined && !byName.has(transition.target) && !misnamed.has(transition.target)) {
@@ -245,20 +297,24 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   function checkAssign(assign: Record<string, string> | undefined, roots: ExpressionRoot[], segments: Array<string | number>) {
     for (const [field, source] of Object.entries(assign ?? {})) {
-      if (!Object.hasOwn(spec.context, field)) report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
+      if (!Object.hasOwn(spec.context, field))
+        report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
       checkExpression(source, roots, [...segments, field]);
     }
   }
 
   function checkActions(actions: string[] | undefined, segments: Array<string | number>) {
     actions?.forEach((name, i) => {
-      if (!Object.hasOwn(spec.actions ?? {}, name)) report('SPEC_UNKNOWN_ACTION', [...segments, i], `named action '${name}' is not declared in "actions"`);
+      if (!Object.hasOwn(spec.actions ?? {}, name))
+        report('SPEC_UNKNOWN_ACTION', [...segments, i], `named action '${name}' is not declared in "actions"`);
     });
   }
 
   function checkInvoke(invoke: InvokeSpec, at: Array<string | number>) {
-    if (invoke.onDone === undefined) report('SPEC_INVOKE_WITHOUT_ONDONE', at, 'an invoke needs "onDone": where to go when the call succeeds');
-    if (invoke.onError === undefined) report('SPEC_INVOKE_WITHOUT_ONERROR', at, 'an invoke without "onError" leaves the session stuck when the call fails');
+    if (invoke.onDone === undefined)
+      report('SPEC_INVOKE_WITHOUT_ONDONE', at, 'an invoke needs "onDone": where to go when the call succeeds');
+    if (invoke.onError === undefined)
+      report('SPEC_INVOKE_WITHOUT_ONERROR', at, 'an invoke without "onError" leaves the session stuck when the call fails');
     if ('tool' in invoke) checkToolInvoke(invoke, at);
     else checkLlmInvoke(invoke, at);
   }
@@ -273,44 +329,73 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     const tool = toolInfo(options, invoke.tool);
     if (!options.tools) return;
     if (!tool) {
-      report('SPEC_UNKNOWN_TOOL', [...at, 'tool'], `tool '${invoke.tool}' is not defined in tools/ (create tools/${invoke.tool}.ts or run codegen to scaffold it)`);
+      report(
+        'SPEC_UNKNOWN_TOOL',
+        [...at, 'tool'],
+        `tool '${invoke.tool}' is not defined in tools/ (create tools/${invoke.tool}.ts or run codegen to scaffold it)`,
+      );
       return;
     }
     if (invoke.retries && invoke.retries > 0 && !tool.idempotent && invoke.idempotencyKey === undefined) {
-      report('SPEC_RETRIES_NOT_IDEMPOTENT', [...at, 'retries'], `tool '${tool.name}' is not idempotent; retrying could repeat its side effect. Remove "retries" or pass an "idempotencyKey"`);
+      report(
+        'SPEC_RETRIES_NOT_IDEMPOTENT',
+        [...at, 'retries'],
+        `tool '${tool.name}' is not idempotent; retrying could repeat its side effect. Remove "retries" or pass an "idempotencyKey"`,
+      );
     }
     if (tool.inputFields) {
       for (const field of Object.keys(invoke.input ?? {})) {
-        if (!tool.inputFields.includes(field)) report('SPEC_UNKNOWN_TOOL_INPUT', [...at, 'input', field], `tool '${tool.name}' has no input field '${field}' (it has: ${tool.inputFields.join(', ') || 'none'})`);
+        if (!tool.inputFields.includes(field))
+          report(
+            'SPEC_UNKNOWN_TOOL_INPUT',
+            [...at, 'input', field],
+            `tool '${tool.name}' has no input field '${field}' (it has: ${tool.inputFields.join(', ') || 'none'})`,
+          );
       }
       for (const field of tool.requiredInputFields ?? []) {
-        if (!(field in (invoke.input ?? {}))) report('SPEC_MISSING_TOOL_INPUT', [...at, 'input'], `tool '${tool.name}' requires input field '${field}'; map it to an expression`);
+        if (!(field in (invoke.input ?? {})))
+          report(
+            'SPEC_MISSING_TOOL_INPUT',
+            [...at, 'input'],
+            `tool '${tool.name}' requires input field '${field}'; map it to an expression`,
+          );
       }
     }
   }
 
   function checkLlmInvoke(invoke: LlmInvokeSpec, at: Array<string | number>) {
     const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
-      classify: ['labels', 'input'], extract: ['fields', 'input'], generate: ['prompt'], agent: ['prompt', 'tools'],
+      classify: ['labels', 'input'],
+      extract: ['fields', 'input'],
+      generate: ['prompt'],
+      agent: ['prompt', 'tools'],
     };
     const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
-      classify: ['labels', 'input', 'prompt', 'system'], extract: ['fields', 'input', 'prompt', 'system'],
-      generate: ['prompt', 'system'], agent: ['prompt', 'system', 'tools', 'maxIterations'],
+      classify: ['labels', 'input', 'prompt', 'system'],
+      extract: ['fields', 'input', 'prompt', 'system'],
+      generate: ['prompt', 'system'],
+      agent: ['prompt', 'system', 'tools', 'maxIterations'],
     };
     for (const key of needs[invoke.llm]) {
       const value = invoke[key];
-      if (value === undefined || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) {
+      if (
+        value === undefined ||
+        (Array.isArray(value) && value.length === 0) ||
+        (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
+      ) {
         report('SPEC_LLM_INCOMPLETE', [...at, key], `a ${invoke.llm} call needs "${key}"`);
       }
     }
     for (const key of ['labels', 'input', 'fields', 'prompt', 'system', 'tools', 'maxIterations'] as const) {
-      if (invoke[key] !== undefined && !allowed[invoke.llm].includes(key)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
+      if (invoke[key] !== undefined && !allowed[invoke.llm].includes(key))
+        report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
     }
     if (invoke.input !== undefined) checkExpression(invoke.input, ['context'], [...at, 'input']);
     if (invoke.prompt !== undefined) checkTemplate(invoke.prompt, [...at, 'prompt']);
     if (invoke.system !== undefined) checkTemplate(invoke.system, [...at, 'system']);
     invoke.labels?.forEach((label, i) => {
-      if (!LABEL_PATTERN.test(label) || label.length > MAX_NAME_LENGTH) report('SPEC_INVALID_IDENTIFIER', [...at, 'labels', i], `label ${JSON.stringify(label)} must match ${LABEL_PATTERN.source}`);
+      if (!LABEL_PATTERN.test(label) || label.length > MAX_NAME_LENGTH)
+        report('SPEC_INVALID_IDENTIFIER', [...at, 'labels', i], `label ${JSON.stringify(label)} must match ${LABEL_PATTERN.source}`);
     });
     checkDistinct(invoke.labels ?? [], [...at, 'labels'], 'label');
     for (const [field, type] of Object.entries(invoke.fields ?? {})) {
@@ -319,19 +404,39 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     checkDistinct(invoke.tools ?? [], [...at, 'tools'], 'tool');
     invoke.tools?.forEach((name, i) => {
       if (!checkToolName(name, [...at, 'tools', i])) return;
-      if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
-      else if (toolInfo(options, name)?.risk === 'high') report('SPEC_RISKY_TOOL_NOT_APPROVED', [...at, 'tools', i], `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`);
+      if (options.tools && !toolInfo(options, name))
+        report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
+      else if (toolInfo(options, name)?.risk === 'high')
+        report(
+          'SPEC_RISKY_TOOL_NOT_APPROVED',
+          [...at, 'tools', i],
+          `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`,
+        );
     });
     const scripted = invoke.scripted;
     for (const label of Object.keys(scripted?.keywords ?? {})) {
-      if (!invoke.labels?.includes(label)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'keywords', label], `scripted keywords name '${label}', which is not one of the labels`);
+      if (!invoke.labels?.includes(label))
+        report(
+          'SPEC_LLM_FIELD_NOT_ALLOWED',
+          [...at, 'scripted', 'keywords', label],
+          `scripted keywords name '${label}', which is not one of the labels`,
+        );
     }
     for (const [field, source] of Object.entries(scripted?.patterns ?? {})) {
-      if (!Object.hasOwn(invoke.fields ?? {}, field)) report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, 'scripted', 'patterns', field], `scripted pattern for '${field}', which is not one of the fields`);
+      if (!Object.hasOwn(invoke.fields ?? {}, field))
+        report(
+          'SPEC_LLM_FIELD_NOT_ALLOWED',
+          [...at, 'scripted', 'patterns', field],
+          `scripted pattern for '${field}', which is not one of the fields`,
+        );
       try {
         new RegExp(source);
       } catch (err) {
-        report('SPEC_INVALID_REGEX', [...at, 'scripted', 'patterns', field], `pattern is not a valid regular expression: ${(err as Error).message}`);
+        report(
+          'SPEC_INVALID_REGEX',
+          [...at, 'scripted', 'patterns', field],
+          `pattern is not a valid regular expression: ${(err as Error).message}`,
+        );
       }
     }
     if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
@@ -341,7 +446,8 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   checkFallbackBranches(states, report);
 
   for (const key of Object.keys(spec.layout ?? {})) {
-    if (!states.some((s) => s.path.join('.') === key)) report('SPEC_LAYOUT_UNKNOWN_STATE', ['layout', key], `layout names '${key}', which is not a state path`);
+    if (!states.some((s) => s.path.join('.') === key))
+      report('SPEC_LAYOUT_UNKNOWN_STATE', ['layout', key], `layout names '${key}', which is not a state path`);
   }
   return problems;
 }
@@ -365,7 +471,6 @@ function findProtoKeys(input: unknown): string[] {
   }
   return found;
 }
-
 
 function truncate(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;

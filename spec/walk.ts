@@ -59,7 +59,8 @@ export interface NormalizedTransition {
 /** Normalises a transition value to a list of transition objects with their pointer segments. */
 export function normalizeTransition(value: TransitionSpec, base: string[]): NormalizedTransition[] {
   if (typeof value === 'string') return [{ transition: { target: value }, pointer: base, targetPointer: base }];
-  if (Array.isArray(value)) return value.map((t, i) => ({ transition: t, pointer: [...base, String(i)], targetPointer: [...base, String(i), 'target'] }));
+  if (Array.isArray(value))
+    return value.map((t, i) => ({ transition: t, pointer: [...base, String(i)], targetPointer: [...base, String(i), 'target'] }));
   return [{ transition: value, pointer: base, targetPointer: [...base, 'target'] }];
 }
 
@@ -79,10 +80,18 @@ export function transitionSites(state: StateSpec): TransitionSite[] {
     sites.push({ kind: 'done', pointer: ['onDone'], transitions: normalizeTransition(state.onDone, ['onDone']) });
   }
   if (state.invoke?.onDone !== undefined) {
-    sites.push({ kind: 'onDone', pointer: ['invoke', 'onDone'], transitions: normalizeTransition(state.invoke.onDone, ['invoke', 'onDone']) });
+    sites.push({
+      kind: 'onDone',
+      pointer: ['invoke', 'onDone'],
+      transitions: normalizeTransition(state.invoke.onDone, ['invoke', 'onDone']),
+    });
   }
   if (state.invoke?.onError !== undefined) {
-    sites.push({ kind: 'onError', pointer: ['invoke', 'onError'], transitions: normalizeTransition(state.invoke.onError, ['invoke', 'onError']) });
+    sites.push({
+      kind: 'onError',
+      pointer: ['invoke', 'onError'],
+      transitions: normalizeTransition(state.invoke.onError, ['invoke', 'onError']),
+    });
   }
   return sites;
 }

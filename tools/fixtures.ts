@@ -4,7 +4,10 @@ export const DEMO_CUSTOMERS: Record<string, { id: string; name: string; tier: 's
   'u-ada': { id: 'c-200', name: 'Ada Lovelace', tier: 'gold' },
 };
 
-export const DEMO_ORDERS: Record<string, { order_id: string; status: 'processing' | 'shipped' | 'delivered'; total: number; tracking_number?: string }> = {
+export const DEMO_ORDERS: Record<
+  string,
+  { order_id: string; status: 'processing' | 'shipped' | 'delivered'; total: number; tracking_number?: string }
+> = {
   A1001: { order_id: 'A1001', status: 'shipped', total: 59.9, tracking_number: 'TRK-88231' },
   A1002: { order_id: 'A1002', status: 'processing', total: 120 },
   A1003: { order_id: 'A1003', status: 'delivered', total: 15.5, tracking_number: 'TRK-11111' },

@@ -11,7 +11,9 @@ export const issueRefund = defineTool({
   risk: 'high',
   errors: { REFUND_LIMIT: 'the amount is above the automatic refund limit' },
   examples: [{ input: { order_id: 'A1002', amount: 120 }, output: { refund_id: 'R-A1002-000001', amount: 120 } }],
-  errorExamples: [{ input: { order_id: 'A1002', amount: 5000 }, error: { code: 'REFUND_LIMIT', message: 'refunds above 1000 need a manager' } }],
+  errorExamples: [
+    { input: { order_id: 'A1002', amount: 5000 }, error: { code: 'REFUND_LIMIT', message: 'refunds above 1000 need a manager' } },
+  ],
   async run({ order_id, amount }, { idempotencyKey }) {
     return { refund_id: `R-${order_id}-${idempotencyKey.slice(-6)}`, amount };
   },

@@ -10,7 +10,9 @@ export const pageOncall = defineTool({
   idempotent: false,
   risk: 'medium',
   examples: [{ input: { service: 'checkout', summary: 'checkout: 14 errors' }, output: { pageId: 'P-checkout-000001' } }],
-  errorExamples: [{ input: { service: 'checkout', summary: '' }, error: { code: 'TOOL_FAILED', message: 'the pager service refused the page' } }],
+  errorExamples: [
+    { input: { service: 'checkout', summary: '' }, error: { code: 'TOOL_FAILED', message: 'the pager service refused the page' } },
+  ],
   async run({ service }, { idempotencyKey }) {
     return { pageId: `P-${service}-${idempotencyKey.slice(-6)}` };
   },

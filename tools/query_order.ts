@@ -16,7 +16,10 @@ export const queryOrder = defineTool({
   idempotent: true,
   errors: { ORDER_NOT_FOUND: 'no order with this id' },
   examples: [
-    { input: { order_id: 'A1001', customer_id: 'c-100' }, output: { order_id: 'A1001', status: 'shipped', total: 59.9, tracking_number: 'TRK-88231' } },
+    {
+      input: { order_id: 'A1001', customer_id: 'c-100' },
+      output: { order_id: 'A1001', status: 'shipped', total: 59.9, tracking_number: 'TRK-88231' },
+    },
     { input: { order_id: 'A1002', customer_id: 'c-100' }, output: { order_id: 'A1002', status: 'processing', total: 120 } },
   ],
   errorExamples: [

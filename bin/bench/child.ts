@@ -13,7 +13,8 @@ export function runChild<T>(entry: string, config: unknown): Promise<T> {
   const file = fileURLToPath(new URL(`./${entry}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, '--expose-gc', file, JSON.stringify(config)], {
-      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));

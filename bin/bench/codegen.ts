@@ -21,11 +21,21 @@ function bigSpec(size: number) {
     const next = i + 1 < size ? `s${i + 1}` : 'done';
     if (i % 10 === 5) {
       states[`s${i}`] = {
-        invoke: { tool: 'fetch_metrics', input: { service: 'context.service' }, onDone: { target: next, assign: { p99: 'output.p99Ms' } }, onError: 'done' },
+        invoke: {
+          tool: 'fetch_metrics',
+          input: { service: 'context.service' },
+          onDone: { target: next, assign: { p99: 'output.p99Ms' } },
+          onError: 'done',
+        },
       };
     } else if (i % 10 === 9) {
       states[`s${i}`] = {
-        invoke: { llm: 'generate', prompt: 'Step {{ context.count }} of {{ context.service }}', onDone: { target: next, assign: { note: 'output.text' } }, onError: 'done' },
+        invoke: {
+          llm: 'generate',
+          prompt: 'Step {{ context.count }} of {{ context.service }}',
+          onDone: { target: next, assign: { note: 'output.text' } },
+          onError: 'done',
+        },
       };
     } else {
       states[`s${i}`] = {
@@ -42,13 +52,18 @@ function bigSpec(size: number) {
   }
   states.done = { type: 'final' };
   return {
-    specVersion: 1, id: 'big-machine',
+    specVersion: 1,
+    id: 'big-machine',
     context: {
-      count: { type: 'number', default: 0 }, flag: { type: 'boolean', default: false }, service: { type: 'string', default: 'api' },
-      p99: { type: 'number', optional: true }, note: { type: 'string', optional: true },
+      count: { type: 'number', default: 0 },
+      flag: { type: 'boolean', default: false },
+      service: { type: 'string', default: 'api' },
+      p99: { type: 'number', optional: true },
+      note: { type: 'string', optional: true },
     },
     events: { NEXT: { weight: { type: 'number' } }, RESET: {} },
-    initial: 's0', states,
+    initial: 's0',
+    states,
   };
 }
 
@@ -60,12 +75,17 @@ const median = (values: number[]) => {
 const figure = (values: number[]) => `median ${median(values)} ms (${values.join(', ')})`;
 
 // The child reports the CPU time it used (user + system) on stderr as it exits.
-const CPU_REPORT = 'data:text/javascript,process.on("exit",()=>{const u=process.cpuUsage();process.stderr.write("CPU_MS "+Math.round((u.user+u.system)/1000)+"\\n")})';
+const CPU_REPORT =
+  'data:text/javascript,process.on("exit",()=>{const u=process.cpuUsage();process.stderr.write("CPU_MS "+Math.round((u.user+u.system)/1000)+"\\n")})';
 
 /** One fresh process: the whole `flowing codegen <spec>` wall and CPU time, and its own type-check time. */
 function coldRun(spec: string): { wall: number; cpu: number; typeCheck: number } {
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--import', CPU_REPORT, '--conditions=@flowing/source', '--import', 'tsx', 'bin/cli.ts', 'codegen', '--json', spec], { cwd: root, encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', CPU_REPORT, '--conditions=@flowing/source', '--import', 'tsx', 'bin/cli.ts', 'codegen', '--json', spec],
+    { cwd: root, encoding: 'utf8' },
+  );
   const wall = Math.round(performance.now() - started);
   if (child.status !== 0) throw new Error(`codegen ${spec} exited ${child.status}: ${child.stderr}`);
   const report = JSON.parse(child.stdout) as { specs: Array<{ timings: Record<string, number> }> };

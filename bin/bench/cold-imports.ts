@@ -57,8 +57,16 @@ export interface ImportReport {
   candidates: LazyCandidate[];
 }
 
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface Profile { nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>; samples: number[]; timeDeltas: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface Profile {
+  nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** A module's printed name: its path in the repository, `node_modules/` and the tree's folder left out. */
 function moduleName(url: string): string {
@@ -78,7 +86,14 @@ function packageOf(name: string): string {
   return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
-interface Phase { evaluate: Map<string, number>; compile: number; loader: number; gc: number; imports: number; session: number }
+interface Phase {
+  evaluate: Map<string, number>;
+  compile: number;
+  loader: number;
+  gc: number;
+  imports: number;
+  session: number;
+}
 
 /**
  * CPU ms of one profile, split at the session (the first sample inside `finish`). A sample of the imports counts for
@@ -127,10 +142,19 @@ function splitProfile(profile: Profile): Phase {
 
 /** Every module the process loaded, and how many functions of each ran in the session (coverage taken at the split). */
 function sessionCoverage(dir: string): { loaded: string[]; ran: Map<string, number> } {
-  const files = readdirSync(dir).filter((f) => f.startsWith('coverage-')).sort((a, b) => Number(a.split('-')[2]) - Number(b.split('-')[2]));
+  const files = readdirSync(dir)
+    .filter((f) => f.startsWith('coverage-'))
+    .sort((a, b) => Number(a.split('-')[2]) - Number(b.split('-')[2]));
   if (files.length < 2) throw new Error(`expected the coverage of the imports and of the session, found ${files.length} report(s)`);
-  const read = (file: string) => (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { result: Array<{ url: string; functions: Array<{ ranges: Array<{ count: number }> }> }> }).result;
-  const loaded = read(files[0]!).map((script) => script.url).filter((url) => url.startsWith('file:'));
+  const read = (file: string) =>
+    (
+      JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        result: Array<{ url: string; functions: Array<{ ranges: Array<{ count: number }> }> }>;
+      }
+    ).result;
+  const loaded = read(files[0]!)
+    .map((script) => script.url)
+    .filter((url) => url.startsWith('file:'));
   const ran = new Map<string, number>();
   for (const script of read(files[files.length - 1]!)) {
     if (script.url.startsWith('file:')) ran.set(script.url, script.functions.filter((fn) => (fn.ranges[0]?.count ?? 0) > 0).length);
@@ -192,7 +216,7 @@ function dominators(entry: string, edges: Map<string, string[]>): Map<string, st
     }
     return a;
   };
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (const node of order.slice(1)) {
       const done = (preds.get(node) ?? []).filter((p) => idom.has(p));
@@ -233,7 +257,9 @@ export function analyzeImports(profiles: number, aloneRuns: number): ImportRepor
   try {
     const graphFile = join(dir, 'graph.jsonl');
     const hooks = pathToFileURL(join(COLD_DIR, 'flowing/bin/bench/cold/graph-hooks.js')).href;
-    run(['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hooks)})`], { FLOWING_BENCH_GRAPH: graphFile });
+    run(['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hooks)})`], {
+      FLOWING_BENCH_GRAPH: graphFile,
+    });
     run([], { NODE_V8_COVERAGE: join(dir, 'coverage') });
     const { loaded, ran } = sessionCoverage(join(dir, 'coverage'));
     const { entry, edges, builtins } = importGraph(graphFile, loaded);
@@ -243,20 +269,29 @@ export function analyzeImports(profiles: number, aloneRuns: number): ImportRepor
       run(['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profileDir]);
       phases.push(splitProfile(JSON.parse(readFileSync(join(profileDir, readdirSync(profileDir)[0]!), 'utf8')) as Profile));
     }
-    const evaluated = (urls: Iterable<string>) => median(phases.map((p) => [...urls].reduce((sum, url) => sum + (p.evaluate.get(url) ?? 0), 0)));
+    const evaluated = (urls: Iterable<string>) =>
+      median(phases.map((p) => [...urls].reduce((sum, url) => sum + (p.evaluate.get(url) ?? 0), 0)));
     const bytesOf = new Map(loaded.map((url) => [url, statSync(fileURLToPath(url)).size]));
     const totalBytes = [...bytesOf.values()].reduce((a, b) => a + b, 0);
     const compileMs = median(phases.map((p) => p.compile));
     const loaderMs = median(phases.map((p) => p.loader));
 
     const empty = median(Array.from({ length: aloneRuns }, () => importAlone(pathToFileURL(join(COLD_DIR, 'empty.js')).href)));
-    const alone = new Map(ALONE.map((name) => [name as string, median(Array.from({ length: aloneRuns }, () => importAlone(name))) - empty]));
+    const alone = new Map(
+      ALONE.map((name) => [name as string, median(Array.from({ length: aloneRuns }, () => importAlone(name))) - empty]),
+    );
     const byPackage = new Map<string, string[]>();
     for (const url of loaded) byPackage.set(packageOf(moduleName(url)), [...(byPackage.get(packageOf(moduleName(url))) ?? []), url]);
-    const packages = [...byPackage].map(([name, urls]) => ({
-      name, modules: urls.length, bytes: urls.reduce((sum, url) => sum + bytesOf.get(url)!, 0),
-      ranInSession: urls.filter((url) => (ran.get(url) ?? 0) > 0).length, evaluateMs: evaluated(urls), ...(alone.has(name) ? { aloneMs: alone.get(name)! } : {}),
-    })).sort((a, b) => b.bytes - a.bytes);
+    const packages = [...byPackage]
+      .map(([name, urls]) => ({
+        name,
+        modules: urls.length,
+        bytes: urls.reduce((sum, url) => sum + bytesOf.get(url)!, 0),
+        ranInSession: urls.filter((url) => (ran.get(url) ?? 0) > 0).length,
+        evaluateMs: evaluated(urls),
+        ...(alone.has(name) ? { aloneMs: alone.get(name)! } : {}),
+      }))
+      .sort((a, b) => b.bytes - a.bytes);
 
     // Candidates: a module whose dominated set ran nothing in the session, and whose dominator is not one already.
     const idom = dominators(entry, edges);
@@ -269,22 +304,37 @@ export function analyzeImports(profiles: number, aloneRuns: number): ImportRepor
     }
     const unused = (url: string) => dominated.get(url)!.every((m) => (ran.get(m) ?? 0) === 0);
     const importerOf = (url: string) => [...edges].find(([, tos]) => tos.includes(url))?.[0] ?? entry;
-    const candidates = [...idom.keys()].filter((url) => url !== entry && unused(url) && !(idom.get(url) !== entry && unused(idom.get(url)!)))
+    const candidates = [...idom.keys()]
+      .filter((url) => url !== entry && unused(url) && !(idom.get(url) !== entry && unused(idom.get(url)!)))
       .map((url) => {
         const set = dominated.get(url)!;
         const bytes = set.reduce((sum, m) => sum + (bytesOf.get(m) ?? 0), 0);
         return {
-          root: moduleName(url), importedBy: moduleName(importerOf(url)), modules: set.length, bytes,
+          root: moduleName(url),
+          importedBy: moduleName(importerOf(url)),
+          modules: set.length,
+          bytes,
           estimateMs: evaluated(set) + (set.length * loaderMs) / loaded.length + (bytes * compileMs) / totalBytes,
         };
       })
       .sort((a, b) => b.estimateMs - a.estimateMs);
     return {
-      profiles, aloneRuns, packages, modules: loaded.length, bytes: totalBytes,
-      importMs: median(phases.map((p) => p.imports)), compileMs, loaderMs, gcMs: median(phases.map((p) => p.gc)),
-      sessionMs: median(phases.map((p) => p.session)), candidates,
+      profiles,
+      aloneRuns,
+      packages,
+      modules: loaded.length,
+      bytes: totalBytes,
+      importMs: median(phases.map((p) => p.imports)),
+      compileMs,
+      loaderMs,
+      gcMs: median(phases.map((p) => p.gc)),
+      sessionMs: median(phases.map((p) => p.session)),
+      candidates,
       builtins: [...builtins].sort().map((name) => (alone.has(name) ? { name, aloneMs: alone.get(name)! } : { name })),
-      evaluations: loaded.map((url) => ({ module: moduleName(url), ms: evaluated([url]) })).sort((a, b) => b.ms - a.ms).slice(0, 8),
+      evaluations: loaded
+        .map((url) => ({ module: moduleName(url), ms: evaluated([url]) }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 8),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

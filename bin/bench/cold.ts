@@ -33,10 +33,19 @@ type Tree = 'flowing' | 'bare' | 'bareZod';
 
 /** The TypeScript the cold processes run, transpiled file by file; the rest of the tree is the built packages. */
 function sources(): string[] {
-  const tools = readdirSync(join(REPO_ROOT, 'tools')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => `tools/${f}`);
+  const tools = readdirSync(join(REPO_ROOT, 'tools'))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => `tools/${f}`);
   return [
-    'bin/bench/workload.ts', 'bin/bench/model.ts', 'bin/bench/cold/finish.ts', 'bin/bench/cold/graph-hooks.ts', 'bin/bench/cold/flowing-entry.ts', 'bin/bench/cold/bare-entry.ts',
-    'machines/order-support/order-support.machine.ts', 'machines/order-support/order-support.registry.ts', ...tools,
+    'bin/bench/workload.ts',
+    'bin/bench/model.ts',
+    'bin/bench/cold/finish.ts',
+    'bin/bench/cold/graph-hooks.ts',
+    'bin/bench/cold/flowing-entry.ts',
+    'bin/bench/cold/bare-entry.ts',
+    'machines/order-support/order-support.machine.ts',
+    'machines/order-support/order-support.registry.ts',
+    ...tools,
   ];
 }
 
@@ -60,10 +69,16 @@ export async function prepareCold(): Promise<string | undefined> {
   if (built.status !== 0) return `tsc -b runtime failed: ${(built.stdout + built.stderr).trim().split('\n').slice(0, 3).join(' ')}`;
   if (!existsSync(join(REPO_ROOT, 'runtime/dist/index.js'))) return 'tsc -b runtime wrote no runtime/dist/index.js';
   const ts = (await import('typescript')).default;
-  const transpile = (file: string) => ts.transpileModule(readFileSync(join(REPO_ROOT, file), 'utf8'), {
-    fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true, rewriteRelativeImportExtensions: true },
-  }).outputText;
+  const transpile = (file: string) =>
+    ts.transpileModule(readFileSync(join(REPO_ROOT, file), 'utf8'), {
+      fileName: file,
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+        rewriteRelativeImportExtensions: true,
+      },
+    }).outputText;
   rmSync(COLD_DIR, { recursive: true, force: true });
   const trees: Tree[] = ['flowing', 'bare', 'bareZod'];
   for (const tree of trees) {
@@ -84,10 +99,17 @@ export async function prepareCold(): Promise<string | undefined> {
 /** The node arguments of a case's process (no loader flags: plain JavaScript and the built packages). */
 export function coldArgs(id: ColdCaseId): string[] {
   switch (id) {
-    case 'node': return ['-e', 'const c = process.cpuUsage(); const t = performance.now(); console.log(JSON.stringify({ imported: t, done: t, cpuMs: (c.user + c.system) / 1000 }))'];
-    case 'bare': return [join(COLD_DIR, 'bare/bin/bench/cold/bare-entry.js')];
-    case 'bareZod': return [join(COLD_DIR, 'bareZod/bin/bench/cold/bare-entry.js')];
-    case 'flowing': return [join(COLD_DIR, 'flowing/bin/bench/cold/flowing-entry.js')];
+    case 'node':
+      return [
+        '-e',
+        'const c = process.cpuUsage(); const t = performance.now(); console.log(JSON.stringify({ imported: t, done: t, cpuMs: (c.user + c.system) / 1000 }))',
+      ];
+    case 'bare':
+      return [join(COLD_DIR, 'bare/bin/bench/cold/bare-entry.js')];
+    case 'bareZod':
+      return [join(COLD_DIR, 'bareZod/bin/bench/cold/bare-entry.js')];
+    case 'flowing':
+      return [join(COLD_DIR, 'flowing/bin/bench/cold/flowing-entry.js')];
   }
 }
 

@@ -58,10 +58,15 @@ async function dataHeap(): Promise<number> {
   const chunks: string[] = [];
   for await (const chunk of getHeapSnapshot().setEncoding('utf8')) chunks.push(chunk as string);
   const snapshot = JSON.parse(chunks.join('')) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[];
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
   };
   chunks.length = 0;
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta;
   const width = fields.length;
   const [type, name, size] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
   const { nodes, strings } = snapshot;
@@ -81,8 +86,10 @@ async function measured(): Promise<Retained> {
   return { heap, data: await dataHeap() };
 }
 
-const perSession = (after: Retained, before: Retained, count: number): Retained =>
-  ({ heap: (after.heap - before.heap) / count, data: (after.data - before.data) / count });
+const perSession = (after: Retained, before: Retained, count: number): Retained => ({
+  heap: (after.heap - before.heap) / count,
+  data: (after.data - before.data) / count,
+});
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
 
@@ -102,7 +109,8 @@ function flowingKeeper(definition: AnyMachineDefinition): Keeper {
       const session = await runtime.createSession(definition);
       if (!turn) return session.id;
       const result = await session.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
-      if (!result.applied || result.status !== 'waiting') throw new Error(`session ${session.id} did not settle: ${JSON.stringify(result).slice(0, 300)}`);
+      if (!result.applied || result.status !== 'waiting')
+        throw new Error(`session ${session.id} did not settle: ${JSON.stringify(result).slice(0, 300)}`);
       return session.id;
     },
     async stored(sessionId) {
@@ -110,7 +118,14 @@ function flowingKeeper(definition: AnyMachineDefinition): Keeper {
       const events = await store.readEvents(sessionId);
       const journal = await store.readJournal(sessionId);
       const log = events.reduce((sum, event) => sum + bytes(event), 0);
-      return { record: bytes(record), snapshot: bytes(record.snapshot), log, events: events.length, journal: journal.reduce((sum, entry) => sum + bytes(entry), 0), calls: journal.length };
+      return {
+        record: bytes(record),
+        snapshot: bytes(record.snapshot),
+        log,
+        events: events.length,
+        journal: journal.reduce((sum, entry) => sum + bytes(entry), 0),
+        calls: journal.length,
+      };
     },
   };
 }

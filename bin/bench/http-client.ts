@@ -16,7 +16,10 @@ export interface Answer {
 export class JsonClient {
   readonly agent: Agent;
 
-  constructor(private readonly baseUrl: string, maxSockets: number) {
+  constructor(
+    private readonly baseUrl: string,
+    maxSockets: number,
+  ) {
     this.agent = new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   }
 
@@ -35,24 +38,29 @@ export class JsonClient {
   private send(method: string, path: string, payload: string | undefined, timeoutMs: number): Promise<Answer> {
     const start = performance.now();
     return new Promise((resolve, reject) => {
-      const req = request(new URL(path, this.baseUrl), {
-        method, agent: this.agent,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - start, headers: res.headers });
-        });
-      });
+      const req = request(
+        new URL(path, this.baseUrl),
+        {
+          method,
+          agent: this.agent,
+          headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let body: unknown;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              body = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - start, headers: res.headers });
+          });
+        },
+      );
       // Never hang: a request that gets no answer in time fails with its own message.
       req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
       req.on('error', reject);

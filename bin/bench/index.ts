@@ -37,13 +37,22 @@ function positive(text: string | undefined, fallback: number, name: string): num
 }
 
 /** Every case of every round in a new process, the order rotated per round so no case always runs first. */
-async function measure(ids: readonly CaseId[], rounds: number, warmup: number | undefined, base: Omit<RoundConfig, 'case' | 'warmup'>): Promise<Map<CaseId, CaseFigure[]>> {
+async function measure(
+  ids: readonly CaseId[],
+  rounds: number,
+  warmup: number | undefined,
+  base: Omit<RoundConfig, 'case' | 'warmup'>,
+): Promise<Map<CaseId, CaseFigure[]>> {
   const results = new Map<CaseId, CaseFigure[]>(ids.map((id) => [id, []]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[(i + round) % ids.length]!;
       if (id === 'redis' && !base.redisUrl) continue;
-      const config: RoundConfig = { ...base, case: id, warmup: warmup ?? (id === 'sqlite' || id === 'sqliteAlone' || id === 'redis' ? 600 : 2_000) };
+      const config: RoundConfig = {
+        ...base,
+        case: id,
+        warmup: warmup ?? (id === 'sqlite' || id === 'sqliteAlone' || id === 'redis' ? 600 : 2_000),
+      };
       results.get(id)!.push(await runChild<CaseFigure>('round-main', config));
     }
   }
@@ -61,7 +70,9 @@ function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure
   const figures = (id: CaseId, key: 'us' | 'cpuUs' | 'gcUs') => measured(id).map((f) => f[key]);
   const baseline = median(figures('bare', 'us'));
   const cpuBaseline = median(figures('bare', 'cpuUs'));
-  out(`  ${'case'.padEnd(28)} ${'wall µs'.padStart(9)} ${'min-max'.padStart(13)} ${'ratio'.padStart(6)} ${'cpu µs'.padStart(9)} ${'ratio'.padStart(6)} ${'gc µs'.padStart(7)}  target (wall ratio)`);
+  out(
+    `  ${'case'.padEnd(28)} ${'wall µs'.padStart(9)} ${'min-max'.padStart(13)} ${'ratio'.padStart(6)} ${'cpu µs'.padStart(9)} ${'ratio'.padStart(6)} ${'gc µs'.padStart(7)}  target (wall ratio)`,
+  );
   for (const id of results.keys()) {
     const name = CASE_NAMES[id];
     const skipped = results.get(id)!.find((f): f is { skipped: string } => 'skipped' in f);
@@ -75,7 +86,9 @@ function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure
     const ratio = value / baseline;
     const range = `${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}`;
     const verdict = target === undefined ? '' : `<= ${target}x: ${ratio <= target ? 'met' : 'missed'}`;
-    out(`  ${name.padEnd(28)} ${value.toFixed(1).padStart(9)} ${range.padStart(13)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(1).padStart(9)} ${(cpu / cpuBaseline).toFixed(2).padStart(6)} ${median(figures(id, 'gcUs')).toFixed(1).padStart(7)}  ${verdict}`);
+    out(
+      `  ${name.padEnd(28)} ${value.toFixed(1).padStart(9)} ${range.padStart(13)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(1).padStart(9)} ${(cpu / cpuBaseline).toFixed(2).padStart(6)} ${median(figures(id, 'gcUs')).toFixed(1).padStart(7)}  ${verdict}`,
+    );
   }
 }
 
@@ -136,7 +149,9 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
   }
 
   out(`order-support session (create + one message: classify, extract, 3 tools, generate), node ${process.version}`);
-  out(`median of ${rounds} rounds x ${sessions} sessions, every case of every round in a new process; ratios to (b) bare XState of the same table`);
+  out(
+    `median of ${rounds} rounds x ${sessions} sessions, every case of every round in a new process; ratios to (b) bare XState of the same table`,
+  );
   out('one session at a time (wall µs = latency of a session):');
   printTable(out, oneAtATime, redisSkipped);
   out(`${concurrency} sessions in flight (wall µs = elapsed time / sessions):`);

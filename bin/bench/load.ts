@@ -64,75 +64,89 @@ export async function runLoad(client: JsonClient, options: LoadOptions): Promise
   const prefix = options.idPrefix ?? `load-${Date.now().toString(36)}`;
   const limit = limiter(options.concurrency);
   const samples: string[] = [];
-  const note = (problem: string) => { if (samples.length < 10) samples.push(problem); };
+  const note = (problem: string) => {
+    if (samples.length < 10) samples.push(problem);
+  };
   let errors = 0;
 
   const ids = Array.from({ length: options.sessions }, (_, i) => `${prefix}-${i}`);
   const createStart = performance.now();
-  const created = await Promise.all(ids.map((sessionId) => limit(async () => {
-    try {
-      const answer = await client.post('/sessions', { machine, sessionId });
-      if (answer.status === 201) return true;
-      note(`create ${sessionId}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
-    } catch (error) {
-      note(`create ${sessionId}: ${(error as Error).message}`);
-    }
-    errors++;
-    return false;
-  })));
+  const created = await Promise.all(
+    ids.map((sessionId) =>
+      limit(async () => {
+        try {
+          const answer = await client.post('/sessions', { machine, sessionId });
+          if (answer.status === 201) return true;
+          note(`create ${sessionId}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        } catch (error) {
+          note(`create ${sessionId}: ${(error as Error).message}`);
+        }
+        errors++;
+        return false;
+      }),
+    ),
+  );
   const createMs = performance.now() - createStart;
 
   const acknowledged = new Map<string, Array<{ seq: number; type: string }>>();
   const latencies: number[] = [];
   let sendErrors = 0;
   const eventStart = performance.now();
-  await Promise.all(ids.map(async (sessionId, i) => {
-    if (!created[i]) return;
-    const acks: Array<{ seq: number; type: string }> = [];
-    acknowledged.set(sessionId, acks);
-    for (let k = 0; k < options.events; k++) {
-      await limit(async () => {
-        try {
-          const answer = await client.post(`/sessions/${sessionId}/events`, event);
-          latencies.push(answer.ms);
-          const body = answer.body as { applied?: boolean; events?: Array<{ seq: number; type: string }> } | undefined;
-          if (answer.status === 200 && body?.applied === true) {
-            for (const e of body.events ?? []) acks.push({ seq: e.seq, type: e.type });
-            return;
+  await Promise.all(
+    ids.map(async (sessionId, i) => {
+      if (!created[i]) return;
+      const acks: Array<{ seq: number; type: string }> = [];
+      acknowledged.set(sessionId, acks);
+      for (let k = 0; k < options.events; k++) {
+        await limit(async () => {
+          try {
+            const answer = await client.post(`/sessions/${sessionId}/events`, event);
+            latencies.push(answer.ms);
+            const body = answer.body as { applied?: boolean; events?: Array<{ seq: number; type: string }> } | undefined;
+            if (answer.status === 200 && body?.applied === true) {
+              for (const e of body.events ?? []) acks.push({ seq: e.seq, type: e.type });
+              return;
+            }
+            note(`send ${k + 1} to ${sessionId}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+          } catch (error) {
+            note(`send ${k + 1} to ${sessionId}: ${(error as Error).message}`);
           }
-          note(`send ${k + 1} to ${sessionId}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
-        } catch (error) {
-          note(`send ${k + 1} to ${sessionId}: ${(error as Error).message}`);
-        }
-        sendErrors++;
-        errors++;
-      });
-    }
-  }));
+          sendErrors++;
+          errors++;
+        });
+      }
+    }),
+  );
   const eventMs = performance.now() - eventStart;
 
   let lost = 0;
-  await Promise.all([...acknowledged].map(([sessionId, acks]) => limit(async () => {
-    const stored = await readLog(client, sessionId).catch((error: Error) => {
-      note(`read ${sessionId}: ${error.message}`);
-      errors++;
-      return undefined;
-    });
-    if (!stored) return;
-    const bySeq = new Map(stored.map((e) => [e.seq, e.type]));
-    stored.forEach((e, index) => {
-      if (e.seq !== index + 1) {
-        lost++;
-        note(`${sessionId}: seq ${e.seq} at position ${index + 1} (a gap or a duplicate)`);
-      }
-    });
-    for (const ack of acks) {
-      if (bySeq.get(ack.seq) !== ack.type) {
-        lost++;
-        note(`${sessionId}: acknowledged ${ack.type} #${ack.seq} is ${bySeq.has(ack.seq) ? `stored as ${bySeq.get(ack.seq)}` : 'not stored'}`);
-      }
-    }
-  })));
+  await Promise.all(
+    [...acknowledged].map(([sessionId, acks]) =>
+      limit(async () => {
+        const stored = await readLog(client, sessionId).catch((error: Error) => {
+          note(`read ${sessionId}: ${error.message}`);
+          errors++;
+          return undefined;
+        });
+        if (!stored) return;
+        const bySeq = new Map(stored.map((e) => [e.seq, e.type]));
+        stored.forEach((e, index) => {
+          if (e.seq !== index + 1) {
+            lost++;
+            note(`${sessionId}: seq ${e.seq} at position ${index + 1} (a gap or a duplicate)`);
+          }
+        });
+        for (const ack of acks) {
+          if (bySeq.get(ack.seq) !== ack.type) {
+            lost++;
+            note(
+              `${sessionId}: acknowledged ${ack.type} #${ack.seq} is ${bySeq.has(ack.seq) ? `stored as ${bySeq.get(ack.seq)}` : 'not stored'}`,
+            );
+          }
+        }
+      }),
+    ),
+  );
 
   const sent = latencies.length;
   return {

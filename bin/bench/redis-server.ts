@@ -24,10 +24,14 @@ export async function startBenchRedis(): Promise<BenchRedisServer | string> {
   const binary = redisServerBinary();
   if (!binary) return 'no redis-server binary (install redis-server, or pass --redis redis://HOST:PORT)';
   const port = await freePort();
-  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let spawnError: Error | undefined;
-  child.once('error', (error) => { spawnError = error; });
+  child.once('error', (error) => {
+    spawnError = error;
+  });
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(port))) {
     if (spawnError || child.exitCode !== null || Date.now() > deadline) {
@@ -59,7 +63,10 @@ async function freePort(): Promise<number> {
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));

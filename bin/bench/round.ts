@@ -34,13 +34,13 @@ export interface RoundConfig {
 /** One case's figures in one round, or why it could not run. */
 export type CaseFigure =
   | {
-    /** Wall time per session, µs. */
-    us: number;
-    /** CPU time (user + system, all threads) per session, µs: less disturbed by other processes than wall time. */
-    cpuUs: number;
-    /** Time in garbage collection per session, µs (V8's GCProfiler). */
-    gcUs: number;
-  }
+      /** Wall time per session, µs. */
+      us: number;
+      /** CPU time (user + system, all threads) per session, µs: less disturbed by other processes than wall time. */
+      cpuUs: number;
+      /** Time in garbage collection per session, µs (V8's GCProfiler). */
+      gcUs: number;
+    }
   | { skipped: string };
 
 /** Sessions per chunk; each runtime case starts a fresh runtime between chunks, untimed. */
@@ -56,22 +56,33 @@ interface Runner {
 function runtimeRunner(definition: AnyMachineDefinition, store: () => SessionStore, opened?: BenchStore): Runner {
   const fresh = (): Runtime => createRuntime({ machines: [definition], store: store(), llm: benchProvider() });
   let runtime = fresh();
-  return { run: () => withRuntime(runtime, definition), reset: () => { runtime = fresh(); }, close: async () => opened?.close() };
+  return {
+    run: () => withRuntime(runtime, definition),
+    reset: () => {
+      runtime = fresh();
+    },
+    close: async () => opened?.close(),
+  };
 }
 
 async function runnerFor(config: RoundConfig, definition: AnyMachineDefinition): Promise<Runner | string> {
   const plain = (run: () => Promise<unknown>): Runner => ({ run, reset: () => {}, close: async () => {} });
   switch (config.case) {
-    case 'handWritten': return plain(() => handWritten(definition.tools));
-    case 'bare': return plain(() => bareXState(definition));
-    case 'memory': return runtimeRunner(definition, () => createMemoryStore());
+    case 'handWritten':
+      return plain(() => handWritten(definition.tools));
+    case 'bare':
+      return plain(() => bareXState(definition));
+    case 'memory':
+      return runtimeRunner(definition, () => createMemoryStore());
     case 'sqlite': {
       const sqlite = await benchSqlite();
       return typeof sqlite === 'string' ? sqlite : runtimeRunner(definition, () => sqlite.store, sqlite);
     }
     case 'sqliteAlone': {
       // The floor under (d): a session's commits, as the runtime made them, written straight to the store.
-      const commits = await captureCommits((store) => withRuntime(createRuntime({ machines: [definition], store, llm: benchProvider() }), definition));
+      const commits = await captureCommits((store) =>
+        withRuntime(createRuntime({ machines: [definition], store, llm: benchProvider() }), definition),
+      );
       const sqlite = await benchSqlite();
       if (typeof sqlite === 'string') return sqlite;
       let n = 0;

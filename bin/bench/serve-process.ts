@@ -19,11 +19,18 @@ export interface ServeProcess {
  * repository so it serves the example machines, and waits until /readyz answers 200 (at most 60 s).
  */
 export async function startServe(args: readonly string[]): Promise<ServeProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('../cli.ts', import.meta.url)), 'serve', '--port', '0', '--no-rate-limit', ...args], {
-    cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(new URL('../cli.ts', import.meta.url)), 'serve', '--port', '0', '--no-rate-limit', ...args],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-8_000); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-8_000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let stdout = '';
@@ -42,7 +49,12 @@ export async function startServe(args: readonly string[]): Promise<ServeProcess>
     });
   });
   const deadline = Date.now() + 60_000;
-  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (Date.now() > deadline) throw new Error(`flowing serve at ${url} was not ready within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

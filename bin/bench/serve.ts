@@ -7,7 +7,8 @@ import { runLoad, type LoadReport } from './load.ts';
 import { startBenchRedis } from './redis-server.ts';
 import { startServe } from './serve-process.ts';
 
-const USAGE = 'usage: npm run bench:serve -- [--sessions 1000] [--events 10] [--concurrency 64] [--store sqlite,redis] [--redis redis://HOST:PORT]';
+const USAGE =
+  'usage: npm run bench:serve -- [--sessions 1000] [--events 10] [--concurrency 64] [--store sqlite,redis] [--redis redis://HOST:PORT]';
 
 function positive(text: string, name: string): number {
   const value = Number(text);
@@ -22,14 +23,21 @@ function positive(text: string, name: string): number {
  * there is none). Prints events/s, p50/p99 latency, errors and lost events per store; exit 1 when any run had an
  * error or lost an event, 2 for bad options.
  */
-export async function benchServe(argv: readonly string[], out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+export async function benchServe(
+  argv: readonly string[],
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   let sessions: number, events: number, concurrency: number, stores: string[], redisOption: string | undefined;
   try {
     const { values } = parseArgs({
-      args: [...argv], strict: true,
+      args: [...argv],
+      strict: true,
       options: {
-        sessions: { type: 'string', default: '1000' }, events: { type: 'string', default: '10' },
-        concurrency: { type: 'string', default: '64' }, store: { type: 'string', default: 'sqlite,redis' }, redis: { type: 'string' },
+        sessions: { type: 'string', default: '1000' },
+        events: { type: 'string', default: '10' },
+        concurrency: { type: 'string', default: '64' },
+        store: { type: 'string', default: 'sqlite,redis' },
+        redis: { type: 'string' },
       },
     });
     sessions = positive(values.sessions, 'sessions');
@@ -43,9 +51,15 @@ export async function benchServe(argv: readonly string[], out: (line: string) =>
     out(`error BENCH_BAD_OPTION: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  out(`bench:serve: order-support, ${sessions} concurrent sessions x ${events} USER_MESSAGE events (each: classify, extract, 3 tools, generate)`);
-  out(`loopback HTTP, one keep-alive agent, ${concurrency} requests in flight; flowing serve in a child process, scripted model; node ${process.version}`);
-  out(`  ${'store'.padEnd(8)} ${'events/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'errors'.padStart(7)} ${'lost'.padStart(5)} ${'creates/s'.padStart(10)} ${'server peak RSS'.padStart(16)}`);
+  out(
+    `bench:serve: order-support, ${sessions} concurrent sessions x ${events} USER_MESSAGE events (each: classify, extract, 3 tools, generate)`,
+  );
+  out(
+    `loopback HTTP, one keep-alive agent, ${concurrency} requests in flight; flowing serve in a child process, scripted model; node ${process.version}`,
+  );
+  out(
+    `  ${'store'.padEnd(8)} ${'events/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'errors'.padStart(7)} ${'lost'.padStart(5)} ${'creates/s'.padStart(10)} ${'server peak RSS'.padStart(16)}`,
+  );
   let failed = false;
   for (const store of stores) {
     const dir = mkdtempSync(join(tmpdir(), 'flowing-bench-serve-'));

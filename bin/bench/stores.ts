@@ -23,7 +23,13 @@ export async function benchSqlite(): Promise<BenchStore | string> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'flowing-bench-'));
   const store = createSqliteStore({ file: join(dir, 'sessions.db') });
-  return { store, close: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The Redis store on `url` under a prefix of this process; the reason when ioredis is missing. */
@@ -42,7 +48,13 @@ export async function benchRedis(url: string): Promise<BenchStore | string> {
 export async function captureCommits(session: (store: SessionStore) => Promise<unknown>): Promise<CommitRequest[]> {
   const memory = createMemoryStore();
   const commits: CommitRequest[] = [];
-  await session({ ...memory, commit: (request) => { commits.push(request); return memory.commit(request); } });
+  await session({
+    ...memory,
+    commit: (request) => {
+      commits.push(request);
+      return memory.commit(request);
+    },
+  });
   return commits;
 }
 

@@ -19,15 +19,30 @@ function runTool(tools: Readonly<Record<string, AnyTool>>, name: string, args: u
  */
 export async function handWritten(tools: Readonly<Record<string, AnyTool>>): Promise<string> {
   const signal = new AbortController().signal;
-  const { label } = benchModel.classify({ kind: 'classify', text: BENCH_MESSAGE, labels: ['refund', 'order_query', 'other'],
-    scripted: { keywords: { refund: ['refund', 'money back', 'return'], order_query: ['order', 'where', 'status', 'track', 'parcel'] } } });
+  const { label } = benchModel.classify({
+    kind: 'classify',
+    text: BENCH_MESSAGE,
+    labels: ['refund', 'order_query', 'other'],
+    scripted: { keywords: { refund: ['refund', 'money back', 'return'], order_query: ['order', 'where', 'status', 'track', 'parcel'] } },
+  });
   if (label !== 'order_query') throw new Error(`unexpected label ${label}`);
-  const { orderId } = benchModel.extract({ kind: 'extract', text: BENCH_MESSAGE, fields: { orderId: { type: 'string', optional: true } },
-    scripted: { patterns: { orderId: '\\b([A-Z][0-9]{4})\\b' } } }) as { orderId: string };
+  const { orderId } = benchModel.extract({
+    kind: 'extract',
+    text: BENCH_MESSAGE,
+    fields: { orderId: { type: 'string', optional: true } },
+    scripted: { patterns: { orderId: '\\b([A-Z][0-9]{4})\\b' } },
+  }) as { orderId: string };
   const customer = await runTool(tools, 'resolve_user', { user_id: 'guest' }, signal);
   const order = await runTool(tools, 'query_order', { order_id: orderId, customer_id: customer.id }, signal);
-  const shipment = order.status === 'shipped' ? await runTool(tools, 'trace_shipment', { tracking_number: order.tracking_number ?? '' }, signal) : undefined;
-  return benchModel.generate({ kind: 'generate', prompt: '', scripted: { reply: `Order ${orderId} is ${order.status}. ${shipment?.location} ${shipment?.eta}` } }).text;
+  const shipment =
+    order.status === 'shipped'
+      ? await runTool(tools, 'trace_shipment', { tracking_number: order.tracking_number ?? '' }, signal)
+      : undefined;
+  return benchModel.generate({
+    kind: 'generate',
+    prompt: '',
+    scripted: { reply: `Order ${orderId} is ${order.status}. ${shipment?.location} ${shipment?.eta}` },
+  }).text;
 }
 
 const plainMachines = new WeakMap<AnyMachineDefinition, AnyStateMachine>();
@@ -41,7 +56,9 @@ export function plainMachine(definition: AnyMachineDefinition): AnyStateMachine 
   if (machine) return machine;
   const actors: Record<string, AnyActorLogic> = {};
   for (const name of Object.keys(definition.tools)) {
-    actors[`tool.${name}`] = fromPromise<unknown, { args: unknown }>(({ input, signal }) => runTool(definition.tools, name, input.args, signal));
+    actors[`tool.${name}`] = fromPromise<unknown, { args: unknown }>(({ input, signal }) =>
+      runTool(definition.tools, name, input.args, signal),
+    );
   }
   actors['llm.classify'] = fromPromise<unknown, LlmRequest & { kind: 'classify' }>(async ({ input }) => benchModel.classify(input));
   actors['llm.extract'] = fromPromise<unknown, LlmRequest & { kind: 'extract' }>(async ({ input }) => benchModel.extract(input));
@@ -68,7 +85,8 @@ export function startBareXState(definition: AnyMachineDefinition, message?: stri
       next(snapshot: AnyMachineSnapshot) {
         if (sent && Object.keys(snapshot.children).length === 0 && snapshot.matches({ active: 'idle' })) {
           subscription.unsubscribe();
-          if (typeof snapshot.context.reply !== 'string' || snapshot.context.error) reject(new Error(`bare XState session ended without a reply: ${JSON.stringify(snapshot.context).slice(0, 300)}`));
+          if (typeof snapshot.context.reply !== 'string' || snapshot.context.error)
+            reject(new Error(`bare XState session ended without a reply: ${JSON.stringify(snapshot.context).slice(0, 300)}`));
           else resolve(actor);
         }
       },
@@ -91,6 +109,7 @@ export async function bareXState(definition: AnyMachineDefinition): Promise<stri
 export async function withRuntime(runtime: Runtime, definition: AnyMachineDefinition): Promise<string> {
   const session = await runtime.createSession(definition);
   const result = await session.send({ type: 'USER_MESSAGE', text: BENCH_MESSAGE });
-  if (!result.applied || result.status !== 'waiting') throw new Error(`runtime session did not settle: ${JSON.stringify(result).slice(0, 300)}`);
+  if (!result.applied || result.status !== 'waiting')
+    throw new Error(`runtime session did not settle: ${JSON.stringify(result).slice(0, 300)}`);
   return 'ok';
 }

@@ -22,7 +22,10 @@ export interface InitReport {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Writes a new file; never replaces one that appeared meanwhile (`wx`). */
@@ -143,7 +146,9 @@ export async function initCommand(dir: string | undefined, version: string): Pro
       for (const entry of report.kept) out(`  = ${entry}`);
     }
     out('next: npm install && npx flowing codegen (writes the machine module), then npx flowing studio,');
-    out(`  or run the example: npx flowing run ${EXAMPLE_MACHINE_ID} --events FILE (JSON lines, e.g. {"type": "ASK", "orderId": "A1"}), npx flowing test`);
+    out(
+      `  or run the example: npx flowing run ${EXAMPLE_MACHINE_ID} --events FILE (JSON lines, e.g. {"type": "ASK", "orderId": "A1"}), npx flowing test`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof CliError) {

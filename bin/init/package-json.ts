@@ -28,7 +28,10 @@ function indentOf(text: string): string | number {
 
 /** A package name from a folder name (npm's rules: lower case, URL-safe). */
 export function packageNameFor(folder: string): string {
-  const name = folder.toLowerCase().replace(/[^a-z0-9._~-]+/g, '-').replace(/^[._-]+|-+$/g, '');
+  const name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9._~-]+/g, '-')
+    .replace(/^[._-]+|-+$/g, '');
   return name || 'flowing-project';
 }
 
@@ -66,14 +69,20 @@ export function mergePackageJson(text: string, additions: PackageAdditions, modu
   } catch (error) {
     throw new CliError('INIT_BAD_PACKAGE_JSON', `package.json is not valid JSON (${(error as Error).message}); fix it and run init again`);
   }
-  if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) throw new CliError('INIT_BAD_PACKAGE_JSON', 'package.json does not hold an object');
+  if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg))
+    throw new CliError('INIT_BAD_PACKAGE_JSON', 'package.json does not hold an object');
   const added: string[] = [];
   const kept: string[] = [];
-  const listed = (name: string) => [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies as Record<string, string> | undefined]
-    .some((section) => section && Object.hasOwn(section, name));
+  const listed = (name: string) =>
+    [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies as Record<string, string> | undefined].some(
+      (section) => section && Object.hasOwn(section, name),
+    );
   for (const section of ['dependencies', 'devDependencies'] as const) {
     for (const [name, range] of Object.entries(additions[section])) {
-      if (listed(name)) { kept.push(`${name} (already listed)`); continue; }
+      if (listed(name)) {
+        kept.push(`${name} (already listed)`);
+        continue;
+      }
       pkg[section] = { ...pkg[section], [name]: range };
       added.push(`${section} ${name}@${range}`);
     }
@@ -87,10 +96,15 @@ export function mergePackageJson(text: string, additions: PackageAdditions, modu
     added.push(`script ${name}`);
   }
   // An entry for the package (name-only or pinned, allowing or denying) is the project's decision and stays.
-  const decided = (name: string) => pkg.allowScripts && typeof pkg.allowScripts === 'object'
-    && Object.keys(pkg.allowScripts).some((key) => key === name || key.startsWith(`${name}@`));
+  const decided = (name: string) =>
+    pkg.allowScripts &&
+    typeof pkg.allowScripts === 'object' &&
+    Object.keys(pkg.allowScripts).some((key) => key === name || key.startsWith(`${name}@`));
   for (const [name, allowed] of Object.entries(additions.allowScripts)) {
-    if (decided(name)) { kept.push(`allowScripts ${name} (already decided)`); continue; }
+    if (decided(name)) {
+      kept.push(`allowScripts ${name} (already decided)`);
+      continue;
+    }
     pkg.allowScripts = { ...pkg.allowScripts, [name]: allowed };
     added.push(`allowScripts ${name}`);
   }

@@ -63,20 +63,31 @@ export function mergeTsconfig(text: string, options: { esmFolders?: boolean } = 
   const resolution = String(compilerOptions.moduleResolution ?? (module.startsWith('node') ? module : 'bundler')).toLowerCase();
   const outDir = typeof compilerOptions.outDir === 'string' ? compilerOptions.outDir : undefined;
   if (!ESM_MODULES.has(module)) {
-    kept.push(`compilerOptions.module is "${String(compilerOptions.module)}": tsc compiles machines/ and tools/ to CommonJS too, which runs on Node 20.19 or newer (its require() loads @flowing/runtime, an ES module)`);
+    kept.push(
+      `compilerOptions.module is "${String(compilerOptions.module)}": tsc compiles machines/ and tools/ to CommonJS too, which runs on Node 20.19 or newer (its require() loads @flowing/runtime, an ES module)`,
+    );
   } else if (options.esmFolders && module.startsWith('node') && outDir !== undefined) {
-    kept.push(`compilerOptions.module is "${String(compilerOptions.module)}": tsc writes machines/ and tools/ as ES modules to ${outDir}/, where no package.json says so; copy machines/package.json and tools/package.json next to them after tsc`);
+    kept.push(
+      `compilerOptions.module is "${String(compilerOptions.module)}": tsc writes machines/ and tools/ as ES modules to ${outDir}/, where no package.json says so; copy machines/package.json and tools/package.json next to them after tsc`,
+    );
   }
-  if (!NODE_RESOLUTIONS.has(resolution)) kept.push(`compilerOptions.moduleResolution is "${String(compilerOptions.moduleResolution)}": @flowing/runtime's types are found through its exports map; use "NodeNext" or "Bundler"`);
+  if (!NODE_RESOLUTIONS.has(resolution))
+    kept.push(
+      `compilerOptions.moduleResolution is "${String(compilerOptions.moduleResolution)}": @flowing/runtime's types are found through its exports map; use "NodeNext" or "Bundler"`,
+    );
   const rootDir = typeof compilerOptions.rootDir === 'string' ? compilerOptions.rootDir.replace(/\\/g, '/').replace(/\/+$/, '') : undefined;
   if (rootDir !== undefined && !['', '.', './'].includes(rootDir)) {
-    kept.push(`compilerOptions.rootDir is "${compilerOptions.rootDir}": machines/ and tools/ lie outside it, so tsc refuses them (TS6059) once your code imports a machine; set it to "." (the output then moves to ${outDir ?? 'its folder'}/${rootDir.replace(/^\.\//, '')}/)`);
+    kept.push(
+      `compilerOptions.rootDir is "${compilerOptions.rootDir}": machines/ and tools/ lie outside it, so tsc refuses them (TS6059) once your code imports a machine; set it to "." (the output then moves to ${outDir ?? 'its folder'}/${rootDir.replace(/^\.\//, '')}/)`,
+    );
     return { text: out, added, kept };
   }
   if (Array.isArray(config.include)) {
     const include = config.include as unknown[];
     for (const folder of PROJECT_FOLDERS) {
-      const covered = include.some((entry) => typeof entry === 'string' && ['.', './', '**/*', '*', folder, `${folder}/**/*`, `./${folder}`].includes(entry));
+      const covered = include.some(
+        (entry) => typeof entry === 'string' && ['.', './', '**/*', '*', folder, `${folder}/**/*`, `./${folder}`].includes(entry),
+      );
       if (covered) continue;
       out = applyEdits(out, modify(out, ['include', -1], folder, { ...FORMAT, isArrayInsertion: true }));
       added.push(`include "${folder}"`);

@@ -17,7 +17,10 @@ export interface SessionFileSummary {
 
 /** A refused session file: `code` is one of INSPECT_CLI_ERROR_CODES. */
 export class InspectFileError extends Error {
-  constructor(readonly code: InspectCliErrorCode, message: string) {
+  constructor(
+    readonly code: InspectCliErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'InspectFileError';
   }
@@ -39,11 +42,20 @@ export function readSessionHeader(text: string): SessionFileSummary {
   }
   const h = (header ?? {}) as Record<string, unknown>;
   if (h.kind !== 'flowing.session') {
-    throw new InspectFileError('INSPECT_FILE_WRONG_KIND', `line 1 has kind ${JSON.stringify(typeof h.kind === 'string' ? h.kind.slice(0, 60) : h.kind ?? null)}, not "flowing.session"`);
+    throw new InspectFileError(
+      'INSPECT_FILE_WRONG_KIND',
+      `line 1 has kind ${JSON.stringify(typeof h.kind === 'string' ? h.kind.slice(0, 60) : (h.kind ?? null))}, not "flowing.session"`,
+    );
   }
-  if (h.formatVersion !== 1) throw new InspectFileError('INSPECT_FILE_VERSION', `line 1 has formatVersion ${JSON.stringify(h.formatVersion)}; this flowing reads 1`);
+  if (h.formatVersion !== 1)
+    throw new InspectFileError('INSPECT_FILE_VERSION', `line 1 has formatVersion ${JSON.stringify(h.formatVersion)}; this flowing reads 1`);
   for (const field of ['machineId', 'sessionId', 'specHash'] as const) {
     if (typeof h[field] !== 'string' || h[field] === '') throw new InspectFileError('INSPECT_FILE_WRONG_KIND', `line 1 has no ${field}`);
   }
-  return { machineId: h.machineId as string, sessionId: h.sessionId as string, specHash: h.specHash as string, events: typeof h.events === 'number' ? h.events : undefined };
+  return {
+    machineId: h.machineId as string,
+    sessionId: h.sessionId as string,
+    specHash: h.specHash as string,
+    events: typeof h.events === 'number' ? h.events : undefined,
+  };
 }

@@ -24,7 +24,10 @@ export function inspectPageUrl(studioUrl: string, urlPath: string, machineId: st
  * is refused before the studio starts, with its code; exit code 1.
  * @returns the running studio and the page URL, or undefined when it did not start (the exit code is set)
  */
-export async function inspectCommand(file: string, options: InspectOptions = {}): Promise<{ studio: StudioServer; pageUrl: string } | undefined> {
+export async function inspectCommand(
+  file: string,
+  options: InspectOptions = {},
+): Promise<{ studio: StudioServer; pageUrl: string } | undefined> {
   const { loadServedSessionFile, studioCommand, StudioError } = await import('@flowing/studio/server');
   const path = resolve(file);
   let served;
@@ -36,20 +39,31 @@ export async function inspectCommand(file: string, options: InspectOptions = {})
     if (error instanceof InspectFileError) {
       process.stderr.write(`flowing inspect: ${error.code} ${file}: ${error.message}\n`);
     } else if (error instanceof StudioError) {
-      process.stderr.write(`flowing inspect: ${error.code === 'STUDIO_NOT_FOUND' ? 'INSPECT_FILE_NOT_FOUND' : error.code} ${error.message}\n`);
+      process.stderr.write(
+        `flowing inspect: ${error.code === 'STUDIO_NOT_FOUND' ? 'INSPECT_FILE_NOT_FOUND' : error.code} ${error.message}\n`,
+      );
     } else {
       throw error;
     }
     process.exitCode = 1;
     return undefined;
   }
-  const runtimeApp = options.runtimeApp ?? (async () => {
-    await ensureTypeScriptLoader();
-    const { createStudioRuntimeApp } = await import('../studio/runtime-app.ts');
-    return createStudioRuntimeApp();
-  });
+  const runtimeApp =
+    options.runtimeApp ??
+    (async () => {
+      await ensureTypeScriptLoader();
+      const { createStudioRuntimeApp } = await import('../studio/runtime-app.ts');
+      return createStudioRuntimeApp();
+    });
   const { checkCase } = await import('../studio/case-checker.ts');
-  const studio = await studioCommand({ port: options.port, host: options.host, runtimeApp, sessionFile: served, appDir: options.appDir, checkCase });
+  const studio = await studioCommand({
+    port: options.port,
+    host: options.host,
+    runtimeApp,
+    sessionFile: served,
+    appDir: options.appDir,
+    checkCase,
+  });
   if (!studio) return undefined;
   const events = summary.events === undefined ? '' : `, ${summary.events} events`;
   const pageUrl = inspectPageUrl(studio.url, served.urlPath, summary.machineId);

@@ -34,19 +34,29 @@ export function listMachines(): { generated: Set<string>; specOnly: Set<string> 
 
 /** Finds `machines/<id>/<id>.machine.ts` (in the working directory, then in this package) and its exported definition. */
 export async function loadMachine(machineId: string): Promise<AnyMachineDefinition> {
-  if (!MACHINE_ID.test(machineId)) throw new FlowingError('UNKNOWN_MACHINE', `'${machineId}' is not a machine id (kebab-case, e.g. order-support)${suggestion(machineId)}`);
-  const file = machineRoots().map((root) => resolve(root, machineId, `${machineId}.machine.ts`)).find((path) => existsSync(path));
+  if (!MACHINE_ID.test(machineId))
+    throw new FlowingError(
+      'UNKNOWN_MACHINE',
+      `'${machineId}' is not a machine id (kebab-case, e.g. order-support)${suggestion(machineId)}`,
+    );
+  const file = machineRoots()
+    .map((root) => resolve(root, machineId, `${machineId}.machine.ts`))
+    .find((path) => existsSync(path));
   if (!file) {
     const { specOnly } = listMachines();
     if (specOnly.has(machineId)) {
-      throw new FlowingError('UNKNOWN_MACHINE', `machine '${machineId}' has a spec (machines/${machineId}/${machineId}.flow.json) but no generated code; run \`flowing codegen\` first`);
+      throw new FlowingError(
+        'UNKNOWN_MACHINE',
+        `machine '${machineId}' has a spec (machines/${machineId}/${machineId}.flow.json) but no generated code; run \`flowing codegen\` first`,
+      );
     }
     throw new FlowingError('UNKNOWN_MACHINE', `no machine '${machineId}' (looked for machines/${machineId}/)${suggestion(machineId)}`);
   }
   const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const found = Object.values(module).find((value): value is AnyMachineDefinition =>
-    !!value && typeof value === 'object' && (value as AnyMachineDefinition).id === machineId
-    && 'machine' in value && 'specHash' in value);
+  const found = Object.values(module).find(
+    (value): value is AnyMachineDefinition =>
+      !!value && typeof value === 'object' && (value as AnyMachineDefinition).id === machineId && 'machine' in value && 'specHash' in value,
+  );
   if (!found) throw new FlowingError('UNKNOWN_MACHINE', `${file} exports no MachineDefinition with id '${machineId}'`);
   return found;
 }

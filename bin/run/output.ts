@@ -9,10 +9,13 @@ export interface LineWriter {
  * follows is the reader saying "enough", not a failure, so writing stops quietly instead of crashing with a stack.
  * Any other stream error is reported once on stderr with a code.
  */
-export function streamLines(stream: NodeJS.WritableStream & { on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown }): LineWriter {
+export function streamLines(
+  stream: NodeJS.WritableStream & { on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown },
+): LineWriter {
   let closed = false;
   stream.on('error', (error) => {
-    if (!closed && error.code !== 'EPIPE') process.stderr.write(`error RUN_OUTPUT_FAILED: cannot write the output (${error.code ?? error.message})\n`);
+    if (!closed && error.code !== 'EPIPE')
+      process.stderr.write(`error RUN_OUTPUT_FAILED: cannot write the output (${error.code ?? error.message})\n`);
     closed = true;
   });
   return {

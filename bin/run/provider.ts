@@ -11,7 +11,10 @@ export async function chooseProvider(): Promise<LlmProvider> {
   try {
     module = (await import(path)) as typeof module;
   } catch (error) {
-    throw new FlowingError('LLM_NOT_CONFIGURED', `OPENAI_BASE_URL is set, but the OpenAI provider could not be loaded: ${(error as Error).message}`);
+    throw new FlowingError(
+      'LLM_NOT_CONFIGURED',
+      `OPENAI_BASE_URL is set, but the OpenAI provider could not be loaded: ${(error as Error).message}`,
+    );
   }
   if (typeof module.createOpenAIProvider !== 'function') {
     throw new FlowingError('LLM_NOT_CONFIGURED', '@flowing/runtime/openai does not export createOpenAIProvider');

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createRuntime, FlowingError, toFlowError, type AnyMachineDefinition, type LlmProvider, type RuntimeEvent, type Session, type SessionSnapshot } from '@flowing/runtime';
+import {
+  createRuntime,
+  FlowingError,
+  toFlowError,
+  type AnyMachineDefinition,
+  type LlmProvider,
+  type RuntimeEvent,
+  type Session,
+  type SessionSnapshot,
+} from '@flowing/runtime';
 import { checkCaseName, recordCase } from '../test/record.ts';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
@@ -51,7 +60,10 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
     opened = await openStore(options.store);
     if (options.session !== undefined && !opened.durable) {
       await opened.close();
-      throw new FlowingError('RUN_BAD_STORE', '--session continues a stored session: name its store with --store sqlite:PATH or --store redis://...');
+      throw new FlowingError(
+        'RUN_BAD_STORE',
+        '--session continues a stored session: name its store with --store sqlite:PATH or --store redis://...',
+      );
     }
   } catch (error) {
     report(error, 'RUN_FAILED');
@@ -91,9 +103,11 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
     const snapshot = await session.snapshot();
     await printer.drain(snapshot.seq, err);
     if (!options.json) out(`session ${snapshot.sessionId} ${snapshot.status}`);
-    if (options.record !== undefined) err(`recorded case ${await recordCase(definition.id, options.record, await session.events(), snapshot)}`);
+    if (options.record !== undefined)
+      err(`recorded case ${await recordCase(definition.id, options.record, await session.events(), snapshot)}`);
     if (refused > 0) err(`error RUN_EVENTS_REFUSED: ${refused} of ${events.length} events were refused; first: ${firstRefusal}`);
-    if (snapshot.error && (snapshot.status === 'error' || snapshot.status === 'needs_attention')) err(`error ${snapshot.error.code}: ${snapshot.error.message}`);
+    if (snapshot.error && (snapshot.status === 'error' || snapshot.status === 'needs_attention'))
+      err(`error ${snapshot.error.code}: ${snapshot.error.message}`);
     return refused === 0 && isFine(snapshot) ? 0 : 1;
   } catch (error) {
     report(error, 'RUN_FAILED');
@@ -104,7 +118,13 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
 }
 
 /** Resumes a stored session (calls in flight finish from the journal) and prints what happens from now on. */
-async function continueSession(runtime: ReturnType<typeof createRuntime>, definition: AnyMachineDefinition, sessionId: string, printer: Printer, err: (line: string) => void): Promise<Session | number> {
+async function continueSession(
+  runtime: ReturnType<typeof createRuntime>,
+  definition: AnyMachineDefinition,
+  sessionId: string,
+  printer: Printer,
+  err: (line: string) => void,
+): Promise<Session | number> {
   let before: SessionSnapshot;
   try {
     before = await runtime.session(sessionId).snapshot();
@@ -147,14 +167,18 @@ function createPrinter(json: boolean, out: (line: string) => void): Printer {
   return {
     follow(session, fromSeq) {
       printed = fromSeq;
-      unsubscribe = session.subscribe(fromSeq, (event: RuntimeEvent) => {
-        printed = event.seq;
-        out(json ? JSON.stringify(event) : formatEvent(event));
-        if (printed >= target) waiter?.();
-      }, (error) => {
-        failure = `${error.code}: ${error.message}`;
-        waiter?.();
-      });
+      unsubscribe = session.subscribe(
+        fromSeq,
+        (event: RuntimeEvent) => {
+          printed = event.seq;
+          out(json ? JSON.stringify(event) : formatEvent(event));
+          if (printed >= target) waiter?.();
+        },
+        (error) => {
+          failure = `${error.code}: ${error.message}`;
+          waiter?.();
+        },
+      );
     },
     async drain(seq, err) {
       target = seq;
@@ -168,7 +192,10 @@ function createPrinter(json: boolean, out: (line: string) => void): Printer {
       }
       unsubscribe?.();
       if (failure !== undefined) err(`error ${failure}`);
-      else if (printed < seq) err(`error RUN_FAILED: events after seq ${printed} of ${seq} were not delivered within ${PRINT_WAIT_MS} ms; read them from the store`);
+      else if (printed < seq)
+        err(
+          `error RUN_FAILED: events after seq ${printed} of ${seq} were not delivered within ${PRINT_WAIT_MS} ms; read them from the store`,
+        );
     },
   };
 }

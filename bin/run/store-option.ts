@@ -29,7 +29,10 @@ export async function openStore(option: string | undefined, storeOptions: OpenSt
   }
   if (option.startsWith('redis://') || option.startsWith('rediss://')) {
     const { createRedisStore } = await loadEntry<typeof import('@flowing/runtime/redis')>('@flowing/runtime/redis', 'ioredis');
-    const store = createRedisStore({ url: option, ...(storeOptions.leaseTtlMs === undefined ? {} : { lease: { ttlMs: storeOptions.leaseTtlMs } }) });
+    const store = createRedisStore({
+      url: option,
+      ...(storeOptions.leaseTtlMs === undefined ? {} : { lease: { ttlMs: storeOptions.leaseTtlMs } }),
+    });
     return { store, durable: true, close: () => store.close() };
   }
   throw new FlowingError('RUN_BAD_STORE', `--store '${option}' is not a store: use sqlite:PATH, redis://HOST:PORT[/DB] or memory`);

@@ -21,7 +21,9 @@ export async function loadServedMachines(): Promise<ServedMachines> {
   const specs: Record<string, unknown> = {};
   for (const id of [...generated].sort()) {
     definitions.push(await loadMachine(id));
-    const specFile = [process.cwd(), PACKAGE_ROOT].map((root) => resolve(root, 'machines', id, `${id}.flow.json`)).find((file) => existsSync(file));
+    const specFile = [process.cwd(), PACKAGE_ROOT]
+      .map((root) => resolve(root, 'machines', id, `${id}.flow.json`))
+      .find((file) => existsSync(file));
     if (specFile) {
       try {
         specs[id] = JSON.parse(readFileSync(specFile, 'utf8'));

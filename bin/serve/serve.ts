@@ -36,11 +36,18 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   try {
     server = await import('@flowing/runtime/server');
   } catch (error) {
-    return fail({ code: 'SERVER_DEPS_MISSING', message: `the runtime server needs hono and @hono/node-server (npm install hono @hono/node-server): ${(error as Error).message}` }, 2);
+    return fail(
+      {
+        code: 'SERVER_DEPS_MISSING',
+        message: `the runtime server needs hono and @hono/node-server (npm install hono @hono/node-server): ${(error as Error).message}`,
+      },
+      2,
+    );
   }
   const portText = options.port ?? process.env.PORT;
   const port = portText === undefined ? server.DEFAULT_PORT : Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail({ code: 'SERVER_BAD_PORT', message: `--port must be 0-65535, not '${portText}'` }, 2);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return fail({ code: 'SERVER_BAD_PORT', message: `--port must be 0-65535, not '${portText}'` }, 2);
 
   let opened;
   let llm: LlmProvider;
@@ -53,13 +60,17 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
     llm = await chooseProvider();
     const leaseTtlMs = options.leaseTtl === undefined ? undefined : Number(options.leaseTtl);
     if (leaseTtlMs !== undefined && (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100)) {
-      return fail({ code: 'SERVER_BAD_LEASE_TTL', message: `--lease-ttl must be a whole number of milliseconds ≥ 100, not '${options.leaseTtl}'` }, 2);
+      return fail(
+        { code: 'SERVER_BAD_LEASE_TTL', message: `--lease-ttl must be a whole number of milliseconds ≥ 100, not '${options.leaseTtl}'` },
+        2,
+      );
     }
     opened = await openServeStore(options.store, err, leaseTtlMs === undefined ? {} : { leaseTtlMs });
   } catch (error) {
     return fail(error, 2);
   }
-  for (const id of served.notGenerated) err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
+  for (const id of served.notGenerated)
+    err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
 
   const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm });
   let running;
@@ -68,7 +79,12 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
       host: options.host ?? process.env.HOST ?? server.DEFAULT_HOST,
       port,
       token: process.env.FLOWING_TOKEN,
-      corsOrigins: options.cors ? options.cors.split(',').map((o) => o.trim()).filter(Boolean) : [],
+      corsOrigins: options.cors
+        ? options.cors
+            .split(',')
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : [],
       specs: served.specs,
       ...(options.rateLimit === false ? { rateLimit: { client: false, session: false } } : {}),
     });
@@ -84,10 +100,11 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   } catch (error) {
     err(`warning: the store did not say what a commit survives: ${toFlowError(error).message}`);
   }
-  await (options.stopSignal ?? new Promise((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  }));
+  await (options.stopSignal ??
+    new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    }));
   await running.close();
   await opened.close();
   return 0;

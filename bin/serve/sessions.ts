@@ -27,10 +27,12 @@ export async function sessionsCommand(options: SessionsCommandOptions = {}): Pro
   };
   const statuses = options.status ? options.status.split(',').map((s) => s.trim()) : undefined;
   for (const status of statuses ?? []) {
-    if (!(STATUSES as readonly string[]).includes(status)) return usage('SESSIONS_BAD_STATUS', `--status takes ${STATUSES.join(', ')} (comma-separated), not '${status}'`);
+    if (!(STATUSES as readonly string[]).includes(status))
+      return usage('SESSIONS_BAD_STATUS', `--status takes ${STATUSES.join(', ')} (comma-separated), not '${status}'`);
   }
   const limit = options.limit === undefined ? 100 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1) return usage('SESSIONS_BAD_LIMIT', `--limit must be a positive integer, not '${options.limit}'`);
+  if (!Number.isInteger(limit) || limit < 1)
+    return usage('SESSIONS_BAD_LIMIT', `--limit must be a positive integer, not '${options.limit}'`);
 
   let opened;
   try {

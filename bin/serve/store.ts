@@ -8,7 +8,11 @@ export const DEFAULT_SERVE_STORE = 'sqlite:.flowing/sessions.db';
  * Opens `--store` for `serve` and `sessions`. Without one: SQLite in `.flowing/sessions.db`, or, when the SQLite
  * driver cannot be loaded, the memory store with a warning (sessions then end with the process).
  */
-export async function openServeStore(option: string | undefined, warn: (line: string) => void, storeOptions: OpenStoreOptions = {}): Promise<OpenedStore & { description: string }> {
+export async function openServeStore(
+  option: string | undefined,
+  warn: (line: string) => void,
+  storeOptions: OpenStoreOptions = {},
+): Promise<OpenedStore & { description: string }> {
   if (option !== undefined) return { ...(await openStore(option, storeOptions)), description: option };
   try {
     return { ...(await openStore(DEFAULT_SERVE_STORE)), description: DEFAULT_SERVE_STORE };

@@ -21,7 +21,10 @@ export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => p
     chooseProvider(),
   ]);
   if (served.definitions.length === 0) {
-    throw new FlowingError('UNKNOWN_MACHINE', 'no generated machine found in machines/ (press Generate in the editor, or run `flowing codegen`)');
+    throw new FlowingError(
+      'UNKNOWN_MACHINE',
+      'no generated machine found in machines/ (press Generate in the editor, or run `flowing codegen`)',
+    );
   }
   const opened = await openServeStore(undefined, log);
   // The studio shows XState's own inspection records in an event's details (kept in memory, bounded).
@@ -32,7 +35,9 @@ export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => p
     xstateTrace,
     log: (entry) => log(JSON.stringify(entry)),
   });
-  void recoverSessions(runtime, app.settings.log).catch((error: unknown) => log(`flowing studio: session recovery failed: ${(error as Error).message}`));
+  void recoverSessions(runtime, app.settings.log).catch((error: unknown) =>
+    log(`flowing studio: session recovery failed: ${(error as Error).message}`),
+  );
   return {
     fetch: app.fetch,
     async close() {

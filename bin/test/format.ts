@@ -10,7 +10,9 @@ export function formatMachineReport(outcome: MachineOutcome, options: { live?: b
     lines.push(`  paths: ${passed}/${paths.paths.length} passed`);
   }
   const passedCases = outcome.cases.filter((c) => c.ok).length;
-  lines.push(`  cases${options.live ? ' (live)' : ''}: ${passedCases}/${outcome.cases.length} passed${outcome.cases.length === 0 ? ` (record some: flowing run ${outcome.machineId} --record NAME)` : ''}`);
+  lines.push(
+    `  cases${options.live ? ' (live)' : ''}: ${passedCases}/${outcome.cases.length} passed${outcome.cases.length === 0 ? ` (record some: flowing run ${outcome.machineId} --record NAME)` : ''}`,
+  );
   const { coverage } = outcome;
   lines.push(`  coverage: ${coverageLine(coverage.combined)}`);
   if (coverage.paths) lines.push(`    paths: ${coverageLine(coverage.paths)}`);
@@ -27,7 +29,9 @@ export function formatMachineReport(outcome: MachineOutcome, options: { live?: b
   for (const c of outcome.cases) {
     if (options.live && c.result && 'live' in c.result) {
       const live = (c.result as unknown as { live: { modelCalls: number; tokens: number; latencyMs: number } }).live;
-      lines.push(`  ${c.ok ? '✓' : '✗'} ${c.name}: ${live.modelCalls} model calls, ${live.tokens} tokens, ${Math.round(live.latencyMs)} ms`);
+      lines.push(
+        `  ${c.ok ? '✓' : '✗'} ${c.name}: ${live.modelCalls} model calls, ${live.tokens} tokens, ${Math.round(live.latencyMs)} ms`,
+      );
     }
     if (c.error) lines.push(`  ✗ ${c.path}: error ${c.error.code}: ${c.error.message}`);
     else if (c.result && !c.ok) {

@@ -1,5 +1,13 @@
 import { FlowingError, type AnyMachineDefinition, type AnyTool } from '@flowing/runtime';
-import { diffCase, driveSession, formatCaseDiff, observeLog, type CaseFile, type CaseResult, type CaseStep } from '@flowing/runtime/testing';
+import {
+  diffCase,
+  driveSession,
+  formatCaseDiff,
+  observeLog,
+  type CaseFile,
+  type CaseResult,
+  type CaseStep,
+} from '@flowing/runtime/testing';
 import { chooseProvider } from '../run/provider.ts';
 
 /** What one live run cost. */
@@ -19,7 +27,11 @@ export interface LiveFigures {
  * recording (a real model words its replies its own way, so replies, model outputs and context are not compared).
  */
 export async function prepareLive() {
-  if (!process.env.OPENAI_BASE_URL) throw new FlowingError('LIVE_NOT_CONFIGURED', '--live runs the cases against a real model: set OPENAI_BASE_URL (and OPENAI_API_KEY, FLOWING_MODEL)');
+  if (!process.env.OPENAI_BASE_URL)
+    throw new FlowingError(
+      'LIVE_NOT_CONFIGURED',
+      '--live runs the cases against a real model: set OPENAI_BASE_URL (and OPENAI_API_KEY, FLOWING_MODEL)',
+    );
   const llm = await chooseProvider();
   return {
     async run(machine: AnyMachineDefinition, file: CaseFile): Promise<CaseResult & { live: LiveFigures }> {
@@ -28,13 +40,26 @@ export async function prepareLive() {
       const calls = file.calls.filter((call) => call.call === 'tool' && !safe[call.name]);
       const run = await driveSession(machine, file.header.input, file.inputs, calls, { llm, liveTools: safe, realTime: true });
       const observation = observeLog(run.events, run.status, run.context);
-      const shape = (steps: CaseStep[]) => steps.flatMap((s): CaseStep[] => ('state' in s ? [s] : 'tool' in s ? [{ tool: s.tool, input: null }] : []));
-      const diff = diffCase({ ...file.expect, steps: shape(file.expect.steps), context: {} }, { ...observation, steps: shape(observation.steps) }, run.missing, []);
+      const shape = (steps: CaseStep[]) =>
+        steps.flatMap((s): CaseStep[] => ('state' in s ? [s] : 'tool' in s ? [{ tool: s.tool, input: null }] : []));
+      const diff = diffCase(
+        { ...file.expect, steps: shape(file.expect.steps), context: {} },
+        { ...observation, steps: shape(observation.steps) },
+        run.missing,
+        [],
+      );
       let latencyMs = 0;
-      for (const event of run.events) if (event.type === 'llm.completed') latencyMs += Number((event.data as { latencyMs?: number }).latencyMs ?? 0);
+      for (const event of run.events)
+        if (event.type === 'llm.completed') latencyMs += Number((event.data as { latencyMs?: number }).latencyMs ?? 0);
       return {
-        name: file.header.name, ...(file.path ? { path: file.path } : {}), ok: diff.ok, diff, observation, elapsedMs: run.elapsedMs,
-        report: diff.ok ? [] : formatCaseDiff(file.header.name, diff), specChanged: file.header.specHash !== machine.specHash,
+        name: file.header.name,
+        ...(file.path ? { path: file.path } : {}),
+        ok: diff.ok,
+        diff,
+        observation,
+        elapsedMs: run.elapsedMs,
+        report: diff.ok ? [] : formatCaseDiff(file.header.name, diff),
+        specChanged: file.header.specHash !== machine.specHash,
         live: { modelCalls: observation.modelCalls, tokens: observation.tokens, latencyMs, realTools: Object.keys(safe) },
       };
     },

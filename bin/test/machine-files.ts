@@ -21,7 +21,10 @@ export async function caseFiles(machineId: string): Promise<string[]> {
   } catch {
     return [];
   }
-  return names.filter((name) => name.endsWith('.case.jsonl')).sort().map((name) => join(dir, name));
+  return names
+    .filter((name) => name.endsWith('.case.jsonl'))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /** The machine's spec, when its `<id>.flow.json` is there and valid (static findings need it). */

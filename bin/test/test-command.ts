@@ -1,8 +1,17 @@
 import { relative } from 'node:path';
 import { toFlowError, type AnyMachineDefinition } from '@flowing/runtime';
 import {
-  acceptCase, coverageOf, readCaseFile, serializeCase, testCase, testPaths,
-  type CaseFile, type CaseResult, type Coverage, type Finding, type PathsReport,
+  acceptCase,
+  coverageOf,
+  readCaseFile,
+  serializeCase,
+  testCase,
+  testPaths,
+  type CaseFile,
+  type CaseResult,
+  type Coverage,
+  type Finding,
+  type PathsReport,
 } from '@flowing/runtime/testing';
 import type { AnyStateMachine } from 'xstate';
 import { listMachines, loadMachine } from '../run/load.ts';
@@ -85,7 +94,11 @@ export async function testCommand(machineIds: string[], options: TestCommandOpti
   return ok ? 0 : 1;
 }
 
-async function testMachine(machine: AnyMachineDefinition, options: TestCommandOptions, live: Awaited<ReturnType<typeof import('./live.ts').prepareLive>> | undefined): Promise<MachineOutcome> {
+async function testMachine(
+  machine: AnyMachineDefinition,
+  options: TestCommandOptions,
+  live: Awaited<ReturnType<typeof import('./live.ts').prepareLive>> | undefined,
+): Promise<MachineOutcome> {
   const spec = await readSpec(machine.id);
   let paths: PathsReport | undefined;
   const findings: Finding[] = [];
@@ -124,14 +137,22 @@ async function testMachine(machine: AnyMachineDefinition, options: TestCommandOp
   }
   const xstate = machine.machine as AnyStateMachine;
   const caseCoverage = coverageOf(xstate, stateValues, transitions);
-  const combined = coverageOf(xstate, [...stateValues, ...(paths?.seen.stateValues ?? [])], [...transitions, ...(paths?.seen.transitions ?? [])]);
+  const combined = coverageOf(
+    xstate,
+    [...stateValues, ...(paths?.seen.stateValues ?? [])],
+    [...transitions, ...(paths?.seen.transitions ?? [])],
+  );
   const pathsOk = pathError === undefined && (paths?.ok ?? true);
   // A case that diverged but was accepted by --update passes from now on; one that could not be accepted does not.
   const casesOk = cases.every((c) => (c.ok || c.updated === true) && c.error === undefined);
   if (pathError) findings.push({ code: 'PATH_LIMIT', where: machine.id, message: pathError.message });
   return {
-    machineId: machine.id, ok: pathsOk && casesOk, ...(paths ? { paths } : {}), cases,
-    coverage: { ...(paths ? { paths: paths.coverage } : {}), cases: caseCoverage, combined }, findings,
+    machineId: machine.id,
+    ok: pathsOk && casesOk,
+    ...(paths ? { paths } : {}),
+    cases,
+    coverage: { ...(paths ? { paths: paths.coverage } : {}), cases: caseCoverage, combined },
+    findings,
   };
 }
 
@@ -145,9 +166,21 @@ function toJson(outcome: MachineOutcome) {
       failed: outcome.paths.paths.filter((p) => !p.ok).map((p) => ({ name: p.name, problem: p.problem, inputs: p.path.inputs })),
     },
     cases: outcome.cases.map((c) => ({
-      name: c.name, path: c.path, ok: c.ok, ...(c.updated ? { updated: true } : {}), ...(c.error ? { error: c.error } : {}),
-      ...(c.result ? { modelCalls: c.result.observation.modelCalls, tokens: c.result.observation.tokens, elapsedMs: Math.round(c.result.elapsedMs * 10) / 10 } : {}),
-      ...(c.result && !c.result.ok ? { code: c.result.diff.missing.length > 0 ? 'REPLAY_MISSING_CALL' : 'REPLAY_DIVERGED', diff: c.result.diff } : {}),
+      name: c.name,
+      path: c.path,
+      ok: c.ok,
+      ...(c.updated ? { updated: true } : {}),
+      ...(c.error ? { error: c.error } : {}),
+      ...(c.result
+        ? {
+            modelCalls: c.result.observation.modelCalls,
+            tokens: c.result.observation.tokens,
+            elapsedMs: Math.round(c.result.elapsedMs * 10) / 10,
+          }
+        : {}),
+      ...(c.result && !c.result.ok
+        ? { code: c.result.diff.missing.length > 0 ? 'REPLAY_MISSING_CALL' : 'REPLAY_DIVERGED', diff: c.result.diff }
+        : {}),
       ...(c.result && 'live' in c.result ? { live: (c.result as { live: unknown }).live } : {}),
     })),
     coverage: outcome.coverage,

@@ -29,9 +29,30 @@ export interface Member {
 
 export const seq = (...parts: Doc[]): Doc => ({ kind: 'seq', parts });
 export const mapped = (pointer: Pointers, doc: Doc): Doc => ({ kind: 'mapped', pointer, doc });
-export const object = (members: Member[], broken = false): Doc => ({ kind: 'group', open: '{', close: '}', separator: ',', members, broken });
-export const typeLiteral = (members: Member[], broken = false): Doc => ({ kind: 'group', open: '{', close: '}', separator: ';', members, broken });
-export const array = (items: Doc[], broken = false): Doc => ({ kind: 'group', open: '[', close: ']', separator: ',', members: items.map((value) => ({ value })), broken });
+export const object = (members: Member[], broken = false): Doc => ({
+  kind: 'group',
+  open: '{',
+  close: '}',
+  separator: ',',
+  members,
+  broken,
+});
+export const typeLiteral = (members: Member[], broken = false): Doc => ({
+  kind: 'group',
+  open: '{',
+  close: '}',
+  separator: ';',
+  members,
+  broken,
+});
+export const array = (items: Doc[], broken = false): Doc => ({
+  kind: 'group',
+  open: '[',
+  close: ']',
+  separator: ',',
+  members: items.map((value) => ({ value })),
+  broken,
+});
 
 /**
  * A doc whose text is decided later, e.g. a name that depends on every place that uses it. Fill it before printing:
@@ -39,7 +60,12 @@ export const array = (items: Doc[], broken = false): Doc => ({ kind: 'group', op
  */
 export function slot(): { doc: Doc; fill(text: string): void } {
   const parts: Doc[] = [];
-  return { doc: { kind: 'seq', parts }, fill: (text) => { parts.splice(0, parts.length, text); } };
+  return {
+    doc: { kind: 'seq', parts },
+    fill: (text) => {
+      parts.splice(0, parts.length, text);
+    },
+  };
 }
 
 /** Source text plus the spec pointer of each span, ready for the type checker's error mapping. */
@@ -72,7 +98,8 @@ export class DocWriter {
   }
 
   region(pointers: Pointers, start: number): void {
-    for (const pointer of typeof pointers === 'string' ? [pointers] : pointers) this.regions.push({ start, end: this.text.length, pointer });
+    for (const pointer of typeof pointers === 'string' ? [pointers] : pointers)
+      this.regions.push({ start, end: this.text.length, pointer });
   }
 
   toString(): string {
@@ -89,9 +116,15 @@ export function flat(doc: Doc): string | null {
   if (cached !== undefined) return cached;
   let result: string | null = null;
   switch (doc.kind) {
-    case 'seq': result = joinFlat(doc.parts, ''); break;
-    case 'mapped': result = flat(doc.doc); break;
-    case 'union': result = doc.broken ? null : joinFlat(doc.members, ' | '); break;
+    case 'seq':
+      result = joinFlat(doc.parts, '');
+      break;
+    case 'mapped':
+      result = flat(doc.doc);
+      break;
+    case 'union':
+      result = doc.broken ? null : joinFlat(doc.members, ' | ');
+      break;
     case 'chain': {
       // A long string cut into pieces prints as one literal (`whole`) when it fits after all.
       const operands = doc.whole ?? joinFlat(doc.operands, ` ${doc.operator} `);
@@ -100,7 +133,10 @@ export function flat(doc: Doc): string | null {
     }
     case 'group': {
       if (doc.broken || doc.members.some((m) => m.comment !== undefined)) break;
-      const members = doc.members.map((m) => { const v = flat(m.value); return v === null ? null : m.key === undefined ? v : `${m.key}: ${v}`; });
+      const members = doc.members.map((m) => {
+        const v = flat(m.value);
+        return v === null ? null : m.key === undefined ? v : `${m.key}: ${v}`;
+      });
       if (members.some((m) => m === null)) break;
       if (members.length === 0) result = `${doc.open}${doc.close}`;
       else if (doc.open === '[') result = `[${members.join(', ')}]`;
@@ -158,7 +194,10 @@ function emit(doc: Doc, indent: number, out: DocWriter, trailing: number): void 
   }
   if (doc.kind === 'union') {
     if (oneLine) {
-      doc.members.forEach((m, i) => { if (i > 0) out.raw(' | '); emit(m, indent, out, 0); });
+      doc.members.forEach((m, i) => {
+        if (i > 0) out.raw(' | ');
+        emit(m, indent, out, 0);
+      });
       return;
     }
     for (const member of doc.members) {
@@ -174,7 +213,10 @@ function emit(doc: Doc, indent: number, out: DocWriter, trailing: number): void 
       out.raw(doc.whole);
       return;
     }
-    doc.operands.forEach((operand, i) => { if (i > 0) out.raw(` ${doc.operator} `); emit(operand, indent, out, 0); });
+    doc.operands.forEach((operand, i) => {
+      if (i > 0) out.raw(` ${doc.operator} `);
+      emit(operand, indent, out, 0);
+    });
     return;
   }
   emitChainBroken(doc, indent, out, trailing);

@@ -14,7 +14,10 @@ const ROOTS: Record<ExpressionSite, ExpressionRoot[]> = {
 
 /** The root besides `context` a site provides (the parameter a named guard or action receives), if any. */
 export const SITE_PARAMETER: Record<ExpressionSite, ExpressionRoot | undefined> = {
-  event: 'event', done: 'output', error: 'error', context: undefined,
+  event: 'event',
+  done: 'output',
+  error: 'error',
+  context: undefined,
 };
 
 /** A compiled expression and the roots it reads; `doc` breaks a long `+` chain over several lines. */
@@ -40,9 +43,10 @@ export function compileAt(text: string, site: ExpressionSite): CompiledExpressio
 function plusOperands(node: ExprNode, reads: Set<ExpressionRoot>): string[] {
   if (node.kind !== 'binary' || node.operator !== '+') return [print(node, reads)];
   const own = PRECEDENCE['+']!;
-  const left = node.left.kind === 'binary' && node.left.operator === '+'
-    ? plusOperands(node.left, reads)
-    : [precedence(node.left) < own ? `(${print(node.left, reads)})` : print(node.left, reads)];
+  const left =
+    node.left.kind === 'binary' && node.left.operator === '+'
+      ? plusOperands(node.left, reads)
+      : [precedence(node.left) < own ? `(${print(node.left, reads)})` : print(node.left, reads)];
   return [...left, precedence(node.right) <= own ? `(${print(node.right, reads)})` : print(node.right, reads)];
 }
 
@@ -55,8 +59,7 @@ export function templateDoc(source: string, reads: Set<ExpressionRoot>, onHole: 
     if (part.kind === 'hole') {
       operands.push(`asText(${print(part.ast, reads)})`);
       onHole();
-    }
-    else {
+    } else {
       const text = stringDoc(part.text);
       if (typeof text === 'string') operands.push(text);
       else if (text.kind === 'chain') operands.push(...text.operands);
@@ -68,8 +71,22 @@ export function templateDoc(source: string, reads: Set<ExpressionRoot>, onHole: 
 
 // Binding strength of each operator; `??` may not be mixed with `||` or `&&` without parentheses.
 const PRECEDENCE: Record<string, number> = {
-  '??': 1, '||': 1, '&&': 2, '==': 3, '!=': 3, '===': 3, '!==': 3, '<': 4, '<=': 4, '>': 4, '>=': 4,
-  '+': 5, '-': 5, '*': 6, '/': 6, '%': 6,
+  '??': 1,
+  '||': 1,
+  '&&': 2,
+  '==': 3,
+  '!=': 3,
+  '===': 3,
+  '!==': 3,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '+': 5,
+  '-': 5,
+  '*': 6,
+  '/': 6,
+  '%': 6,
 };
 const UNARY = 7;
 const PRIMARY = 8;

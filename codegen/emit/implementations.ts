@@ -26,10 +26,14 @@ export type Reference = Doc;
 /** The site's parameter, as a transition passes it and as the implementation declares it. */
 function parameter(place: Place): { params: string; declaration: string } {
   switch (place.site) {
-    case 'event': return { params: '({ event }) => event', declaration: `event: EventOf<${JSON.stringify(place.event)}>` };
-    case 'done': return { params: '({ event }) => event.output', declaration: `output: Output<${JSON.stringify(place.actor)}>` };
-    case 'error': return { params: '({ event }) => toFlowError(event.error)', declaration: 'error: FlowError' };
-    case 'context': return { params: '', declaration: '' };
+    case 'event':
+      return { params: '({ event }) => event', declaration: `event: EventOf<${JSON.stringify(place.event)}>` };
+    case 'done':
+      return { params: '({ event }) => event.output', declaration: `output: Output<${JSON.stringify(place.actor)}>` };
+    case 'error':
+      return { params: '({ event }) => toFlowError(event.error)', declaration: 'error: FlowError' };
+    case 'context':
+      return { params: '', declaration: '' };
   }
 }
 
@@ -72,7 +76,7 @@ class Namespace {
 
   add(code: string, meaning: string | undefined, write: (uses: readonly Use[]) => Doc): Implementation {
     let implementation = this.byCode.get(code);
-    if (!implementation) this.byCode.set(code, implementation = { code, meaning, uses: [], write });
+    if (!implementation) this.byCode.set(code, (implementation = { code, meaning, uses: [], write }));
     return implementation;
   }
 
@@ -85,7 +89,10 @@ class Namespace {
     const members = sorted.map((implementation): Member => {
       const name = names.get(implementation)!;
       implementation.uses.forEach((use) => use.fill(JSON.stringify(name)));
-      const comments = implementation.uses.map((u) => u.comment).filter((c): c is string => c !== undefined).sort(compare);
+      const comments = implementation.uses
+        .map((u) => u.comment)
+        .filter((c): c is string => c !== undefined)
+        .sort(compare);
       return { key: propertyKey(name), value: implementation.write(implementation.uses), comment: comments[0] };
     });
     return [...this.declared, ...members];
@@ -106,7 +113,8 @@ function nameImplementations(implementations: Implementation[], declared: Readon
   for (const implementation of implementations) {
     const places = [...new Set(implementation.uses.map((u) => u.place.name))].sort(compare);
     const meaning = implementation.meaning;
-    const name = meaning !== undefined && meanings.get(meaning) === 1 ? meaning : places.length === 1 ? places[0]! : meaning ?? places[0]!;
+    const name =
+      meaning !== undefined && meanings.get(meaning) === 1 ? meaning : places.length === 1 ? places[0]! : (meaning ?? places[0]!);
     wanted.set(name, [...(wanted.get(name) ?? []), implementation]);
   }
   const names = new Map<Implementation, string>();
@@ -135,7 +143,10 @@ function nameImplementations(implementations: Implementation[], declared: Readon
 
 /** `set` and the fields an assign writes: `setReply`, `setRefundIdAndReply`, `setAAndBAndC`, `setAAnd3More`. */
 function assignMeaning(fields: string[]): string {
-  const words = fields.map((f) => { const c = camelCase(f); return c.charAt(0).toUpperCase() + c.slice(1); });
+  const words = fields.map((f) => {
+    const c = camelCase(f);
+    return c.charAt(0).toUpperCase() + c.slice(1);
+  });
   return `set${words.length <= 3 ? words.join('And') : `${words[0]}And${words.length - 1}More`}`;
 }
 
@@ -168,7 +179,11 @@ export class ImplementationTable {
     const compiled = compileAt(source, place.site);
     const reads = SITE_PARAMETER[place.site];
     const usesParam = reads !== undefined && compiled.reads.has(reads);
-    const body = (uses: readonly Use[]) => mapped(uses.map((u) => u.pointer()), arrow(this.parameters(place, compiled.reads.has('context'), usesParam), compiled.doc));
+    const body = (uses: readonly Use[]) =>
+      mapped(
+        uses.map((u) => u.pointer()),
+        arrow(this.parameters(place, compiled.reads.has('context'), usesParam), compiled.doc),
+      );
     const implementation = this.guardSpace.add(codeOf(body([])), undefined, body);
     return this.use(implementation, { place, pointer: () => pointer, comment: specText(source, compiled.source) }, usesParam);
   }
@@ -179,11 +194,21 @@ export class ImplementationTable {
     const fields = Object.entries(assignments).map(([field, source]) => ({ field, source, compiled: compileAt(source, place.site) }));
     const usesParam = reads !== undefined && fields.some((f) => f.compiled.reads.has(reads));
     this.uses.add('assign');
-    const body = (uses: readonly Use[]) => seq('assign(', object(fields.map(({ field, compiled }) => ({
-      key: propertyKey(field),
-      value: arrow(this.parameters(place, compiled.reads.has('context'), reads !== undefined && compiled.reads.has(reads)), compiled.doc),
-      pointer: uses.map((u) => u.pointer(field)),
-    }))), ')');
+    const body = (uses: readonly Use[]) =>
+      seq(
+        'assign(',
+        object(
+          fields.map(({ field, compiled }) => ({
+            key: propertyKey(field),
+            value: arrow(
+              this.parameters(place, compiled.reads.has('context'), reads !== undefined && compiled.reads.has(reads)),
+              compiled.doc,
+            ),
+            pointer: uses.map((u) => u.pointer(field)),
+          })),
+        ),
+        ')',
+      );
     const implementation = this.actionSpace.add(codeOf(body([])), assignMeaning(fields.map((f) => f.field)), body);
     const comment = fields.every((f) => specText(f.source, f.compiled.source) === undefined)
       ? undefined
@@ -203,7 +228,10 @@ export class ImplementationTable {
     implementation.uses.push({ ...use, fill: name.fill });
     if (!usesParam) return name.doc;
     if (place.site === 'error') this.uses.add('toFlowError');
-    return object([{ key: 'type', value: name.doc }, { key: 'params', value: parameter(place).params }]);
+    return object([
+      { key: 'type', value: name.doc },
+      { key: 'params', value: parameter(place).params },
+    ]);
   }
 
   /** `({ context })`, `(_, output: Output<"tool.x">)`, `({ context }, event: EventOf<"GO">)` or `()`. */

@@ -42,7 +42,7 @@ function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[
     const kinds = models.get(invoke.llm) ?? [];
     models.set(invoke.llm, kinds);
     let group = kinds.find((k) => k.typeArgument === typeArgument);
-    if (!group) kinds.push(group = { typeArgument, states: [], create: seq(`fromLlm${typeArgument}(`, JSON.stringify(invoke.llm), ')') });
+    if (!group) kinds.push((group = { typeArgument, states: [], create: seq(`fromLlm${typeArgument}(`, JSON.stringify(invoke.llm), ')') }));
     group.states.push(entry.name);
   }
   const actors = [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -68,16 +68,32 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const names = machineNames(spec.id);
   const states = listStates(spec);
   const { actors, byState } = planActors(states, names);
-  const declaredGuards = Object.keys(spec.guards ?? {}).map((name) =>
-    ({ key: propertyKey(name), value: `${names.guards}.${name}`, pointer: pointer('guards', name) }));
-  const declaredActions = Object.keys(spec.actions ?? {}).map((name) =>
-    ({ key: propertyKey(name), value: `${names.actions}.${name}`, pointer: pointer('actions', name) }));
+  const declaredGuards = Object.keys(spec.guards ?? {}).map((name) => ({
+    key: propertyKey(name),
+    value: `${names.guards}.${name}`,
+    pointer: pointer('guards', name),
+  }));
+  const declaredActions = Object.keys(spec.actions ?? {}).map((name) => ({
+    key: propertyKey(name),
+    value: `${names.actions}.${name}`,
+    pointer: pointer('actions', name),
+  }));
   const table = new ImplementationTable(declaredGuards, declaredActions);
   const scope: TransitionScope = {
-    machineId: spec.id, byName: new Map(states.map((s) => [s.name, s])), models: spec.models, table,
-    order: new Map(states.map((s, i) => [s, i])), toolArgs: [], contextType: names.context,
+    machineId: spec.id,
+    byName: new Map(states.map((s) => [s.name, s])),
+    models: spec.models,
+    table,
+    order: new Map(states.map((s, i) => [s, i])),
+    toolArgs: [],
+    contextType: names.context,
   };
-  const machineStates = statesDoc(scope, { byState }, states.filter((s) => !s.parent), states);
+  const machineStates = statesDoc(
+    scope,
+    { byState },
+    states.filter((s) => !s.parent),
+    states,
+  );
   table.resolve();
 
   const out = new DocWriter();
@@ -88,7 +104,16 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   writeTypes(out, spec, names, table.uses.has('EventOf'));
   if (actors.length > 0) {
     out.line();
-    out.line(seq('const actors = ', object(actors.map((a) => ({ key: JSON.stringify(a.name), value: a.create })), true), ';'));
+    out.line(
+      seq(
+        'const actors = ',
+        object(
+          actors.map((a) => ({ key: JSON.stringify(a.name), value: a.create })),
+          true,
+        ),
+        ';',
+      ),
+    );
     out.line('type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;');
     if (table.uses.has('Output')) out.line('type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;');
   }
@@ -99,7 +124,10 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   }
   out.line();
   const setupMembers: Member[] = [
-    { key: 'types', value: `{} as { context: ${names.context}; events: ${names.event}; input: ${names.input}${allInputOptional(spec) ? ' | undefined' : ''} }` },
+    {
+      key: 'types',
+      value: `{} as { context: ${names.context}; events: ${names.event}; input: ${names.input}${allInputOptional(spec) ? ' | undefined' : ''} }`,
+    },
   ];
   if (actors.length > 0) setupMembers.push({ value: 'actors' });
   if (table.guards.length > 0) setupMembers.push({ key: 'guards', value: object(table.guards, true) });
@@ -112,30 +140,54 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   out.line(seq(`export const ${names.machine} = setup(`, object(setupMembers, true), ').createMachine(', object(config, true), ');'));
   out.line();
   out.line(`/** The machine with its tools and run-time contract, for \`createRuntime({ machines: [${names.definition}] })\`. */`);
-  out.line(seq(`export const ${names.definition} = defineMachine<typeof ${names.machine}, ${names.event}>(`, object([
-    { key: 'id', value: JSON.stringify(spec.id) },
-    { key: 'specHash', value: JSON.stringify(options.specHash) },
-    { key: 'machine', value: names.machine },
-    { key: 'tools', value: names.tools },
-    { key: 'contextFields', value: literalDoc(contractFields(spec.context)) },
-    { key: 'eventFields', value: literalDoc(Object.fromEntries(Object.entries(spec.events).map(([e, f]) => [e, contractFields(f)]))) },
-    { key: 'invokes', value: invokesDoc(states) },
-  ], true), ');'));
+  out.line(
+    seq(
+      `export const ${names.definition} = defineMachine<typeof ${names.machine}, ${names.event}>(`,
+      object(
+        [
+          { key: 'id', value: JSON.stringify(spec.id) },
+          { key: 'specHash', value: JSON.stringify(options.specHash) },
+          { key: 'machine', value: names.machine },
+          { key: 'tools', value: names.tools },
+          { key: 'contextFields', value: literalDoc(contractFields(spec.context)) },
+          {
+            key: 'eventFields',
+            value: literalDoc(Object.fromEntries(Object.entries(spec.events).map(([e, f]) => [e, contractFields(f)]))),
+          },
+          { key: 'invokes', value: invokesDoc(states) },
+        ],
+        true,
+      ),
+      ');',
+    ),
+  );
   return { text: out.toString(), regions: out.regions };
 }
 
 function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table: ImplementationTable, hasActors: boolean): void {
   const invokes = listStates(spec).flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
-  const xstate = [table.uses.has('assign') ? 'assign' : '', 'setup', hasActors ? 'type InputFrom' : '', table.uses.has('Output') ? 'type OutputFrom' : ''];
+  const xstate = [
+    table.uses.has('assign') ? 'assign' : '',
+    'setup',
+    hasActors ? 'type InputFrom' : '',
+    table.uses.has('Output') ? 'type OutputFrom' : '',
+  ];
   out.line(`import { ${xstate.filter(Boolean).join(', ')} } from "xstate";`);
   const llm = invokes.some((i) => 'llm' in i);
   const runtime = [
-    table.uses.has('asText') ? 'asText' : '', 'defineMachine', llm ? 'fromLlm' : '', invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
-    table.uses.has('toFlowError') ? 'toFlowError' : '', table.uses.has('FlowError') ? 'type FlowError' : '',
+    table.uses.has('asText') ? 'asText' : '',
+    'defineMachine',
+    llm ? 'fromLlm' : '',
+    invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
+    table.uses.has('toFlowError') ? 'toFlowError' : '',
+    table.uses.has('FlowError') ? 'type FlowError' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);
   out.line(`import { ${names.tools} } from "./${importSpecifier(names.registryFile)}";`);
-  const impl = [spec.guards && Object.keys(spec.guards).length ? names.guards : '', spec.actions && Object.keys(spec.actions).length ? names.actions : ''];
+  const impl = [
+    spec.guards && Object.keys(spec.guards).length ? names.guards : '',
+    spec.actions && Object.keys(spec.actions).length ? names.actions : '',
+  ];
   if (impl.some(Boolean)) out.line(`import { ${impl.filter(Boolean).join(', ')} } from "./${importSpecifier(names.implFile)}";`);
 }
 
@@ -144,14 +196,25 @@ function writeTypes(out: DocWriter, spec: FlowSpec, names: MachineNames, eventOf
   out.line(seq(`export interface ${names.context} `, typeLiteral(context, true)));
   out.line();
   const events = Object.entries(spec.events).map(([event, payload]) =>
-    mapped(pointer('events', event), typeLiteral([{ key: 'type', value: JSON.stringify(event) }, ...fieldMembers(payload)])));
+    mapped(pointer('events', event), typeLiteral([{ key: 'type', value: JSON.stringify(event) }, ...fieldMembers(payload)])),
+  );
   // With no events at all, the machine still needs an event type XState accepts; none can be sent.
-  out.line(events.length === 0 ? `export type ${names.event} = { type: never };` : seq(`export type ${names.event} =`, { kind: 'union', members: events, broken: true }, ';'));
+  out.line(
+    events.length === 0
+      ? `export type ${names.event} = { type: never };`
+      : seq(`export type ${names.event} =`, { kind: 'union', members: events, broken: true }, ';'),
+  );
   out.line();
   const context_ = names.context;
-  const required = Object.entries(spec.context).filter(([, t]) => !t.optional && t.default === undefined).map(([f]) => JSON.stringify(f));
-  const input = Object.keys(spec.context).length === 0 ? 'Record<string, never>'
-    : required.length === 0 ? `Partial<${context_}>` : `Partial<${context_}> & Pick<${context_}, ${required.join(' | ')}>`;
+  const required = Object.entries(spec.context)
+    .filter(([, t]) => !t.optional && t.default === undefined)
+    .map(([f]) => JSON.stringify(f));
+  const input =
+    Object.keys(spec.context).length === 0
+      ? 'Record<string, never>'
+      : required.length === 0
+        ? `Partial<${context_}>`
+        : `Partial<${context_}> & Pick<${context_}, ${required.join(' | ')}>`;
   out.line(`export type ${names.input} = ${input};`);
   if (eventOf) {
     out.line();
@@ -165,7 +228,11 @@ function allInputOptional(spec: FlowSpec): boolean {
 
 function contextFactory(spec: FlowSpec): Doc {
   const defaults = Object.entries(spec.context).filter(([, t]) => t.default !== undefined);
-  const members: Member[] = defaults.map(([field, t]) => ({ key: propertyKey(field), value: literalDoc(t.default), pointer: pointer('context', field, 'default') }));
+  const members: Member[] = defaults.map(([field, t]) => ({
+    key: propertyKey(field),
+    value: literalDoc(t.default),
+    pointer: pointer('context', field, 'default'),
+  }));
   members.push({ value: '...input' });
   return seq('({ input }) => (', object(members), ')');
 }
@@ -189,7 +256,10 @@ function invokesDoc(states: StateEntry[]): Doc {
       members.push({ key: propertyKey(name), value: literalDoc({ llm: invoke.llm, timeoutMs: invoke.timeoutMs }) });
       continue;
     }
-    const info: Member[] = [{ key: 'tool', value: stringDoc(invoke.tool) }, { key: 'args', value: memberAccess('toolArgs', name) }];
+    const info: Member[] = [
+      { key: 'tool', value: stringDoc(invoke.tool) },
+      { key: 'args', value: memberAccess('toolArgs', name) },
+    ];
     if (invoke.retries !== undefined) info.push({ key: 'retries', value: literalDoc(invoke.retries) });
     if (invoke.timeoutMs !== undefined) info.push({ key: 'timeoutMs', value: literalDoc(invoke.timeoutMs) });
     members.push({ key: propertyKey(name), value: object(info) });

@@ -21,7 +21,10 @@ export function toolsUsedBy(spec: FlowSpec): string[] {
 }
 
 /** Emits `<id>.registry.ts`: the typed map from tool name to its contract. */
-export function emitRegistryModule(spec: FlowSpec, options: { specFile: string; specHash: string; generatorVersion: string; modules: Record<string, ToolModuleRef> }): string {
+export function emitRegistryModule(
+  spec: FlowSpec,
+  options: { specFile: string; specHash: string; generatorVersion: string; modules: Record<string, ToolModuleRef> },
+): string {
   const names = machineNames(spec.id);
   const tools = toolsUsedBy(spec);
   const lines = [

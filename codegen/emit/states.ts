@@ -15,7 +15,10 @@ export interface ActorNames {
 
 /** The `states` map of a machine or of a compound state: each child state's config, in spec order. */
 export function statesDoc(scope: TransitionScope, actors: ActorNames, children: StateEntry[], all: StateEntry[]): Doc {
-  return object(children.map((entry) => ({ key: propertyKey(entry.name), value: stateDoc(scope, actors, entry, all) })), true);
+  return object(
+    children.map((entry) => ({ key: propertyKey(entry.name), value: stateDoc(scope, actors, entry, all) })),
+    true,
+  );
 }
 
 function stateDoc(scope: TransitionScope, actors: ActorNames, entry: StateEntry, all: StateEntry[]): Doc {
@@ -38,27 +41,45 @@ function stateDoc(scope: TransitionScope, actors: ActorNames, entry: StateEntry,
   if (on.length > 0) {
     members.push({
       key: 'on',
-      value: object(on.map(([event, value]) => ({
-        key: propertyKey(event),
-        value: transitionDoc(scope, { from: entry, site: 'event', name: `${base}${eventWord(event)}`, event, at: [...at, 'on', event] }, value),
-      }))),
+      value: object(
+        on.map(([event, value]) => ({
+          key: propertyKey(event),
+          value: transitionDoc(
+            scope,
+            { from: entry, site: 'event', name: `${base}${eventWord(event)}`, event, at: [...at, 'on', event] },
+            value,
+          ),
+        })),
+      ),
     });
   }
   const after = Object.entries(state.after ?? {});
   if (after.length > 0) {
     members.push({
       key: 'after',
-      value: object(after.map(([delay, value]) => ({
-        key: /^[1-9][0-9]*$/.test(delay) ? delay : propertyKey(delay),
-        value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}After${camelCase(delay)}ms`, at: [...at, 'after', delay] }, value),
-      }))),
+      value: object(
+        after.map(([delay, value]) => ({
+          key: /^[1-9][0-9]*$/.test(delay) ? delay : propertyKey(delay),
+          value: transitionDoc(
+            scope,
+            { from: entry, site: 'context', name: `${base}After${camelCase(delay)}ms`, at: [...at, 'after', delay] },
+            value,
+          ),
+        })),
+      ),
     });
   }
   if (state.always !== undefined) {
-    members.push({ key: 'always', value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Always`, at: [...at, 'always'] }, state.always) });
+    members.push({
+      key: 'always',
+      value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Always`, at: [...at, 'always'] }, state.always),
+    });
   }
   if (state.onDone !== undefined) {
-    members.push({ key: 'onDone', value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Finished`, at: [...at, 'onDone'] }, state.onDone) });
+    members.push({
+      key: 'onDone',
+      value: transitionDoc(scope, { from: entry, site: 'context', name: `${base}Finished`, at: [...at, 'onDone'] }, state.onDone),
+    });
   }
   const children = all.filter((s) => s.parent === entry);
   if (children.length > 0) members.push({ key: 'states', value: statesDoc(scope, actors, children, all) });
@@ -76,10 +97,16 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
       : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
-    members.push({ key: 'onDone', value: transitionDoc(scope, { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'] }, invoke.onDone) });
+    members.push({
+      key: 'onDone',
+      value: transitionDoc(scope, { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'] }, invoke.onDone),
+    });
   }
   if (invoke.onError !== undefined) {
-    members.push({ key: 'onError', value: transitionDoc(scope, { from: entry, site: 'error', name: `${base}Error`, at: [...at, 'onError'] }, invoke.onError) });
+    members.push({
+      key: 'onError',
+      value: transitionDoc(scope, { from: entry, site: 'error', name: `${base}Error`, at: [...at, 'onError'] }, invoke.onError),
+    });
   }
   return object(members, true);
 }
@@ -99,7 +126,12 @@ function toolInputDoc(scope: TransitionScope, entry: StateEntry, invoke: ToolInv
   });
   scope.toolArgs.push({
     key: propertyKey(entry.name),
-    value: seq(argsReads.has('context') ? `(context: ${scope.contextType})` : '()', `: Input<${JSON.stringify(actor)}>["args"] => (`, object(args), ')'),
+    value: seq(
+      argsReads.has('context') ? `(context: ${scope.contextType})` : '()',
+      `: Input<${JSON.stringify(actor)}>["args"] => (`,
+      object(args),
+      ')',
+    ),
   });
   const call = `${memberAccess('toolArgs', entry.name)}(${argsReads.has('context') ? 'context' : ''})`;
   if (argsReads.has('context')) reads.add('context');
@@ -138,7 +170,8 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
     const rules: Member[] = [];
     if (scripted.keywords) rules.push({ key: 'keywords', value: literalDoc(scripted.keywords) });
     if (scripted.patterns) rules.push({ key: 'patterns', value: literalDoc(scripted.patterns) });
-    if (scripted.reply !== undefined) rules.push({ key: 'reply', value: template(scripted.reply), pointer: pointer(...at, 'scripted', 'reply') });
+    if (scripted.reply !== undefined)
+      rules.push({ key: 'reply', value: template(scripted.reply), pointer: pointer(...at, 'scripted', 'reply') });
     members.push({ key: 'scripted', value: object(rules), pointer: pointer(...at, 'scripted') });
   }
   return inputFunction(reads, actor, object(members));

@@ -87,7 +87,12 @@ function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t
  * The actions of a transition or an entry/exit block: its assignments as one named `assign`, then its named actions;
  * a single action is written bare, several as a list. Undefined when there is none.
  */
-export function actionList(table: ImplementationTable, place: Place, block: Pick<TransitionObject, 'assign' | 'actions'>, at: Array<string | number>): Doc | undefined {
+export function actionList(
+  table: ImplementationTable,
+  place: Place,
+  block: Pick<TransitionObject, 'assign' | 'actions'>,
+  at: Array<string | number>,
+): Doc | undefined {
   const list: Doc[] = [];
   if (block.assign && Object.keys(block.assign).length > 0) {
     list.push(table.assign(place, block.assign, (field) => pointer(...at, 'assign', field)));

@@ -5,16 +5,22 @@ import { typeLiteral, type Doc, type Member } from './doc.ts';
 /** The TypeScript type of one spec field type. */
 export function fieldTypeDoc(type: FieldType): Doc {
   switch (type.type) {
-    case 'string': return 'string';
-    case 'number': return 'number';
-    case 'boolean': return 'boolean';
-    case 'unknown': return 'unknown';
-    case 'enum': return type.values?.length ? { kind: 'union', members: type.values.map((v) => JSON.stringify(v)) } : 'never';
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'unknown':
+      return 'unknown';
+    case 'enum':
+      return type.values?.length ? { kind: 'union', members: type.values.map((v) => JSON.stringify(v)) } : 'never';
     case 'array': {
       const item = type.items ? fieldTypeDoc(type.items) : 'unknown';
       return typeof item === 'string' && /^[A-Za-z]+$/.test(item) ? `${item}[]` : { kind: 'seq', parts: ['Array<', item, '>'] };
     }
-    case 'object': return type.fields ? fieldMapDoc(type.fields) : 'Record<string, unknown>';
+    case 'object':
+      return type.fields ? fieldMapDoc(type.fields) : 'Record<string, unknown>';
   }
 }
 

@@ -44,7 +44,9 @@ export class FlowingError<Code extends string = string> extends Error implements
 
   /** The plain `{ code, message, details? }` form stored in logs, handed to `onError` and sent as an error answer. */
   toJSON(): FlowError<Code> {
-    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
   }
 }
 
@@ -63,7 +65,12 @@ export function isFlowError(value: unknown): value is FlowError {
 /** Normalises anything thrown into a FlowError, without stack traces. */
 export function toFlowError(error: unknown, fallbackCode: string = 'TOOL_FAILED'): FlowError {
   if (error instanceof FlowingError) return error.toJSON();
-  if (error && typeof error === 'object' && typeof (error as FlowError).code === 'string' && typeof (error as FlowError).message === 'string') {
+  if (
+    error &&
+    typeof error === 'object' &&
+    typeof (error as FlowError).code === 'string' &&
+    typeof (error as FlowError).message === 'string'
+  ) {
     const { code, message, details } = error as FlowError;
     return details === undefined ? { code, message } : { code, message, details };
   }

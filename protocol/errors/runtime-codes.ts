@@ -6,7 +6,8 @@ export const RUNTIME_ERROR_CODES = {
   UNKNOWN_EVENT: 'The event type is not declared by the machine.',
   INVALID_PAYLOAD: 'The event payload does not match its declared schema.',
   NO_TRANSITION: 'No active state handles this event.',
-  GUARD_REJECTED: 'The event is handled, but every guard was false (for a call\'s result or error, or a timer, the session then needs attention).',
+  GUARD_REJECTED:
+    "The event is handled, but every guard was false (for a call's result or error, or a timer, the session then needs attention).",
   GUARD_THREW: 'A guard threw instead of answering true or false (the message carries what it threw).',
   ACTION_THREW: 'An action or an assignment threw (the message carries what it threw).',
   MACHINE_THREW: 'The machine threw outside a guard or action (initial context, an invoke input mapping).',
@@ -15,7 +16,8 @@ export const RUNTIME_ERROR_CODES = {
   SESSION_NOT_FOUND: 'No session with this id exists in the store.',
   SESSION_NEEDS_ATTENTION: 'The session waits for a person (a call with an unknown outcome, or a result no branch takes).',
   BUSY: 'Another event of this session is being applied and the caller asked not to queue.',
-  RUNTIME_SATURATED: 'As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is \'refuse\'; retry after details.retryAfterSeconds.',
+  RUNTIME_SATURATED:
+    "As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is 'refuse'; retry after details.retryAfterSeconds.",
   STEP_LIMIT: 'The session exceeded its maximum number of steps.',
   BUDGET_EXCEEDED: 'The session exceeded its token budget.',
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
@@ -23,14 +25,16 @@ export const RUNTIME_ERROR_CODES = {
   SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
-  SESSION_LEASED: 'Another process is stepping the session (it holds the session\'s lease) and did not finish within the lease wait; retry after `details.retryAfterMs`.',
-  LEASE_LOST: 'This process lost the session\'s lease mid-step (not renewed in time); it stopped and wrote nothing more, and another process takes the session over.',
+  SESSION_LEASED:
+    "Another process is stepping the session (it holds the session's lease) and did not finish within the lease wait; retry after `details.retryAfterMs`.",
+  LEASE_LOST:
+    "This process lost the session's lease mid-step (not renewed in time); it stopped and wrote nothing more, and another process takes the session over.",
   SUBSCRIPTION_FAILED: 'A subscription could not read the stored events it must deliver; it is closed (subscribe again from the last seq).',
   TOOL_TIMEOUT: 'The tool did not finish within its timeout.',
   TOOL_FAILED: 'The tool failed without a declared error code.',
   TOOL_CONTRACT: 'The tool input or output does not match its zod contract.',
   TOOL_UNKNOWN: 'The tool is not registered.',
-  TOOL_EXAMPLE_INVALID: 'A tool\'s declared example does not match its input/output schema or names an undeclared error code.',
+  TOOL_EXAMPLE_INVALID: "A tool's declared example does not match its input/output schema or names an undeclared error code.",
   TOOL_UNKNOWN_OUTCOME: 'A non-idempotent tool call started but its result was never recorded.',
   APPROVAL_REQUIRED: 'A high-risk tool was invoked without an approval.',
   APPROVAL_REJECTED: 'A person rejected the call.',
@@ -45,9 +49,11 @@ export const RUNTIME_ERROR_CODES = {
   RUN_EVENTS_BAD_LINE: '`flowing run --events`: a line is not a JSON object with a string "type" (the message names the line).',
   RUN_FAILED: '`flowing run`: the session could not be started or driven.',
   RUN_EVENTS_REFUSED: '`flowing run`: at least one event was refused (each refusal is logged as transition.rejected); exit status 1.',
-  RUN_BAD_STORE: '`flowing run --store`: not a store (sqlite:PATH, redis://HOST:PORT or memory), its driver is missing, or --session without a durable store.',
+  RUN_BAD_STORE:
+    '`flowing run --store`: not a store (sqlite:PATH, redis://HOST:PORT or memory), its driver is missing, or --session without a durable store.',
   RUN_BAD_SESSION: '`flowing run --session`: the stored session runs another machine.',
-  RUN_BAD_CASE_NAME: '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
+  RUN_BAD_CASE_NAME:
+    '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
   RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;

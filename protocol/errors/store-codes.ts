@@ -4,7 +4,8 @@
  */
 export const STORE_ERROR_CODES = {
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check); reload and retry.',
-  STORE_FENCED: 'The writer no longer holds the session\'s lease (another process took the session over); the write is refused and never retried.',
+  STORE_FENCED:
+    "The writer no longer holds the session's lease (another process took the session over); the write is refused and never retried.",
   FLOW_STORE_CORRUPT: 'A stored session cannot be read back (a damaged row or entry); that session is refused, others load.',
   STORE_BAD_CURSOR: 'The paging cursor was not produced by this store; start again without a cursor.',
   STORE_BAD_QUERY: 'A listing filter or page size is out of range.',

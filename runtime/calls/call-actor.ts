@@ -10,7 +10,11 @@ import type { CallDirectory, CallSite } from './directory.ts';
  * bench's order-support flow took 1,960 µs of CPU against 1,408 µs with this logic (median of 3 interleaved rounds
  * of 1,000 sessions, memory store), most of it in creating and collecting the AbortSignals (`npm run bench`).
  */
-export function fromCall<TInput>(directory: CallDirectory, body: (site: CallSite, input: TInput, self: AnyActorRef) => Promise<unknown>, outside: () => Error): PromiseActorLogic<unknown, TInput> {
+export function fromCall<TInput>(
+  directory: CallDirectory,
+  body: (site: CallSite, input: TInput, self: AnyActorRef) => Promise<unknown>,
+  outside: () => Error,
+): PromiseActorLogic<unknown, TInput> {
   return {
     config: body,
     transition(state, event, actorScope) {

@@ -39,16 +39,38 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
   let release: (() => void) | undefined;
   try {
     // A free slot is taken at once; only a wait needs an AbortSignal (made then, like the one the provider may read).
-    release = (!deadline.isAborted && call.slots.tryAcquire()) || await call.slots.acquire(deadline);
+    release = (!deadline.isAborted && call.slots.tryAcquire()) || (await call.slots.acquire(deadline));
     call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt });
     // The request's hash lets a replay match each model call to its recording (createRecordedCalls).
-    call.emit('llm.started', { callId: key, kind, model: call.llm.modelFor?.(request) ?? request.model ?? null, provider: call.llm.name, isModel: call.llm.isModel, inputHash: requestHash(request) });
+    call.emit('llm.started', {
+      callId: key,
+      kind,
+      model: call.llm.modelFor?.(request) ?? request.model ?? null,
+      provider: call.llm.name,
+      isModel: call.llm.isModel,
+      inputHash: requestHash(request),
+    });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     void call.commit(false);
     const result = await deadline.race(runKind(call, request, deadline, timeoutMs));
-    call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: clock.now(), ok: true, output: result.output } });
-    call.emit('llm.completed', { callId: key, kind, model: result.model, usage: result.usage, latencyMs: clock.now() - startedAt, attempts: result.attempts, output: result.output });
+    call.record({
+      key,
+      kind: 'llm',
+      name: kind,
+      idempotent: true,
+      startedAt,
+      completed: { at: clock.now(), ok: true, output: result.output },
+    });
+    call.emit('llm.completed', {
+      callId: key,
+      kind,
+      model: result.model,
+      usage: result.usage,
+      latencyMs: clock.now() - startedAt,
+      attempts: result.attempts,
+      output: result.output,
+    });
     void call.commit(false);
     return result.output;
   } catch (thrown) {
@@ -73,7 +95,14 @@ function withModel(request: LlmRequest, limits: ResolvedLimits): LlmRequest {
  * and recorded providers answer without looking): an AbortController per model call was a good part of a call's cost.
  */
 function callOptions(call: CallContext, deadline: Deadline, timeoutMs: number): LlmCallOptions {
-  return { get signal() { return deadline.signal; }, timeoutMs, callId: call.key, clock: call.clock };
+  return {
+    get signal() {
+      return deadline.signal;
+    },
+    timeoutMs,
+    callId: call.key,
+    clock: call.clock,
+  };
 }
 
 async function runKind(call: CallContext, request: LlmRequest, deadline: Deadline, timeoutMs: number): Promise<LlmResult<unknown>> {
@@ -86,22 +115,29 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
       let attempts = 0;
       let current: LlmRequest = request;
       for (let repair = 0; ; repair++) {
-        const result: LlmResult<unknown> = request.kind === 'classify'
-          ? await llm.classify(current as typeof request, callOptions(call, deadline, timeoutMs))
-          : await llm.extract(current as typeof request, callOptions(call, deadline, timeoutMs));
+        const result: LlmResult<unknown> =
+          request.kind === 'classify'
+            ? await llm.classify(current as typeof request, callOptions(call, deadline, timeoutMs))
+            : await llm.extract(current as typeof request, callOptions(call, deadline, timeoutMs));
         count(call, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
         if (verdict.ok) return { ...result, output: verdict.output, usage, attempts };
         if (repair >= MAX_LLM_REPAIRS) {
-          throw new FlowingError('LLM_BAD_OUTPUT', `the ${request.kind} answer is still invalid after ${MAX_LLM_REPAIRS} repairs: ${verdict.problem}`, { details: { output: result.output } });
+          throw new FlowingError(
+            'LLM_BAD_OUTPUT',
+            `the ${request.kind} answer is still invalid after ${MAX_LLM_REPAIRS} repairs: ${verdict.problem}`,
+            { details: { output: result.output } },
+          );
         }
         current = { ...request, repair: { previousOutput: result.output, problem: verdict.problem } };
       }
     }
     case 'generate': {
       const options = callOptions(call, deadline, timeoutMs);
-      options.onDelta = (text) => { if (!deadline.isAborted) call.emit('message.delta', { callId: key, text }); };
+      options.onDelta = (text) => {
+        if (!deadline.isAborted) call.emit('message.delta', { callId: key, text });
+      };
       const result = await llm.generate(request, options);
       count(call, usage, result);
       call.emit('message.complete', { callId: key, text: result.output.text });
@@ -122,7 +158,14 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
           return new Promise(() => {});
         }
         const tool = request.tools.includes(name) ? call.tools[name] : undefined;
-        if (!tool) return { ok: false, error: { code: 'TOOL_UNKNOWN', message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}` } };
+        if (!tool)
+          return {
+            ok: false,
+            error: {
+              code: 'TOOL_UNKNOWN',
+              message: `there is no tool '${String(name).slice(0, 80)}'; use one of: ${request.tools.join(', ')}`,
+            },
+          };
         const toolDeadline = loop.child();
         try {
           const output = await callTool(call.nested(`${key}/${n}`, toolDeadline), { tool, input: { args }, onUnknownOutcome: 'throw' });
@@ -140,13 +183,24 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
         if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
       }
       try {
-        const result = await loop.race(llm.agent({ ...request, maxIterations }, {
-          signal: loop.signal, timeoutMs, callId: key, clock: call.clock, callTool: callToolFromAgent, toolSchemas,
-          onStep: (step) => {
-            call.emit('agent.step', { callId: key, ...step });
-            if (step.iteration > maxIterations) loop.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
-          },
-        }));
+        const result = await loop.race(
+          llm.agent(
+            { ...request, maxIterations },
+            {
+              signal: loop.signal,
+              timeoutMs,
+              callId: key,
+              clock: call.clock,
+              callTool: callToolFromAgent,
+              toolSchemas,
+              onStep: (step) => {
+                call.emit('agent.step', { callId: key, ...step });
+                if (step.iteration > maxIterations)
+                  loop.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
+              },
+            },
+          ),
+        );
         count(call, usage, result);
         return { ...result, usage };
       } finally {

@@ -17,26 +17,47 @@ import { callTool } from './tool-call.ts';
  * logged, limited versions (see `fromCall`). An invoked actor finds the session it runs in through the runtime's
  * directory, by its actor system.
  */
-export function provideRuntimeActors(definition: AnyMachineDefinition, machine: AnyStateMachine, info: () => MachineInfo, directory: CallDirectory): InstrumentedMachine {
+export function provideRuntimeActors(
+  definition: AnyMachineDefinition,
+  machine: AnyStateMachine,
+  info: () => MachineInfo,
+  directory: CallDirectory,
+): InstrumentedMachine {
   const actors: Record<string, unknown> = {};
   const outputSchemas = new Map<string, z.ZodType>();
   for (const name of Object.keys(machine.implementations.actors)) {
     if (name.startsWith('tool.')) {
       const toolName = name.slice('tool.'.length);
       const tool = definition.tools[toolName];
-      if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' has actor '${name}' but no tool '${toolName}' in its definition`);
-      actors[name] = fromCall<ToolCallInput>(directory, (site, input, self) => {
-        const invoke = info().invokes.get(self.id);
-        const spec = invoke && isToolInvoke(invoke) ? invoke : undefined;
-        return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}) }, (call) => callTool(call, { tool, input, ...(spec ? { invoke: spec } : {}), onUnknownOutcome: 'attention' }));
-      }, () => new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`));
+      if (!tool)
+        throw new FlowingError(
+          'TOOL_UNKNOWN',
+          `machine '${definition.id}' has actor '${name}' but no tool '${toolName}' in its definition`,
+        );
+      actors[name] = fromCall<ToolCallInput>(
+        directory,
+        (site, input, self) => {
+          const invoke = info().invokes.get(self.id);
+          const spec = invoke && isToolInvoke(invoke) ? invoke : undefined;
+          return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}) }, (call) =>
+            callTool(call, { tool, input, ...(spec ? { invoke: spec } : {}), onUnknownOutcome: 'attention' }),
+          );
+        },
+        () => new FlowingError('TOOL_FAILED', `actor '${name}' runs outside a Flowing session`),
+      );
     } else if (name.startsWith('llm.')) {
-      actors[name] = fromCall<LlmRequest>(directory, (site, input, self) => {
-        const invoke = info().invokes.get(self.id);
-        const spec = invoke && isLlmInvoke(invoke) ? invoke : undefined;
-        const outputSchema = spec ? outputSchemaOf(outputSchemas, self.id, spec) : undefined;
-        return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) => callLlm(call, input));
-      }, () => new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`));
+      actors[name] = fromCall<LlmRequest>(
+        directory,
+        (site, input, self) => {
+          const invoke = info().invokes.get(self.id);
+          const spec = invoke && isLlmInvoke(invoke) ? invoke : undefined;
+          const outputSchema = spec ? outputSchemaOf(outputSchemas, self.id, spec) : undefined;
+          return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) =>
+            callLlm(call, input),
+          );
+        },
+        () => new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`),
+      );
     }
   }
   return instrumentMachine(machine, actors);

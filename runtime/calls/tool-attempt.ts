@@ -36,12 +36,26 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
     const raw = await Promise.race([
       // The signal is read from the attempt when the tool asks for it (the runtime's attempts make it on demand).
       // A cancel that landed before this microtask never reaches the tool.
-      Promise.resolve().then(() => (attempt.isAborted ? attempt.aborted : tool.run(args, { get signal() { return attempt.signal; }, idempotencyKey: options.idempotencyKey, log: noLog }))),
+      Promise.resolve().then(() =>
+        attempt.isAborted
+          ? attempt.aborted
+          : tool.run(args, {
+              get signal() {
+                return attempt.signal;
+              },
+              idempotencyKey: options.idempotencyKey,
+              log: noLog,
+            }),
+      ),
       attempt.aborted,
     ]);
     const output = tool.output.safeParse(raw);
     if (!output.success) {
-      throw new FlowingError('TOOL_CONTRACT', `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`, { details: { side: 'output', issues: output.error.issues } });
+      throw new FlowingError(
+        'TOOL_CONTRACT',
+        `output of tool '${tool.name}' does not match its contract: ${formatIssues(output.error.issues)}`,
+        { details: { side: 'output', issues: output.error.issues } },
+      );
     }
     return output.data;
   } catch (error) {

@@ -40,7 +40,10 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
       throw new FlowingError('TOOL_UNKNOWN_OUTCOME', `call ${key} of '${tool.name}' has an unknown outcome; it waits for a person`);
     }
     call.emit('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt: recorded.startedAt });
-    const error = new FlowingError('TOOL_UNKNOWN_OUTCOME', `call ${key} of '${tool.name}' was interrupted and its outcome is unknown; it was not run again`);
+    const error = new FlowingError(
+      'TOOL_UNKNOWN_OUTCOME',
+      `call ${key} of '${tool.name}' was interrupted and its outcome is unknown; it was not run again`,
+    );
     call.record({ ...recorded, completed: { at: clock.now(), ok: false, error: error.toJSON() } });
     await call.commit(true);
     throw error;
@@ -53,7 +56,10 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
       return failed({ code: 'APPROVAL_REJECTED', message: `'${tool.name}' was rejected by a person and does not run` }, 0);
     }
     if (!approval || approval.decision !== 'approved' || approval.consumed || approval.tool !== tool.name || approval.argsHash !== hash) {
-      return failed({ code: 'APPROVAL_REQUIRED', message: `'${tool.name}' is high-risk and runs only after an APPROVE for exactly these arguments` }, 0);
+      return failed(
+        { code: 'APPROVAL_REQUIRED', message: `'${tool.name}' is high-risk and runs only after an APPROVE for exactly these arguments` },
+        0,
+      );
     }
     call.consumeApproval();
   }
@@ -64,7 +70,7 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
   let release: (() => void) | undefined;
   try {
     // A free slot is taken at once; only a wait needs a signal (made then).
-    release = (!deadline.isAborted && call.slots.tryAcquire()) || await call.slots.acquire(deadline);
+    release = (!deadline.isAborted && call.slots.tryAcquire()) || (await call.slots.acquire(deadline));
     const idempotencyKey = input.idempotencyKey ?? `${call.sessionId}:${key}`;
     call.crashPoint('before-append');
     call.record({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
@@ -74,7 +80,14 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
     if (deadline.isAborted) {
       // Cancelled while the start was being written: the tool never ran, and the journal says so.
       const error = { code: 'CANCELLED', message: `'${tool.name}' was cancelled before it ran` };
-      call.record({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: clock.now(), ok: false, error } });
+      call.record({
+        key,
+        kind: 'tool',
+        name: tool.name,
+        idempotent: canRetry,
+        startedAt,
+        completed: { at: clock.now(), ok: false, error },
+      });
       return await failed(error, 0, startedAt);
     }
     if (tool.risk === 'high') call.crashPoint('after-approval-persist');
@@ -85,7 +98,14 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
       try {
         const output = await attemptTool(tool, parsed.args, { idempotencyKey, deadline, timeoutMs, clock });
         call.crashPoint('after-effect-before-complete');
-        call.record({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: clock.now(), ok: true, output } });
+        call.record({
+          key,
+          kind: 'tool',
+          name: tool.name,
+          idempotent: canRetry,
+          startedAt,
+          completed: { at: clock.now(), ok: true, output },
+        });
         call.emit('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: clock.now() - startedAt });
         await call.commit(!canRetry);
         call.crashPoint('after-complete-before-transition');
@@ -102,7 +122,14 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
           // The request may have reached the service: say so, and never try again on our own.
           call.emit('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt, reason: 'timeout' });
         }
-        call.record({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed: { at: clock.now(), ok: false, error } });
+        call.record({
+          key,
+          kind: 'tool',
+          name: tool.name,
+          idempotent: canRetry,
+          startedAt,
+          completed: { at: clock.now(), ok: false, error },
+        });
         return await failed(error, attempt, startedAt);
       }
     }
@@ -119,8 +146,21 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
  * must not repeat; an idempotent call's records go with the next commit (the commit is atomic, so a stored
  * transition always has its result; a lost result only means one more idempotent call).
  */
-async function fail(call: CallContext, tool: AnyTool, canRetry: boolean, error: FlowError, attempts: number, startedAt?: number): Promise<never> {
-  call.emit('tool.failed', { callId: call.key, tool: tool.name, error, attempts, durationMs: startedAt === undefined ? 0 : call.clock.now() - startedAt });
+async function fail(
+  call: CallContext,
+  tool: AnyTool,
+  canRetry: boolean,
+  error: FlowError,
+  attempts: number,
+  startedAt?: number,
+): Promise<never> {
+  call.emit('tool.failed', {
+    callId: call.key,
+    tool: tool.name,
+    error,
+    attempts,
+    durationMs: startedAt === undefined ? 0 : call.clock.now() - startedAt,
+  });
   await call.commit(!canRetry);
   throw fromFlowError(error);
 }

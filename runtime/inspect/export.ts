@@ -1,4 +1,9 @@
-import { SESSION_FILE_FORMAT_VERSION, SESSION_FILE_KIND, type JournalEntry as FileJournalEntry, type SessionFileHeader } from '@flowing/protocol';
+import {
+  SESSION_FILE_FORMAT_VERSION,
+  SESSION_FILE_KIND,
+  type JournalEntry as FileJournalEntry,
+  type SessionFileHeader,
+} from '@flowing/protocol';
 import type { JournalEntry, SessionStore } from '../store/types.ts';
 import { readSessionLog } from './read-log.ts';
 
@@ -22,8 +27,14 @@ export async function exportSessionFile(store: SessionStore, sessionId: string, 
   const { record, events } = await readSessionLog(store, sessionId);
   const journal: readonly JournalEntry[] = await store.readJournal(sessionId);
   const header: SessionFileHeader = {
-    kind: SESSION_FILE_KIND, formatVersion: SESSION_FILE_FORMAT_VERSION, machineId: record.machineId, specHash: record.specHash,
-    sessionId, exportedAt: options.now ?? Date.now(), events: events.length, journal: journal.length,
+    kind: SESSION_FILE_KIND,
+    formatVersion: SESSION_FILE_FORMAT_VERSION,
+    machineId: record.machineId,
+    specHash: record.specHash,
+    sessionId,
+    exportedAt: options.now ?? Date.now(),
+    events: events.length,
+    journal: journal.length,
   };
   const lines = [JSON.stringify(header)];
   for (const event of events) lines.push(JSON.stringify(event));

@@ -28,26 +28,48 @@ export interface ForkPlan {
  * (FORK_ENDED), a call was in flight (FORK_MID_CALL; its result belongs to the parent), a named delay
  * (FORK_TIMED_STATE), the spec changed (SPEC_CHANGED), a bad patch (FORK_CONTEXT_INVALID naming the field).
  */
-export async function planFork(store: SessionStore, machineOf: (machineId: string) => MachineInfo, parentId: string, atSeq: number, patch?: Record<string, unknown>): Promise<ForkPlan> {
+export async function planFork(
+  store: SessionStore,
+  machineOf: (machineId: string) => MachineInfo,
+  parentId: string,
+  atSeq: number,
+  patch?: Record<string, unknown>,
+): Promise<ForkPlan> {
   const { record, events } = await readSessionLog(store, parentId);
   const info = machineOf(record.machineId);
   if (record.specHash !== info.definition.specHash) {
-    throw new FlowingError('SPEC_CHANGED', `session '${parentId}' was recorded with another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not forked onto the new graph`);
+    throw new FlowingError(
+      'SPEC_CHANGED',
+      `session '${parentId}' was recorded with another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not forked onto the new graph`,
+    );
   }
   const lastSeq = events.length === 0 ? 0 : events[events.length - 1]!.seq;
   if (!Number.isInteger(atSeq) || atSeq < 1 || atSeq > lastSeq) {
-    throw new FlowingError('INSPECT_SEQ_OUT_OF_RANGE', `session '${parentId}' has events 1 to ${lastSeq}; cannot fork at ${atSeq}`, { details: { seq: atSeq, lastSeq } });
+    throw new FlowingError('INSPECT_SEQ_OUT_OF_RANGE', `session '${parentId}' has events 1 to ${lastSeq}; cannot fork at ${atSeq}`, {
+      details: { seq: atSeq, lastSeq },
+    });
   }
   const at = sessionAt(events, atSeq);
-  if (at.state === null) throw new FlowingError('FORK_NO_STATE', `session '${parentId}' has no state yet at event ${atSeq}; fork at or after its first state.changed`, { details: { seq: atSeq } });
+  if (at.state === null)
+    throw new FlowingError(
+      'FORK_NO_STATE',
+      `session '${parentId}' has no state yet at event ${atSeq}; fork at or after its first state.changed`,
+      { details: { seq: atSeq } },
+    );
   if (at.status === 'done' || at.status === 'error' || at.status === 'cancelled') {
-    throw new FlowingError('FORK_ENDED', `session '${parentId}' had ended (${at.status}) at event ${atSeq}; fork at an earlier event`, { details: { seq: atSeq, status: at.status } });
+    throw new FlowingError('FORK_ENDED', `session '${parentId}' had ended (${at.status}) at event ${atSeq}; fork at an earlier event`, {
+      details: { seq: atSeq, status: at.status },
+    });
   }
   if (at.pendingCalls.length > 0) {
     const calls = at.pendingCalls.map((c) => ({ callId: c.callId, kind: c.kind, name: c.name }));
     const entered = lastStateChange(events, atSeq);
     const settled = events.find((e) => e.seq > atSeq && e.type === 'state.changed')?.seq ?? null;
-    throw new FlowingError('FORK_MID_CALL', `at event ${atSeq} of session '${parentId}' ${calls.map((c) => `'${c.name}' (${c.callId})`).join(', ')} was in flight; fork at event ${entered} (the fork makes the call itself)${settled === null ? '' : ` or at event ${settled} (after its result)`}`, { details: { seq: atSeq, calls, before: entered, after: settled } });
+    throw new FlowingError(
+      'FORK_MID_CALL',
+      `at event ${atSeq} of session '${parentId}' ${calls.map((c) => `'${c.name}' (${c.callId})`).join(', ')} was in flight; fork at event ${entered} (the fork makes the call itself)${settled === null ? '' : ` or at event ${settled} (after its result)`}`,
+      { details: { seq: atSeq, calls, before: entered, after: settled } },
+    );
   }
   const nodes = resolveNodes(info.machine, at.state, {});
   const timers: ForkPlan['timers'] = [];
@@ -55,13 +77,25 @@ export async function planFork(store: SessionStore, machineOf: (machineId: strin
     for (const transition of node.after) {
       // A named or computed delay would need the machine's implementations and the entering event: refused.
       if (typeof transition.delay !== 'number') {
-        throw new FlowingError('FORK_TIMED_STATE', `state '${node.key}' waits on a named delay (${String(transition.delay).slice(0, 60)}), which a fork cannot start again; fork at another event`, { details: { seq: atSeq, state: node.key } });
+        throw new FlowingError(
+          'FORK_TIMED_STATE',
+          `state '${node.key}' waits on a named delay (${String(transition.delay).slice(0, 60)}), which a fork cannot start again; fork at another event`,
+          { details: { seq: atSeq, state: node.key } },
+        );
       }
       timers.push({ type: transition.eventType, delayMs: transition.delay });
     }
   }
   const context = patchContext(info, at.context, patch);
-  return { info, parentId, forkedAt: atSeq, state: at.state, context, timers, snapshot: forkSnapshot(info, at.state, context, enteringEvent(events, atSeq)) };
+  return {
+    info,
+    parentId,
+    forkedAt: atSeq,
+    state: at.state,
+    context,
+    timers,
+    snapshot: forkSnapshot(info, at.state, context, enteringEvent(events, atSeq)),
+  };
 }
 
 function lastStateChange(events: readonly RuntimeEvent[], atSeq: number): number {
@@ -78,7 +112,10 @@ function patchContext(info: MachineInfo, base: unknown, patch: Record<string, un
   const issues: Array<{ path: string[]; message: string }> = [];
   for (const key of Object.keys(patch ?? {})) {
     if (!Object.hasOwn(info.definition.contextFields, key)) {
-      issues.push({ path: [key], message: `'${key.slice(0, 100)}' is not a context field of '${info.definition.id}' (fields: ${Object.keys(info.definition.contextFields).join(', ')})` });
+      issues.push({
+        path: [key],
+        message: `'${key.slice(0, 100)}' is not a context field of '${info.definition.id}' (fields: ${Object.keys(info.definition.contextFields).join(', ')})`,
+      });
       continue;
     }
     const value = patch![key];
@@ -90,7 +127,11 @@ function patchContext(info: MachineInfo, base: unknown, patch: Record<string, un
     if (!check.success) issues.push(...check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })));
   }
   if (issues.length > 0) {
-    throw new FlowingError('FORK_CONTEXT_INVALID', `the fork's context does not match the context of '${info.definition.id}': ${formatIssues(issues.map((i) => ({ path: i.path, message: i.message })))}`, { details: { issues } });
+    throw new FlowingError(
+      'FORK_CONTEXT_INVALID',
+      `the fork's context does not match the context of '${info.definition.id}': ${formatIssues(issues.map((i) => ({ path: i.path, message: i.message })))}`,
+      { details: { issues } },
+    );
   }
   return context;
 }
@@ -105,7 +146,10 @@ function enteringEvent(events: readonly RuntimeEvent[], atSeq: number): { type: 
   const data = change.data as { event?: string; payload?: { type: string } & Record<string, unknown> };
   if (data.payload) return data.payload;
   const type = typeof data.event === 'string' ? data.event : 'xstate.init';
-  for (const [prefix, kinds] of [['xstate.done.actor.', ['tool.completed', 'llm.completed']], ['xstate.error.actor.', ['tool.failed', 'llm.failed']]] as const) {
+  for (const [prefix, kinds] of [
+    ['xstate.done.actor.', ['tool.completed', 'llm.completed']],
+    ['xstate.error.actor.', ['tool.failed', 'llm.failed']],
+  ] as const) {
     if (!type.startsWith(prefix)) continue;
     const invokeId = type.slice(prefix.length);
     for (let i = seq - 2; i >= 0; i--) {
@@ -121,7 +165,12 @@ function enteringEvent(events: readonly RuntimeEvent[], atSeq: number): { type: 
 }
 
 /** A persisted snapshot at `value` whose invoked calls are in flight with the inputs the state's mappings give. */
-function forkSnapshot(info: MachineInfo, value: unknown, context: Record<string, unknown>, event: { type: string }): Record<string, unknown> {
+function forkSnapshot(
+  info: MachineInfo,
+  value: unknown,
+  context: Record<string, unknown>,
+  event: { type: string },
+): Record<string, unknown> {
   const resolved = resolveNodes(info.machine, value, context);
   const children: Record<string, unknown> = {};
   for (const node of resolved) {
@@ -130,9 +179,18 @@ function forkSnapshot(info: MachineInfo, value: unknown, context: Record<string,
       try {
         input = typeof invoke.input === 'function' ? invoke.input({ context, event, self: undefined as never }) : invoke.input;
       } catch (error) {
-        throw new FlowingError('FORK_CONTEXT_INVALID', `the input of '${invoke.id}' cannot be computed from the fork's context: ${(error as Error).message}`, { details: { issues: [{ path: [], message: (error as Error).message }], invoke: invoke.id } });
+        throw new FlowingError(
+          'FORK_CONTEXT_INVALID',
+          `the input of '${invoke.id}' cannot be computed from the fork's context: ${(error as Error).message}`,
+          { details: { issues: [{ path: [], message: (error as Error).message }], invoke: invoke.id } },
+        );
       }
-      children[invoke.id] = { snapshot: { status: 'active', input }, src: invoke.src, syncSnapshot: false, ...(invoke.systemId ? { systemId: invoke.systemId } : {}) };
+      children[invoke.id] = {
+        snapshot: { status: 'active', input },
+        src: invoke.src,
+        syncSnapshot: false,
+        ...(invoke.systemId ? { systemId: invoke.systemId } : {}),
+      };
     }
   }
   return { status: 'active', value, historyValue: {}, context, children };

@@ -101,7 +101,11 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
   function miss(info: RecordedCallInfo, why: string): FlowingError {
     const where = info.state ? ` in state '${info.state}'` : '';
     const hash = info.argsHash ? ` (args hash ${info.argsHash.slice(0, 12)})` : '';
-    const error = new FlowingError('REPLAY_MISSING_CALL', `the recording ${why}: ${info.kind === 'tool' ? 'tool' : 'model call'} '${info.name}'${where}${hash}; no real call is made in a replay`, { details: { ...info } });
+    const error = new FlowingError(
+      'REPLAY_MISSING_CALL',
+      `the recording ${why}: ${info.kind === 'tool' ? 'tool' : 'model call'} '${info.name}'${where}${hash}; no real call is made in a replay`,
+      { details: { ...info } },
+    );
     misses.push(error);
     return error;
   }
@@ -126,7 +130,10 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
         answered.tools++;
         if (attempt < call.retried.length) throw storedError(call.retried[attempt]!);
         if (!call.final || attempt > call.retried.length) {
-          throw miss({ kind: 'tool', name, state: stateOfCallId(call.callId), argsHash: hash, callId: call.callId }, 'has no result for this call (it never completed)');
+          throw miss(
+            { kind: 'tool', name, state: stateOfCallId(call.callId), argsHash: hash, callId: call.callId },
+            'has no result for this call (it never completed)',
+          );
         }
         if (call.final.ok) return call.final.output as never;
         throw storedError(call.final.error);
@@ -145,7 +152,10 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
     peeked = undefined;
     if (!call) {
       const callId = callOptions.callId ?? null;
-      throw miss({ kind: 'llm', name: request.kind, state: stateOfCallId(callId), argsHash: requestHash(request), callId }, 'holds no such call');
+      throw miss(
+        { kind: 'llm', name: request.kind, state: stateOfCallId(callId), argsHash: requestHash(request), callId },
+        'holds no such call',
+      );
     }
     call.taken = true;
     answered.llm++;
@@ -154,7 +164,11 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
       callOptions.onStep?.(step);
       for (const toolCall of step.toolCalls) await callOptions.callTool?.(toolCall.name, toolCall.args);
     }
-    if (!call.final) throw miss({ kind: 'llm', name: call.kind, state: stateOfCallId(call.callId), argsHash: call.hash, callId: call.callId }, 'has no result for this call (it never completed)');
+    if (!call.final)
+      throw miss(
+        { kind: 'llm', name: call.kind, state: stateOfCallId(call.callId), argsHash: call.hash, callId: call.callId },
+        'has no result for this call (it never completed)',
+      );
     if (!call.final.ok) throw storedError(call.final.error);
     return { output: call.final.output as never, model: call.final.model, usage: call.final.usage, attempts: call.final.attempts };
   }
@@ -184,8 +198,16 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
     misses,
     unanswered() {
       return [
-        ...toolCalls.filter((c) => !c.taken).map((c): RecordedCallInfo => ({ kind: 'tool', name: c.name, state: stateOfCallId(c.callId), argsHash: c.hash, callId: c.callId })),
-        ...llmCalls.filter((c) => !c.taken).map((c): RecordedCallInfo => ({ kind: 'llm', name: c.kind, state: stateOfCallId(c.callId), argsHash: c.hash, callId: c.callId })),
+        ...toolCalls
+          .filter((c) => !c.taken)
+          .map(
+            (c): RecordedCallInfo => ({ kind: 'tool', name: c.name, state: stateOfCallId(c.callId), argsHash: c.hash, callId: c.callId }),
+          ),
+        ...llmCalls
+          .filter((c) => !c.taken)
+          .map(
+            (c): RecordedCallInfo => ({ kind: 'llm', name: c.kind, state: stateOfCallId(c.callId), argsHash: c.hash, callId: c.callId }),
+          ),
       ];
     },
   };
@@ -219,14 +241,22 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
       case 'tool.completed':
       case 'tool.failed': {
         const call = tools.get(callId);
-        if (call && !call.final) call.final = event.type === 'tool.completed' ? { ok: true, output: d.output } : { ok: false, error: d.error as FlowError };
+        if (call && !call.final)
+          call.final = event.type === 'tool.completed' ? { ok: true, output: d.output } : { ok: false, error: d.error as FlowError };
         break;
       }
       case 'llm.started':
         if (!models.has(callId)) {
           const call: LlmRecording = {
-            callId, kind: String(d.kind), hash: typeof d.inputHash === 'string' ? d.inputHash : null, model: typeof d.model === 'string' ? d.model : null,
-            provider: typeof d.provider === 'string' ? d.provider : 'recorded', isModel: d.isModel === true, deltas: [], steps: [], taken: false,
+            callId,
+            kind: String(d.kind),
+            hash: typeof d.inputHash === 'string' ? d.inputHash : null,
+            model: typeof d.model === 'string' ? d.model : null,
+            provider: typeof d.provider === 'string' ? d.provider : 'recorded',
+            isModel: d.isModel === true,
+            deltas: [],
+            steps: [],
+            taken: false,
           };
           models.set(callId, call);
           llmCalls.push(call);
@@ -243,7 +273,13 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
       case 'llm.completed': {
         const call = models.get(callId);
         if (call && !call.final) {
-          call.final = { ok: true, output: d.output, model: String(d.model), usage: (d.usage as LlmUsage) ?? NO_USAGE, attempts: typeof d.attempts === 'number' ? d.attempts : 1 };
+          call.final = {
+            ok: true,
+            output: d.output,
+            model: String(d.model),
+            usage: (d.usage as LlmUsage) ?? NO_USAGE,
+            attempts: typeof d.attempts === 'number' ? d.attempts : 1,
+          };
         }
         break;
       }
@@ -261,7 +297,10 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
     const tool = entry.kind === 'tool' ? tools.get(entry.key) : undefined;
     if (tool && !tool.final) tool.final = done.ok ? { ok: true, output: done.output } : { ok: false, error: done.error };
     const model = entry.kind === 'llm' ? models.get(entry.key) : undefined;
-    if (model && !model.final) model.final = done.ok ? { ok: true, output: done.output, model: model.model ?? 'recorded', usage: NO_USAGE, attempts: 1 } : { ok: false, error: done.error };
+    if (model && !model.final)
+      model.final = done.ok
+        ? { ok: true, output: done.output, model: model.model ?? 'recorded', usage: NO_USAGE, attempts: 1 }
+        : { ok: false, error: done.error };
   }
   return { toolCalls, llmCalls };
 }

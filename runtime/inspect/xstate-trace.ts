@@ -34,7 +34,9 @@ function plain(value: unknown): unknown {
 function toRecord(event: InspectionEvent, index: number, afterSeq: number): XStateRecord {
   const ref = event.actorRef as unknown as { id: string; sessionId: string };
   const record: XStateRecord = {
-    index, afterSeq, type: event.type,
+    index,
+    afterSeq,
+    type: event.type,
     actor: { id: ref.id, systemSessionId: ref.sessionId, root: ref.sessionId === event.rootId },
   };
   switch (event.type) {

@@ -44,9 +44,15 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   const baseURL = options.baseURL ?? nonEmpty(process.env.OPENAI_BASE_URL);
   const apiKey = apiKeyOf(options, baseURL);
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
-  const client = new OpenAI({ apiKey, maxRetries: 0, timeout: Math.max(1, Math.ceil(timeoutMs)), ...(baseURL ? { baseURL } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = new OpenAI({
+    apiKey,
+    maxRetries: 0,
+    timeout: Math.max(1, Math.ceil(timeoutMs)),
+    ...(baseURL ? { baseURL } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const fallbackModel = options.model ?? options.models?.default;
-  const override = options.modelOverride === null ? undefined : options.modelOverride ?? nonEmpty(process.env.FLOWING_MODEL);
+  const override = options.modelOverride === null ? undefined : (options.modelOverride ?? nonEmpty(process.env.FLOWING_MODEL));
 
   function modelFor(request: LlmRequest): string | undefined {
     return override ?? request.model ?? options.models?.[request.kind] ?? fallbackModel;
@@ -55,9 +61,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   function begin(request: LlmRequest, call: LlmCallOptions): ChatCall {
     const model = modelFor(request);
     if (!model) {
-      throw new FlowingError('LLM_NOT_CONFIGURED', `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`);
+      throw new FlowingError(
+        'LLM_NOT_CONFIGURED',
+        `no model for this ${request.kind} call: name one in the spec, in the provider's model or models options, or in FLOWING_MODEL`,
+      );
     }
-    if (call.signal.aborted) throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
+    if (call.signal.aborted)
+      throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
     return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock);
   }
 
@@ -70,7 +80,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
       const flow = error instanceof FlowingError ? error : new FlowingError('LLM_FAILED', String(error), { cause: error });
       const details = typeof flow.details === 'object' && flow.details !== null ? flow.details : {};
       // The message and details are logged and stored: a server that echoes the key in its error text must not put it there.
-      throw new FlowingError(flow.code, withoutKey(flow.message, apiKey), { cause: flow.cause, details: withoutKey({ ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } }, apiKey) });
+      throw new FlowingError(flow.code, withoutKey(flow.message, apiKey), {
+        cause: flow.cause,
+        details: withoutKey({ ...details, model: call.model, attempts: call.attempts, usage: { ...call.usage } }, apiKey),
+      });
     }
   }
 
@@ -80,7 +93,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     modelFor,
     async classify(request, callOptions) {
       const call = begin(request, callOptions);
-      return finish(call, classifyWithRepair(call, request).then((label) => ({ label })));
+      return finish(
+        call,
+        classifyWithRepair(call, request).then((label) => ({ label })),
+      );
     },
     async extract(request, callOptions) {
       const call = begin(request, callOptions);
@@ -92,7 +108,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
         ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
         { role: 'user' as const, content: request.prompt },
       ];
-      return finish(call, streamText(call, { messages }, callOptions.onDelta).then((text) => ({ text })));
+      return finish(
+        call,
+        streamText(call, { messages }, callOptions.onDelta).then((text) => ({ text })),
+      );
     },
     async agent(request, callOptions) {
       const call = begin(request, callOptions);
@@ -105,7 +124,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
 function apiKeyOf(options: OpenAIProviderOptions, baseURL: string | undefined): string {
   const apiKey = options.apiKey ?? nonEmpty(process.env.OPENAI_API_KEY) ?? (baseURL ? 'no-key' : undefined);
   if (apiKey === undefined) {
-    throw new FlowingError('LLM_NOT_CONFIGURED', 'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server');
+    throw new FlowingError(
+      'LLM_NOT_CONFIGURED',
+      'the OpenAI provider has no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server',
+    );
   }
   return apiKey;
 }

@@ -46,7 +46,10 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       }
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
-        throw new FlowingError('LLM_BAD_OUTPUT', `scripted extraction did not fill the fields: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        throw new FlowingError(
+          'LLM_BAD_OUTPUT',
+          `scripted extraction did not fill the fields: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       }
       return result(checked.data as ExtractOutput);
     },

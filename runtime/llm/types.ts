@@ -14,18 +14,46 @@ export interface LlmRequestBase {
    */
   repair?: { previousOutput: unknown; problem: string };
 }
-export interface ClassifyRequest extends LlmRequestBase { kind: 'classify'; text: string; labels: readonly string[]; prompt?: string }
-export interface ExtractRequest extends LlmRequestBase { kind: 'extract'; text: string; fields: FieldMap; prompt?: string }
-export interface GenerateRequest extends LlmRequestBase { kind: 'generate'; prompt: string }
-export interface AgentRequest extends LlmRequestBase { kind: 'agent'; prompt: string; tools: readonly string[]; maxIterations: number }
+export interface ClassifyRequest extends LlmRequestBase {
+  kind: 'classify';
+  text: string;
+  labels: readonly string[];
+  prompt?: string;
+}
+export interface ExtractRequest extends LlmRequestBase {
+  kind: 'extract';
+  text: string;
+  fields: FieldMap;
+  prompt?: string;
+}
+export interface GenerateRequest extends LlmRequestBase {
+  kind: 'generate';
+  prompt: string;
+}
+export interface AgentRequest extends LlmRequestBase {
+  kind: 'agent';
+  prompt: string;
+  tools: readonly string[];
+  maxIterations: number;
+}
 export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | AgentRequest;
 
-export interface ClassifyOutput<TLabel extends string = string> { label: TLabel }
+export interface ClassifyOutput<TLabel extends string = string> {
+  label: TLabel;
+}
 export type ExtractOutput = Record<string, unknown>;
-export interface GenerateOutput { text: string }
-export interface AgentOutput { text: string; steps: number }
+export interface GenerateOutput {
+  text: string;
+}
+export interface AgentOutput {
+  text: string;
+  steps: number;
+}
 
-export interface LlmUsage { promptTokens: number; completionTokens: number }
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
 
 export interface LlmResult<TOutput> {
   output: TOutput;
@@ -36,7 +64,10 @@ export interface LlmResult<TOutput> {
 }
 
 /** One tool call made by an agent loop; the runtime runs it through the tool wrapper. */
-export type AgentToolCaller = (name: string, args: unknown) => Promise<{ ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }>;
+export type AgentToolCaller = (
+  name: string,
+  args: unknown,
+) => Promise<{ ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }>;
 
 export interface LlmCallOptions {
   signal: AbortSignal;

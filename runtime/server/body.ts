@@ -11,7 +11,9 @@ export function bodySizeGuard(options: ResolvedServerOptions): MiddlewareHandler
   return bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
-      throw new ServerError('SERVER_BODY_TOO_LARGE', `the request body is larger than ${options.maxBodyBytes} bytes`, { details: { limit: options.maxBodyBytes } });
+      throw new ServerError('SERVER_BODY_TOO_LARGE', `the request body is larger than ${options.maxBodyBytes} bytes`, {
+        details: { limit: options.maxBodyBytes },
+      });
     },
   });
 }
@@ -21,7 +23,9 @@ export async function readJson(c: Context, options: ResolvedServerOptions): Prom
   const text = await c.req.text();
   if (text.trim() === '') return {};
   if (jsonNestingDepth(text, options.maxJsonDepth) > options.maxJsonDepth) {
-    throw new ServerError('SERVER_BAD_JSON', `the JSON body is nested deeper than ${options.maxJsonDepth} levels`, { details: { maxDepth: options.maxJsonDepth } });
+    throw new ServerError('SERVER_BAD_JSON', `the JSON body is nested deeper than ${options.maxJsonDepth} levels`, {
+      details: { maxDepth: options.maxJsonDepth },
+    });
   }
   try {
     return JSON.parse(text);
@@ -33,13 +37,15 @@ export async function readJson(c: Context, options: ResolvedServerOptions): Prom
 /** Reads a JSON object body; anything else (an array, a string) is SERVER_BAD_REQUEST. */
 export async function readJsonObject(c: Context, options: ResolvedServerOptions): Promise<Record<string, unknown>> {
   const body = await readJson(c, options);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ServerError('SERVER_BAD_REQUEST', 'the body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new ServerError('SERVER_BAD_REQUEST', 'the body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
 /** A body checked against its route's schema (from @flowing/protocol); a misfit is SERVER_BAD_REQUEST naming the field. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ServerError('SERVER_BAD_REQUEST', `the body does not fit this route: ${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new ServerError('SERVER_BAD_REQUEST', `the body does not fit this route: ${formatIssues(parsed.error.issues)}`);
   return parsed.data;
 }

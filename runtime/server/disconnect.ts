@@ -9,7 +9,10 @@ export class DisconnectWatch {
   /** Open streams per session: a client reading any of them is a client that came back. */
   private readonly streams = new Map<string, number>();
 
-  constructor(private readonly graceMs: number, private readonly log: ServerLogger) {}
+  constructor(
+    private readonly graceMs: number,
+    private readonly log: ServerLogger,
+  ) {}
 
   /** The streaming client of `sessionId` is gone; `cancel` runs after the grace period unless cleared first. */
   clientGone(sessionId: string, cancel: () => Promise<void>) {
@@ -17,9 +20,19 @@ export class DisconnectWatch {
     const timer = setTimeout(() => {
       this.timers.delete(sessionId);
       if ((this.streams.get(sessionId) ?? 0) > 0) return;
-      this.log({ level: 'info', code: 'SERVER_CLIENT_GONE', message: `the client of session ${sessionId} left a streaming request ${this.graceMs} ms ago; cancelling its generation`, sessionId });
+      this.log({
+        level: 'info',
+        code: 'SERVER_CLIENT_GONE',
+        message: `the client of session ${sessionId} left a streaming request ${this.graceMs} ms ago; cancelling its generation`,
+        sessionId,
+      });
       cancel().catch((error: unknown) => {
-        this.log({ level: 'error', code: 'SERVER_CANCEL_FAILED', message: `cancelling session ${sessionId} after its client left failed: ${(error as Error).message}`, sessionId });
+        this.log({
+          level: 'error',
+          code: 'SERVER_CANCEL_FAILED',
+          message: `cancelling session ${sessionId} after its client left failed: ${(error as Error).message}`,
+          sessionId,
+        });
       });
     }, this.graceMs);
     timer.unref?.();

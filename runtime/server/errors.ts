@@ -8,7 +8,11 @@ export class ServerError extends FlowingError<ServerErrorCode> {
   readonly status: number;
   /** Response headers that belong to the refusal (Retry-After, WWW-Authenticate). */
   readonly headers?: Record<string, string>;
-  constructor(code: ServerErrorCode, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ServerErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
     super(code, message, { details: options.details });
     this.name = 'ServerError';
     this.status = statusOf(code);
@@ -18,12 +22,18 @@ export class ServerError extends FlowingError<ServerErrorCode> {
 
 /** Whether a thrown value carries a stable code of its own (a FlowingError, a store error, a ServerError). */
 export function isCoded(error: unknown): error is Error & { code: string; details?: unknown } {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /^[A-Z][A-Z0-9_]*$/.test((error as unknown as { code: string }).code);
+  return (
+    error instanceof Error &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    /^[A-Z][A-Z0-9_]*$/.test((error as unknown as { code: string }).code)
+  );
 }
 
 /** The error answer of a coded failure: `{ code, message, details? }`, the one shape every error answer has. */
 export function errorBody(error: Error & { code: string; details?: unknown }): FlowError {
-  return error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details };
+  return error.details === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, details: error.details };
 }
 
 /** What a client may see of a failure: a coded error's code and message; for anything else, a code and no detail. */

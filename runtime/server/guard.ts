@@ -26,7 +26,10 @@ export function hostGuard(options: ResolvedServerOptions): MiddlewareHandler {
     if (options.token === undefined) {
       const name = hostnameOf(c.req.header('host'));
       if (name === undefined || !options.allowedHosts.has(name)) {
-        throw new ServerError('SERVER_FORBIDDEN_HOST', `host ${JSON.stringify(c.req.header('host') ?? '')} is not served without a token; use 127.0.0.1 or set a token`);
+        throw new ServerError(
+          'SERVER_FORBIDDEN_HOST',
+          `host ${JSON.stringify(c.req.header('host') ?? '')} is not served without a token; use 127.0.0.1 or set a token`,
+        );
       }
     }
     await next();
@@ -41,7 +44,10 @@ export function originGuard(options: ResolvedServerOptions): MiddlewareHandler[]
   const refuse: MiddlewareHandler = async (c, next) => {
     const origin = c.req.header('origin');
     if (origin !== undefined && !options.corsOrigins.has(origin)) {
-      throw new ServerError('SERVER_FORBIDDEN_ORIGIN', `requests from origin ${JSON.stringify(origin.slice(0, 200))} are refused; start the server with that origin in corsOrigins (--cors) to allow it`);
+      throw new ServerError(
+        'SERVER_FORBIDDEN_ORIGIN',
+        `requests from origin ${JSON.stringify(origin.slice(0, 200))} are refused; start the server with that origin in corsOrigins (--cors) to allow it`,
+      );
     }
     const site = c.req.header('sec-fetch-site');
     if (origin === undefined && (site === 'cross-site' || site === 'same-site')) {
@@ -107,5 +113,8 @@ export function sessionRateCheck(options: ResolvedServerOptions): (sessionId: st
 
 function rateLimited(who: string, waitMs: number): ServerError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new ServerError('SERVER_RATE_LIMITED', `too many requests for ${who}; retry in ${seconds} s`, { headers: { 'Retry-After': String(seconds) }, details: { retryAfterSeconds: seconds } });
+  return new ServerError('SERVER_RATE_LIMITED', `too many requests for ${who}; retry in ${seconds} s`, {
+    headers: { 'Retry-After': String(seconds) },
+    details: { retryAfterSeconds: seconds },
+  });
 }

@@ -49,39 +49,56 @@ export function isLoopbackHost(host: string): boolean {
 export async function startServer(runtime: Runtime, options: StartServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? DEFAULT_HOST;
   if (!isLoopbackHost(host) && !options.token) {
-    throw new ServerError('SERVER_TOKEN_REQUIRED', `listening on ${host} needs a bearer token: set FLOWING_TOKEN (16+ characters), or listen on 127.0.0.1`);
+    throw new ServerError(
+      'SERVER_TOKEN_REQUIRED',
+      `listening on ${host} needs a bearer token: set FLOWING_TOKEN (16+ characters), or listen on 127.0.0.1`,
+    );
   }
   const app = createServer(runtime, options);
   const server: ServerType = await new Promise((resolve, reject) => {
     const created = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT }, () => resolve(created));
     created.once('error', (error: NodeJS.ErrnoException) => {
-      reject(new ServerError('SERVER_LISTEN_FAILED', `cannot listen on ${host}:${options.port ?? DEFAULT_PORT}: ${error.code ?? error.message}`));
+      reject(
+        new ServerError('SERVER_LISTEN_FAILED', `cannot listen on ${host}:${options.port ?? DEFAULT_PORT}: ${error.code ?? error.message}`),
+      );
     });
   });
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  app.settings.log({ level: 'info', code: 'SERVER_STARTED', message: `serving ${runtime.machines.size} machine(s) on http://${urlHost}:${address.port} with the ${runtime.store.name} store`, auth: options.token ? 'bearer token' : 'none (loopback only)' });
+  app.settings.log({
+    level: 'info',
+    code: 'SERVER_STARTED',
+    message: `serving ${runtime.machines.size} machine(s) on http://${urlHost}:${address.port} with the ${runtime.store.name} store`,
+    auth: options.token ? 'bearer token' : 'none (loopback only)',
+  });
   let recovered: Promise<RecoveryReport> = Promise.resolve({ resumed: [], failed: [] });
   let takeover: Takeover | undefined;
   if (options.recover ?? true) {
     app.setReady(false);
     if (runtime.store.leases) takeover = startTakeover(runtime, app.settings.log, options.takeoverIntervalMs);
-    recovered = (takeover ? takeover.first : recoverSessions(runtime, app.settings.log)).catch((error: unknown) => {
-      app.settings.log({ level: 'error', code: 'SERVER_RECOVERY_FAILED', message: `listing the sessions left mid-step failed: ${(error as Error).message}` });
-      return { resumed: [], failed: [] };
-    }).finally(() => app.setReady(true));
+    recovered = (takeover ? takeover.first : recoverSessions(runtime, app.settings.log))
+      .catch((error: unknown) => {
+        app.settings.log({
+          level: 'error',
+          code: 'SERVER_RECOVERY_FAILED',
+          message: `listing the sessions left mid-step failed: ${(error as Error).message}`,
+        });
+        return { resumed: [], failed: [] };
+      })
+      .finally(() => app.setReady(true));
   }
   return {
     url: `http://${urlHost}:${address.port}`,
     recovered,
     host: address.address,
     port: address.port,
-    close: () => new Promise<void>((resolve) => {
-      takeover?.stop();
-      app.dispose();
-      // Open streams would keep close() waiting forever.
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        takeover?.stop();
+        app.dispose();
+        // Open streams would keep close() waiting forever.
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
   };
 }

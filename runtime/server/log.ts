@@ -19,8 +19,9 @@ const REDACTED = '[redacted]';
  * `Bearer ...` credential) replaced by `[redacted]` before it is written.
  */
 export function redactingLogger(write: ServerLogger, secrets: readonly (string | undefined)[]): ServerLogger {
-  const values = [...secrets, ...SECRET_ENV_NAMES.map((name) => process.env[name])]
-    .filter((value): value is string => typeof value === 'string' && value.length >= 4);
+  const values = [...secrets, ...SECRET_ENV_NAMES.map((name) => process.env[name])].filter(
+    (value): value is string => typeof value === 'string' && value.length >= 4,
+  );
   return (entry) => write(redact(entry, values) as ServerLogEntry);
 }
 
@@ -33,7 +34,8 @@ function redact(value: unknown, secrets: readonly string[], depth = 0): unknown 
   if (value === null || typeof value !== 'object' || depth > 8) return value;
   if (Array.isArray(value)) return value.map((item) => redact(item, secrets, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = /authorization|token|api[-_]?key/i.test(key) ? REDACTED : redact(item, secrets, depth + 1);
+  for (const [key, item] of Object.entries(value))
+    out[key] = /authorization|token|api[-_]?key/i.test(key) ? REDACTED : redact(item, secrets, depth + 1);
   return out;
 }
 

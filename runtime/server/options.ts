@@ -1,8 +1,14 @@
 import type { XStateTrace } from '../inspect/xstate-trace.ts';
 import type { Context } from 'hono';
 import {
-  DEFAULT_CLIENT_RATE, DEFAULT_DISCONNECT_GRACE_MS, DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH,
-  DEFAULT_RETRY_MS, DEFAULT_SESSION_RATE, LOOPBACK_HOSTNAMES,
+  DEFAULT_CLIENT_RATE,
+  DEFAULT_DISCONNECT_GRACE_MS,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_RETRY_MS,
+  DEFAULT_SESSION_RATE,
+  LOOPBACK_HOSTNAMES,
 } from './constants.ts';
 import { redactingLogger, stderrLogger, type ServerLogger } from './log.ts';
 import type { RateSpec } from './rate-limit.ts';

@@ -18,8 +18,12 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private lastSweep = 0;
 
-  constructor(private readonly spec: RateSpec, private readonly now: () => number = Date.now) {
-    if (!(spec.perSecond > 0) || !(spec.burst >= 1)) throw new RangeError(`a rate limit needs perSecond > 0 and burst >= 1 (got ${spec.perSecond}, ${spec.burst})`);
+  constructor(
+    private readonly spec: RateSpec,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!(spec.perSecond > 0) || !(spec.burst >= 1))
+      throw new RangeError(`a rate limit needs perSecond > 0 and burst >= 1 (got ${spec.perSecond}, ${spec.burst})`);
   }
 
   take(key: string): number {

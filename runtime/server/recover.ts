@@ -33,13 +33,23 @@ export async function recoverSessions(runtime: Runtime, log: ServerLogger, concu
       } catch (error) {
         const flow = toFlowError(error, 'SERVER_RECOVERY_FAILED');
         report.failed.push({ sessionId, code: flow.code, message: flow.message });
-        log({ level: 'error', code: flow.code, message: `session ${sessionId} was left mid-step and could not be resumed: ${flow.message}`, sessionId });
+        log({
+          level: 'error',
+          code: flow.code,
+          message: `session ${sessionId} was left mid-step and could not be resumed: ${flow.message}`,
+          sessionId,
+        });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
   if (ids.length > 0) {
-    log({ level: 'info', code: 'SERVER_RECOVERED', message: `resumed ${report.resumed.length} of ${ids.length} session(s) left mid-step or waiting for a timer`, failed: report.failed.length });
+    log({
+      level: 'info',
+      code: 'SERVER_RECOVERED',
+      message: `resumed ${report.resumed.length} of ${ids.length} session(s) left mid-step or waiting for a timer`,
+      failed: report.failed.length,
+    });
   }
   return report;
 }

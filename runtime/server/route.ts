@@ -15,8 +15,9 @@ export function answer<T>(c: Context, body: T, status: 200 | 201 | 409 | 422 | 4
 }
 
 /** A route's handler: `c.req.param` of the route's `:names` is a string; a JSON route must return its declared answer. */
-export type RouteHandler<K extends RouteKey> = (c: Context<Env, RoutePath<K>>) =>
-  K extends JsonRouteKey ? Promise<Answer<RouteResponse<K>>> | Answer<RouteResponse<K>> : Promise<Response> | Response;
+export type RouteHandler<K extends RouteKey> = (
+  c: Context<Env, RoutePath<K>>,
+) => K extends JsonRouteKey ? Promise<Answer<RouteResponse<K>>> | Answer<RouteResponse<K>> : Promise<Response> | Response;
 
 /** One handler for each route of the runtime server's protocol, no more, no fewer. */
 export type RouteHandlers = { [K in RouteKey]: RouteHandler<K> };

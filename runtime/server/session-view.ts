@@ -14,9 +14,10 @@ export function toSessionView(snapshot: SessionSnapshot): SessionView {
     state: snapshot.state,
     activeStates: activeStatePaths(snapshot.state),
     context: snapshot.context,
-    pendingApproval: approval && !approval.decision
-      ? { approvalId: approval.id, state: approval.state, tool: approval.tool, args: approval.args, argsHash: approval.argsHash }
-      : null,
+    pendingApproval:
+      approval && !approval.decision
+        ? { approvalId: approval.id, state: approval.state, tool: approval.tool, args: approval.args, argsHash: approval.argsHash }
+        : null,
     usage: snapshot.usage,
     seq: snapshot.seq,
     step: snapshot.step,

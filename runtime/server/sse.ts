@@ -5,7 +5,6 @@ import type { Session } from '../runtime.ts';
 import { TERMINAL_EVENT_TYPES } from './constants.ts';
 import type { ServerLogger } from './log.ts';
 
-
 export interface EventPipeOptions {
   heartbeatMs: number;
   retryMs: number;
@@ -30,7 +29,12 @@ export class EventPipe {
   /** Resolves when the pipe stops: the session finished, the client went away, or `stop` was called. */
   readonly done: Promise<void>;
 
-  constructor(private readonly stream: SSEStreamingApi, private readonly session: Session, afterSeq: number, private readonly options: EventPipeOptions) {
+  constructor(
+    private readonly stream: SSEStreamingApi,
+    private readonly session: Session,
+    afterSeq: number,
+    private readonly options: EventPipeOptions,
+  ) {
     this.written = afterSeq;
     stream.onAbort(() => this.stop());
     this.done = this.run(afterSeq);
@@ -96,7 +100,11 @@ export class EventPipe {
       const snapshot = await this.session.snapshot();
       return FINISHED_STATUSES.has(snapshot.status) && snapshot.seq <= seq;
     } catch (error) {
-      this.options.log({ level: 'warn', code: 'SERVER_STREAM_STATUS', message: `could not read the status of session ${this.session.id}: ${(error as Error).message}` });
+      this.options.log({
+        level: 'warn',
+        code: 'SERVER_STREAM_STATUS',
+        message: `could not read the status of session ${this.session.id}: ${(error as Error).message}`,
+      });
       return false;
     }
   }

@@ -57,15 +57,23 @@ export function startTakeover(runtime: Runtime, log: ServerLogger, intervalMs?: 
   };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const pass = () => recoverSessions(orphanView, log).finally(() => { firstPass = false; });
+  const pass = () =>
+    recoverSessions(orphanView, log).finally(() => {
+      firstPass = false;
+    });
   const schedule = () => {
     if (stopped) return;
     // Jitter keeps the processes sharing a Redis from scanning in lockstep.
-    timer = setTimeout(() => {
-      pass().catch((error: unknown) => {
-        log({ level: 'error', code: 'SERVER_RECOVERY_FAILED', message: `the takeover scan failed: ${toFlowError(error).message}` });
-      }).finally(schedule);
-    }, every * (0.8 + Math.random() * 0.4));
+    timer = setTimeout(
+      () => {
+        pass()
+          .catch((error: unknown) => {
+            log({ level: 'error', code: 'SERVER_RECOVERY_FAILED', message: `the takeover scan failed: ${toFlowError(error).message}` });
+          })
+          .finally(schedule);
+      },
+      every * (0.8 + Math.random() * 0.4),
+    );
     timer.unref();
   };
   const first = pass().finally(schedule);

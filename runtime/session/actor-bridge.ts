@@ -46,7 +46,10 @@ export class ActorBridge {
   private persistedOf?: unknown;
   private persistedValue?: unknown;
 
-  constructor(private readonly options: ActorBridgeOptions, private readonly listener: ActorBridgeListener) {}
+  constructor(
+    private readonly options: ActorBridgeOptions,
+    private readonly listener: ActorBridgeListener,
+  ) {}
 
   /** Starts the actor with `input`, or restored from `snapshot` with its stored timer deadlines. */
   start(from: { input?: unknown } | { snapshot: unknown; timers?: TimerDeadlines }): void {
@@ -148,10 +151,11 @@ export class ActorBridge {
     if (this.stoppedFlag) return;
     this.stoppedFlag = true;
     const actor = this.actor;
-    if (actor) queueMicrotask(() => {
-      actor.stop();
-      this.options.directory.unregister(actor.system);
-    });
+    if (actor)
+      queueMicrotask(() => {
+        actor.stop();
+        this.options.directory.unregister(actor.system);
+      });
   }
 
   private onInspect(event: InspectionEvent) {
@@ -180,7 +184,10 @@ export class ActorBridge {
       inspector(event, source());
     } catch (error) {
       this.inspectorFailed = true;
-      process.emitWarning(`the inspect option threw on ${event.type} of session ${source().sessionId} and hears nothing more from it: ${(error as Error)?.message ?? String(error)}`, { code: 'FLOWING_INSPECTOR_THREW' });
+      process.emitWarning(
+        `the inspect option threw on ${event.type} of session ${source().sessionId} and hears nothing more from it: ${(error as Error)?.message ?? String(error)}`,
+        { code: 'FLOWING_INSPECTOR_THREW' },
+      );
     }
   }
 

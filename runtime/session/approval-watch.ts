@@ -14,7 +14,11 @@ export class ApprovalWatch {
   /** The approval state the session is in now, if any (a new request is made only on entering one). */
   private inState?: string;
 
-  constructor(private readonly info: MachineInfo, private readonly sessionId: string, stored?: ApprovalRecord) {
+  constructor(
+    private readonly info: MachineInfo,
+    private readonly sessionId: string,
+    stored?: ApprovalRecord,
+  ) {
     if (stored) this.current = stored;
   }
 

@@ -17,11 +17,16 @@ const MAX_PLAIN_DEPTH = 64;
 /** What `generalStableJson` writes for plain objects, arrays and primitives; undefined when it cannot say. */
 function plainJson(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
-    case 'string': return JSON.stringify(value);
-    case 'number': return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean': return value ? 'true' : 'false';
-    case 'object': break;
-    default: return undefined;
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
   }
   if (value === null) return 'null';
   if (depth > MAX_PLAIN_DEPTH) return undefined;
@@ -88,12 +93,18 @@ function isArrayIndex(key: string): boolean {
 }
 
 function generalStableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-    }
-    return v;
-  }) ?? 'null';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        return Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        );
+      }
+      return v;
+    }) ?? 'null'
+  );
 }
 
 /** sha256 of the stable JSON of a tool's arguments. */
@@ -111,7 +122,11 @@ export function approvalRequest(site: ApprovalSite, context: unknown, id: string
 }
 
 /** The decided approval when the event is APPROVE / REJECT for the pending request in an active state. */
-export function decideApproval(approval: ApprovalRecord | undefined, event: { type: string }, snapshot: AnyMachineSnapshot): ApprovalRecord | undefined {
+export function decideApproval(
+  approval: ApprovalRecord | undefined,
+  event: { type: string },
+  snapshot: AnyMachineSnapshot,
+): ApprovalRecord | undefined {
   if (!approval || approval.decision || (event.type !== 'APPROVE' && event.type !== 'REJECT')) return undefined;
   if (!activeNodes(snapshot).some((node) => node.key === approval.state)) return undefined;
   return { ...approval, decision: event.type === 'APPROVE' ? 'approved' : 'rejected' };

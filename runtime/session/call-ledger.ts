@@ -36,7 +36,11 @@ export class CallLedger implements CallSite {
   /** The Deadline of the call of each invoke in flight. */
   private readonly deadlines = new Map<string, Deadline>();
 
-  constructor(private readonly services: LedgerServices, private readonly owner: LedgerOwner, private readonly log: RunLog) {}
+  constructor(
+    private readonly services: LedgerServices,
+    private readonly owner: LedgerOwner,
+    private readonly log: RunLog,
+  ) {}
 
   call(invokeId: string, input: unknown, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown> {
     const key = this.owner.keyFor(invokeId);
@@ -106,26 +110,56 @@ class RunCallContext implements CallContext {
     this.random = services.random;
   }
 
-  get sessionId() { return this.owner.sessionId; }
-  get clock() { return this.services.clock; }
-  get limits() { return this.services.limits; }
-  get slots() { return this.services.calls; }
-  get llm() { return this.services.llm; }
-  get tools() { return this.owner.tools; }
-  recorded() { return this.log.journal.get(this.key); }
-  record(entry: JournalEntry) { this.log.journalWrite(entry); }
-  emit(type: RuntimeEventType, data: Record<string, unknown>) { this.log.append(type, data); }
+  get sessionId() {
+    return this.owner.sessionId;
+  }
+  get clock() {
+    return this.services.clock;
+  }
+  get limits() {
+    return this.services.limits;
+  }
+  get slots() {
+    return this.services.calls;
+  }
+  get llm() {
+    return this.services.llm;
+  }
+  get tools() {
+    return this.owner.tools;
+  }
+  recorded() {
+    return this.log.journal.get(this.key);
+  }
+  record(entry: JournalEntry) {
+    this.log.journalWrite(entry);
+  }
+  emit(type: RuntimeEventType, data: Record<string, unknown>) {
+    this.log.append(type, data);
+  }
   commit(durable: boolean): Promise<void> {
     if (durable) return this.log.flush();
     this.log.scheduleCommit();
     return Promise.resolve();
   }
-  approval() { return this.owner.approval(); }
-  consumeApproval() { this.owner.consumeApproval(); }
-  usage(): LlmUsage { return this.log.usage; }
-  addUsage(usage: LlmUsage) { this.log.addUsage(usage); }
-  needsAttention(entry: JournalEntry) { this.owner.needsAttention(entry); }
-  crashPoint(label: Parameters<CrashPoints>[0]) { this.services.crashPoint(label); }
+  approval() {
+    return this.owner.approval();
+  }
+  consumeApproval() {
+    this.owner.consumeApproval();
+  }
+  usage(): LlmUsage {
+    return this.log.usage;
+  }
+  addUsage(usage: LlmUsage) {
+    this.log.addUsage(usage);
+  }
+  needsAttention(entry: JournalEntry) {
+    this.owner.needsAttention(entry);
+  }
+  crashPoint(label: Parameters<CrashPoints>[0]) {
+    this.services.crashPoint(label);
+  }
   nested(key: string, deadline: Deadline): CallContext {
     return new RunCallContext(this.services, this.owner, this.log, key, deadline, {});
   }

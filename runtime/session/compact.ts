@@ -7,7 +7,11 @@ import type { MachineInfo } from './machine-info.ts';
 export function compactSnapshot(persisted: Record<string, unknown>, info: MachineInfo): Record<string, unknown> {
   const { status, value, historyValue, context, children, output, error, ...rest } = persisted;
   const compact: Record<string, unknown> = {
-    status, value: sharedValue(info, value), historyValue: orEmpty(historyValue), context, children: orEmpty(children),
+    status,
+    value: sharedValue(info, value),
+    historyValue: orEmpty(historyValue),
+    context,
+    children: orEmpty(children),
   };
   if (output !== undefined) compact.output = output;
   if (error !== undefined) compact.error = error;

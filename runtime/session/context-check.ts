@@ -20,6 +20,10 @@ export class ContextCheck {
     }
     const issues = result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
     const listed = issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    return { code: 'CONTEXT_INVALID', message: `step ${step} produced a context that does not match the spec: ${listed}`, details: { issues } };
+    return {
+      code: 'CONTEXT_INVALID',
+      message: `step ${step} produced a context that does not match the spec: ${listed}`,
+      details: { issues },
+    };
   }
 }

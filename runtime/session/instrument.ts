@@ -18,12 +18,15 @@ export function instrumentMachine(machine: AnyStateMachine, actors: Record<strin
   const throws = new ThrowRecorder();
   const w = new Wrapper(throws);
   const config = w.node(machine.config as Config, machine.config.id ?? machine.id);
-  const instrumented = createMachine(config as never, {
-    actors: { ...ownActors, ...actors },
-    delays,
-    guards: mapValues(guards ?? {}, (guard, name) => (isPlainFunction(guard) ? w.guard(guard, `guard '${name}'`) : guard)),
-    actions: mapValues(actions ?? {}, (action, name) => w.action(action, `action '${name}'`)),
-  } as never);
+  const instrumented = createMachine(
+    config as never,
+    {
+      actors: { ...ownActors, ...actors },
+      delays,
+      guards: mapValues(guards ?? {}, (guard, name) => (isPlainFunction(guard) ? w.guard(guard, `guard '${name}'`) : guard)),
+      actions: mapValues(actions ?? {}, (action, name) => w.action(action, `action '${name}'`)),
+    } as never,
+  );
   return { machine: instrumented, throws };
 }
 
@@ -71,8 +74,10 @@ class Wrapper {
       const wrapped = list.map((invoke: Config) => {
         const where = `invoke '${String(invoke.id ?? invoke.src)}' of state '${path}'`;
         const out: Config = { ...invoke };
-        if (typeof invoke.input === 'function') out.input = this.thrower(invoke.input as Fn, 'MACHINE_THREW', () => `the input of ${where}`);
-        for (const key of ['onDone', 'onError', 'onSnapshot'] as const) if (invoke[key]) out[key] = this.transitions(invoke[key], `${key} of ${where}`);
+        if (typeof invoke.input === 'function')
+          out.input = this.thrower(invoke.input as Fn, 'MACHINE_THREW', () => `the input of ${where}`);
+        for (const key of ['onDone', 'onError', 'onSnapshot'] as const)
+          if (invoke[key]) out[key] = this.transitions(invoke[key], `${key} of ${where}`);
         return out;
       });
       copy.invoke = Array.isArray(node.invoke) ? wrapped : wrapped[0];
@@ -97,17 +102,21 @@ class Wrapper {
     if (builtin.resolve === undefined) return this.thrower(builtin, 'ACTION_THREW', () => where);
     if (builtin.type !== 'xstate.assign') return action;
     const assignment = builtin.assignment;
-    if (typeof assignment === 'function') return assign(this.thrower(assignment as Fn, 'ACTION_THREW', () => `the assignment of ${where}`) as never);
+    if (typeof assignment === 'function')
+      return assign(this.thrower(assignment as Fn, 'ACTION_THREW', () => `the assignment of ${where}`) as never);
     if (assignment && typeof assignment === 'object') {
-      return assign(mapValues(assignment as Config, (value, field) => (
-        typeof value === 'function' ? this.thrower(value as Fn, 'ACTION_THREW', () => `the assignment of '${field}' in ${where}`) : value
-      )) as never);
+      return assign(
+        mapValues(assignment as Config, (value, field) =>
+          typeof value === 'function' ? this.thrower(value as Fn, 'ACTION_THREW', () => `the assignment of '${field}' in ${where}`) : value,
+        ) as never,
+      );
     }
     return action;
   }
 
   private transitions(transitions: unknown, where: string): unknown {
-    if (Array.isArray(transitions)) return transitions.map((t, i) => this.transition(t, transitions.length > 1 ? `${where} (branch ${i + 1})` : where));
+    if (Array.isArray(transitions))
+      return transitions.map((t, i) => this.transition(t, transitions.length > 1 ? `${where} (branch ${i + 1})` : where));
     return this.transition(transitions, where);
   }
 
@@ -173,11 +182,19 @@ function mapValues(record: Config, fn: (value: unknown, key: string) => unknown)
  * rewrapped), anything else is MACHINE_THREW. `states` (the ids of the active state nodes) names where the machine
  * was, for named guards and actions, which do not know it themselves.
  */
-export function thrownError(thrown: unknown, recorded: FlowingError | undefined, states: readonly string[]): { code: string; message: string; details?: unknown } {
+export function thrownError(
+  thrown: unknown,
+  recorded: FlowingError | undefined,
+  states: readonly string[],
+): { code: string; message: string; details?: unknown } {
   if (thrown instanceof FlowingError) return thrown.toJSON();
   if (recorded) {
     const named = states.length === 0 || states.some((state) => recorded.message.includes(`'${state}'`));
-    return { code: recorded.code, message: named ? recorded.message : `${recorded.message} (in state '${states.join("', '")}')`, details: recorded.details };
+    return {
+      code: recorded.code,
+      message: named ? recorded.message : `${recorded.message} (in state '${states.join("', '")}')`,
+      details: recorded.details,
+    };
   }
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return { code: 'MACHINE_THREW', message: `the machine threw: ${message}` };

@@ -18,7 +18,10 @@ export class KeyedQueue {
       this.idleWaiters.delete(key);
       for (const wake of waiters ?? []) wake();
     });
-    const tail = next.then(() => {}, () => {});
+    const tail = next.then(
+      () => {},
+      () => {},
+    );
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

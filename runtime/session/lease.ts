@@ -36,7 +36,10 @@ export class LeaseKeeper {
   /** This runtime's owner id in lease records (host, pid and a random part: two runtimes in one process differ). */
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  constructor(private readonly leases: SessionLeases, private readonly options: LeaseOptions = {}) {}
+  constructor(
+    private readonly leases: SessionLeases,
+    private readonly options: LeaseOptions = {},
+  ) {}
 
   /** Takes the lease of `sessionId`, waiting up to `waitMs` while another process holds it; SESSION_LEASED after that. */
   async hold(sessionId: string, options: { create?: boolean; waitMs?: number } = {}): Promise<HeldLease> {
@@ -50,7 +53,11 @@ export class LeaseKeeper {
       const left = deadline - performance.now();
       if (left <= 0) {
         const retryAfterMs = Math.max(1, Math.ceil(attempt.retryInMs));
-        throw new FlowingError('SESSION_LEASED', `session ${sessionId} is being stepped by another process (its lease ends within ${retryAfterMs} ms unless renewed); retry later`, { details: { retryAfterMs } });
+        throw new FlowingError(
+          'SESSION_LEASED',
+          `session ${sessionId} is being stepped by another process (its lease ends within ${retryAfterMs} ms unless renewed); retry later`,
+          { details: { retryAfterMs } },
+        );
       }
       const jitter = 0.5 + Math.random();
       await new Promise((resolve) => setTimeout(resolve, Math.min(left, attempt.retryInMs, pause * jitter)));
@@ -73,22 +80,40 @@ export class LeaseKeeper {
       for (const listener of listeners.splice(0)) listener(error);
     };
     let renewing = false;
-    const timer = setInterval(() => {
-      if (state !== 'held') return;
-      if (performance.now() >= validUntil) {
-        lose({ code: 'LEASE_LOST', message: `the lease of session ${sessionId} was not renewed within its ${ttlMs} ms; this process stopped stepping the session` });
-        return;
-      }
-      if (renewing) return;
-      renewing = true;
-      const sent = performance.now();
-      leases.renew(sessionId, this.owner, token).then((ok) => {
-        if (ok) validUntil = Math.max(validUntil, sent + ttlMs);
-        else lose({ code: 'LEASE_LOST', message: `the lease of session ${sessionId} expired and another process took the session over; this process stopped stepping it` });
-      }, () => {
-        // Redis did not answer: keep trying until the lease would have expired (checked above).
-      }).finally(() => { renewing = false; });
-    }, Math.max(10, Math.floor(ttlMs / 3)));
+    const timer = setInterval(
+      () => {
+        if (state !== 'held') return;
+        if (performance.now() >= validUntil) {
+          lose({
+            code: 'LEASE_LOST',
+            message: `the lease of session ${sessionId} was not renewed within its ${ttlMs} ms; this process stopped stepping the session`,
+          });
+          return;
+        }
+        if (renewing) return;
+        renewing = true;
+        const sent = performance.now();
+        leases
+          .renew(sessionId, this.owner, token)
+          .then(
+            (ok) => {
+              if (ok) validUntil = Math.max(validUntil, sent + ttlMs);
+              else
+                lose({
+                  code: 'LEASE_LOST',
+                  message: `the lease of session ${sessionId} expired and another process took the session over; this process stopped stepping it`,
+                });
+            },
+            () => {
+              // Redis did not answer: keep trying until the lease would have expired (checked above).
+            },
+          )
+          .finally(() => {
+            renewing = false;
+          });
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    );
     timer.unref();
     return {
       token,

@@ -1,9 +1,6 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import type { z } from 'zod';
-import {
-  contextSchema, eventPayloadSchemas,
-  type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec,
-} from '@flowing/spec';
+import { contextSchema, eventPayloadSchemas, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '@flowing/spec';
 import type { AnyMachineDefinition, InvokeInfo, ToolInvokeInfo } from '../definition.ts';
 import { FlowingError } from '../errors.ts';
 
@@ -49,7 +46,10 @@ export function analyzeMachine(definition: AnyMachineDefinition, provide: (machi
         if (!site) continue;
         const other = approvalSites.get(node.key);
         if (other && other.target !== site.target) {
-          throw new FlowingError('MACHINE_INVALID', `machine '${definition.id}': APPROVE in state '${node.key}' can lead to high-risk tool '${other.tool}' (state '${other.target}') and to '${site.tool}' (state '${site.target}'); a person approves one call, so give each its own approval state`);
+          throw new FlowingError(
+            'MACHINE_INVALID',
+            `machine '${definition.id}': APPROVE in state '${node.key}' can lead to high-risk tool '${other.tool}' (state '${other.target}') and to '${site.tool}' (state '${site.target}'); a person approves one call, so give each its own approval state`,
+          );
         }
         approvalSites.set(node.key, site);
       }
@@ -79,14 +79,26 @@ function stateNodes(root: AnyStateNode): AnyStateNode[] {
 }
 
 /** The approval a state asks for when its APPROVE leads into a state that invokes a high-risk tool. */
-function approvalSite(definition: AnyMachineDefinition, state: string, target: string, invoke: InvokeInfo | undefined): ApprovalSite | undefined {
+function approvalSite(
+  definition: AnyMachineDefinition,
+  state: string,
+  target: string,
+  invoke: InvokeInfo | undefined,
+): ApprovalSite | undefined {
   if (!invoke || !('tool' in invoke)) return undefined;
   const tool = definition.tools[invoke.tool];
-  if (!tool) throw new FlowingError('TOOL_UNKNOWN', `machine '${definition.id}' invokes tool '${invoke.tool}' in state '${target}', but the definition has no such tool`);
+  if (!tool)
+    throw new FlowingError(
+      'TOOL_UNKNOWN',
+      `machine '${definition.id}' invokes tool '${invoke.tool}' in state '${target}', but the definition has no such tool`,
+    );
   if (tool.risk !== 'high') return undefined;
   const { args } = invoke as ToolInvokeInfo;
   if (typeof args !== 'function') {
-    throw new FlowingError('MACHINE_INVALID', `machine '${definition.id}': the invoke of state '${target}' has no args function; regenerate the machine with \`flowing codegen\``);
+    throw new FlowingError(
+      'MACHINE_INVALID',
+      `machine '${definition.id}': the invoke of state '${target}' has no args function; regenerate the machine with \`flowing codegen\``,
+    );
   }
   return { state, target, tool: invoke.tool, args: args as (context: unknown) => unknown };
 }

@@ -30,7 +30,11 @@ export class MachineRegistry {
   /** The machine with this id; UNKNOWN_MACHINE names the known ones. */
   get(machineId: string): MachineInfo {
     const info = this.byId.get(machineId);
-    if (!info) throw new FlowingError('UNKNOWN_MACHINE', `no machine '${machineId}' was given to the runtime (known: ${[...this.byId.keys()].join(', ')})`);
+    if (!info)
+      throw new FlowingError(
+        'UNKNOWN_MACHINE',
+        `no machine '${machineId}' was given to the runtime (known: ${[...this.byId.keys()].join(', ')})`,
+      );
     return info;
   }
 

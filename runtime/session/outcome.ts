@@ -9,7 +9,4 @@ import type { FlowError } from '../errors.ts';
  * - `lost`: this process may write nothing more for the session (a store conflict, a lost lease); another process
  *   resumes it from the store.
  */
-export type RunOutcome =
-  | { kind: 'reverted'; error: FlowError }
-  | { kind: 'ended'; error: FlowError }
-  | { kind: 'lost'; error: FlowError };
+export type RunOutcome = { kind: 'reverted'; error: FlowError } | { kind: 'ended'; error: FlowError } | { kind: 'lost'; error: FlowError };

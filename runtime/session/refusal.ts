@@ -16,11 +16,22 @@ export type EventCheck = { ok: true; event: { type: string } & Record<string, un
 /** Refusal for a session that no longer takes events, or undefined when it does. */
 export function checkStatus(status: SessionStatus, error?: { code: string }): Refusal | undefined {
   switch (status) {
-    case 'done': return { code: 'SESSION_FINISHED', message: 'the session reached a final state and takes no more events' };
-    case 'error': return { code: 'SESSION_FINISHED', message: `the session ended with an error (${error?.code ?? 'unknown'}) and takes no more events` };
-    case 'cancelled': return { code: 'SESSION_CANCELLED', message: 'the session was cancelled and takes no more events' };
-    case 'needs_attention': return { code: 'SESSION_NEEDS_ATTENTION', message: `the session waits for a person (${error?.code ?? 'unknown'}); it takes no events until the call is resolved or the session cancelled` };
-    default: return undefined;
+    case 'done':
+      return { code: 'SESSION_FINISHED', message: 'the session reached a final state and takes no more events' };
+    case 'error':
+      return {
+        code: 'SESSION_FINISHED',
+        message: `the session ended with an error (${error?.code ?? 'unknown'}) and takes no more events`,
+      };
+    case 'cancelled':
+      return { code: 'SESSION_CANCELLED', message: 'the session was cancelled and takes no more events' };
+    case 'needs_attention':
+      return {
+        code: 'SESSION_NEEDS_ATTENTION',
+        message: `the session waits for a person (${error?.code ?? 'unknown'}); it takes no events until the call is resolved or the session cancelled`,
+      };
+    default:
+      return undefined;
   }
 }
 
@@ -34,11 +45,24 @@ export function checkEvent(info: MachineInfo, event: unknown): EventCheck {
   const schema = info.eventSchemas.get(type);
   if (!schema) {
     const known = [...info.eventSchemas.keys()].join(', ');
-    return { ok: false, refusal: { code: 'UNKNOWN_EVENT', message: `machine '${info.definition.id}' declares no event '${truncate(type)}' (it declares: ${known})` } };
+    return {
+      ok: false,
+      refusal: {
+        code: 'UNKNOWN_EVENT',
+        message: `machine '${info.definition.id}' declares no event '${truncate(type)}' (it declares: ${known})`,
+      },
+    };
   }
   const parsed = schema.safeParse(event);
   if (!parsed.success) {
-    return { ok: false, refusal: { code: 'INVALID_PAYLOAD', message: `payload of ${type} does not match its schema: ${formatIssues(parsed.error.issues)}`, details: { issues: parsed.error.issues } } };
+    return {
+      ok: false,
+      refusal: {
+        code: 'INVALID_PAYLOAD',
+        message: `payload of ${type} does not match its schema: ${formatIssues(parsed.error.issues)}`,
+        details: { issues: parsed.error.issues },
+      },
+    };
   }
   return { ok: true, event: parsed.data as { type: string } & Record<string, unknown> };
 }
@@ -57,7 +81,9 @@ export function untakenReason(snapshot: AnyMachineSnapshot, type: string): Refus
 
 /** Dotted paths of the active leaf states (`active.idle`). */
 export function activeStates(snapshot: AnyMachineSnapshot): string[] {
-  return activeNodes(snapshot).filter((node) => node.type === 'atomic' || node.type === 'final').map((node) => node.path.join('.'));
+  return activeNodes(snapshot)
+    .filter((node) => node.type === 'atomic' || node.type === 'final')
+    .map((node) => node.path.join('.'));
 }
 
 function truncate(text: string): string {
@@ -66,9 +92,13 @@ function truncate(text: string): string {
 
 /** The data of the `transition.rejected` event that records a refused event (its type cut to 200 characters). */
 export function refusalData(raw: unknown, refusal: Refusal, states: readonly string[], payload?: unknown): Record<string, unknown> {
-  const type = raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
+  const type =
+    raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
   return {
-    event: type === null ? null : type.slice(0, 200), states, code: refusal.code, reason: refusal.message,
+    event: type === null ? null : type.slice(0, 200),
+    states,
+    code: refusal.code,
+    reason: refusal.message,
     ...(refusal.details === undefined ? {} : { details: refusal.details }),
     ...(payload === undefined ? {} : { payload }),
   };

@@ -46,7 +46,15 @@ export class RunFailures {
       this.unhandledCompletion(snapshot, cause);
       return;
     }
-    const error = thrownError(thrown, recorded, snapshot ? activeNodes(snapshot).filter((n) => n.type === 'atomic' || n.type === 'final').map((n) => n.id) : []);
+    const error = thrownError(
+      thrown,
+      recorded,
+      snapshot
+        ? activeNodes(snapshot)
+            .filter((n) => n.type === 'atomic' || n.type === 'final')
+            .map((n) => n.id)
+        : [],
+    );
     if (snapshot && cause && !applyingExternal && invokeIdOf(cause.type) !== undefined) {
       // A guard or action threw on a call's result: the result is kept and the session waits for a person, who can
       // deliver it again once the code is fixed (or another result, or a failure) instead of losing the session.
@@ -67,9 +75,19 @@ export class RunFailures {
     const invokeId = invokeIdOf(event.type);
     const callId = invokeId === undefined ? undefined : run.calls.keyOf(invokeId);
     const refusal = thrown ? thrownCompletionRefusal(snapshot, event, callId, thrown) : completionRefusal(snapshot, event, callId);
-    run.append('transition.rejected', { event: event.type, states: activeStates(snapshot), code: refusal.code, reason: refusal.message, details: refusal.details });
+    run.append('transition.rejected', {
+      event: event.type,
+      states: activeStates(snapshot),
+      code: refusal.code,
+      reason: refusal.message,
+      details: refusal.details,
+    });
     run.append('error', { code: refusal.code, message: refusal.message, recoverable: true });
-    run.frozenSnapshot = awaitingSnapshot(run.actor.persistedRaw(), invokeId, invokeId === undefined ? undefined : run.calls.inputOf(invokeId));
+    run.frozenSnapshot = awaitingSnapshot(
+      run.actor.persistedRaw(),
+      invokeId,
+      invokeId === undefined ? undefined : run.calls.inputOf(invokeId),
+    );
     this.stop('needs_attention', { code: refusal.code, message: refusal.message });
   }
 
@@ -79,7 +97,10 @@ export class RunFailures {
     if (run.actor.stopped) return;
     run.append('tool.unknown_outcome', { callId: entry.key, tool: entry.name, startedAt: entry.startedAt });
     run.frozenSnapshot = run.actor.persistedRaw();
-    this.stop('needs_attention', { code: 'TOOL_UNKNOWN_OUTCOME', message: `call ${entry.key} of '${entry.name}' started but its result was never recorded; it is not idempotent, so it is not run again` });
+    this.stop('needs_attention', {
+      code: 'TOOL_UNKNOWN_OUTCOME',
+      message: `call ${entry.key} of '${entry.name}' started but its result was never recorded; it is not idempotent, so it is not run again`,
+    });
   }
 
   /** Ends the session in the `error` status; the snapshot kept has the error's code in place of the thrown value. */
@@ -87,7 +108,8 @@ export class RunFailures {
     const run = this.run;
     this.logError(error, false);
     const persisted = run.actor.snapshot ? run.actor.persistedRaw() : undefined;
-    run.frozenSnapshot = persisted === undefined ? run.log.stored.snapshot : persisted.status === 'error' ? { ...persisted, error } : persisted;
+    run.frozenSnapshot =
+      persisted === undefined ? run.log.stored.snapshot : persisted.status === 'error' ? { ...persisted, error } : persisted;
     this.stop('error', error);
   }
 
@@ -106,7 +128,12 @@ export class RunFailures {
   }
 
   private logError(error: FlowError, recoverable: boolean) {
-    this.run.append('error', { code: error.code, message: error.message, recoverable, ...(error.details === undefined ? {} : { details: error.details }) });
+    this.run.append('error', {
+      code: error.code,
+      message: error.message,
+      recoverable,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    });
   }
 
   private stop(status: SessionStatus, error: FlowError) {

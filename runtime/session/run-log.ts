@@ -64,7 +64,14 @@ export class RunLog {
 
   /** Appends an event (seq assigned now, frozen) to be written by the next commit. */
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent {
-    const event: RuntimeEvent = freezeEvent({ seq: ++this.seq, sessionId: this.record.sessionId, traceId: this.record.traceId, at: this.clock.now(), type, data });
+    const event: RuntimeEvent = freezeEvent({
+      seq: ++this.seq,
+      sessionId: this.record.sessionId,
+      traceId: this.record.traceId,
+      at: this.clock.now(),
+      type,
+      data,
+    });
     this.pendingEvents.push(event);
     this.appended.push(event);
     this.markDirty();
@@ -79,7 +86,10 @@ export class RunLog {
   }
 
   addUsage(usage: LlmUsage): void {
-    this.usage = { promptTokens: this.usage.promptTokens + usage.promptTokens, completionTokens: this.usage.completionTokens + usage.completionTokens };
+    this.usage = {
+      promptTokens: this.usage.promptTokens + usage.promptTokens,
+      completionTokens: this.usage.completionTokens + usage.completionTokens,
+    };
     this.markDirty();
   }
 
@@ -129,8 +139,17 @@ export class RunLog {
     // A literal with a fixed shape (not a spread) keeps stored records compact in memory.
     const base = this.record;
     const record: SessionRecord = {
-      sessionId: base.sessionId, machineId: base.machineId, specHash: base.specHash, traceId: base.traceId, status: draft.status,
-      version: base.version + 1, seq: this.seq, step: draft.step, snapshot: draft.snapshot, usage: this.usage, createdAt: base.createdAt,
+      sessionId: base.sessionId,
+      machineId: base.machineId,
+      specHash: base.specHash,
+      traceId: base.traceId,
+      status: draft.status,
+      version: base.version + 1,
+      seq: this.seq,
+      step: draft.step,
+      snapshot: draft.snapshot,
+      usage: this.usage,
+      createdAt: base.createdAt,
       updatedAt: this.clock.now(),
     };
     if (base.fork) record.fork = base.fork;
@@ -139,7 +158,13 @@ export class RunLog {
     if (draft.calls) record.calls = draft.calls;
     if (draft.timers) record.timers = draft.timers;
     try {
-      await this.store.commit({ expectedVersion: base.version, record, events, journal, ...(this.fence === undefined ? {} : { fence: this.fence }) });
+      await this.store.commit({
+        expectedVersion: base.version,
+        record,
+        events,
+        journal,
+        ...(this.fence === undefined ? {} : { fence: this.fence }),
+      });
     } catch (error) {
       this.halted = true;
       this.owner.lost(toFlowError(error, 'STORE_CONFLICT'));

@@ -11,7 +11,15 @@ import { TimerWakeups } from './timers.ts';
 /** Where a new run starts: a new session's input, or the state another session had (a fork, see planFork). */
 export type RunStart =
   | { kind: 'create'; input: unknown }
-  | { kind: 'fork'; parentId: string; forkedAt: number; state: unknown; context: unknown; snapshot: unknown; timers: ReadonlyArray<{ type: string; delayMs: number }> };
+  | {
+      kind: 'fork';
+      parentId: string;
+      forkedAt: number;
+      state: unknown;
+      context: unknown;
+      snapshot: unknown;
+      timers: ReadonlyArray<{ type: string; delayMs: number }>;
+    };
 
 /**
  * The runs of one runtime: the live one of each session being stepped, a few warm ones kept for a quick next event,
@@ -152,7 +160,10 @@ export class RunPool {
     }
     const info = this.host.machine(record.machineId);
     if (record.specHash !== info.definition.specHash) {
-      throw new FlowingError('SPEC_CHANGED', `session '${sessionId}' was created from another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not continued on the new graph`);
+      throw new FlowingError(
+        'SPEC_CHANGED',
+        `session '${sessionId}' was created from another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not continued on the new graph`,
+      );
     }
     const active = record.status === 'running' || record.status === 'waiting';
     // Only a session stopped mid-run can have calls in flight; idle ones never need the journal.
@@ -182,8 +193,18 @@ function newRun(host: RunHost, info: MachineInfo, ids: { sessionId: string; trac
   const now = host.clock.now();
   const { id: machineId, specHash } = info.definition;
   const record: SessionRecord = {
-    sessionId: ids.sessionId, machineId, specHash, traceId: ids.traceId,
-    status: 'running', version: 0, seq: 0, step: 0, snapshot: undefined, usage: NO_USAGE, createdAt: now, updatedAt: now,
+    sessionId: ids.sessionId,
+    machineId,
+    specHash,
+    traceId: ids.traceId,
+    status: 'running',
+    version: 0,
+    seq: 0,
+    step: 0,
+    snapshot: undefined,
+    usage: NO_USAGE,
+    createdAt: now,
+    updatedAt: now,
   };
   if (from.kind === 'create') {
     const run = new SessionRun(host, info, record, []);
@@ -197,7 +218,12 @@ function newRun(host: RunHost, info: MachineInfo, ids: { sessionId: string; trac
   const run = new SessionRun(host, info, record, []);
   run.append('session.started', { machineId, specHash, input: null, parentId: from.parentId, forkedAt: from.forkedAt });
   run.step = 1;
-  run.append('state.changed', { state: sharedValue(info, from.state), event: 'flowing.fork', transitions: EMPTY_LIST, context: from.context });
+  run.append('state.changed', {
+    state: sharedValue(info, from.state),
+    event: 'flowing.fork',
+    transitions: EMPTY_LIST,
+    context: from.context,
+  });
   run.start({ snapshot: from.snapshot });
   const snapshot = run.snapshot;
   if (snapshot && !run.stopped) run.watchApprovals(snapshot);

@@ -38,7 +38,8 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   const refusal = checkStatus(run.status, run.outcome?.error);
   if (refusal) return refuseEvent(run, raw, refusal);
   const snapshot = run.snapshot;
-  if (!snapshot || run.actor.stopped) return refuseEvent(run, raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
+  if (!snapshot || run.actor.stopped)
+    return refuseEvent(run, raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
   const check = checkEvent(run.info, raw);
   if (!check.ok) return refuseEvent(run, raw, check.refusal);
   const first = run.log.appended.length;
@@ -54,13 +55,25 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   }
   // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
   const decided = run.approvals.decide(check.event, snapshot);
-  if (decided) run.append('approval.decided', { approvalId: decided.id, decision: decided.decision, tool: decided.tool, argsHash: decided.argsHash, reason: check.event.reason ?? null });
+  if (decided)
+    run.append('approval.decided', {
+      approvalId: decided.id,
+      decision: decided.decision,
+      tool: decided.tool,
+      argsHash: decided.argsHash,
+      reason: check.event.reason ?? null,
+    });
   if (!run.quiet.is && run.status !== 'running') run.quiet.set();
   await run.quiet.whenQuiet();
   await run.flush();
   const failure = run.failed;
   if (failure) {
-    run.append('transition.rejected', { event: check.event.type, states: activeStates(snapshot), code: failure.code, reason: failure.message });
+    run.append('transition.rejected', {
+      event: check.event.type,
+      states: activeStates(snapshot),
+      code: failure.code,
+      reason: failure.message,
+    });
     await run.flush();
     return { applied: false, ...failure };
   }
@@ -72,5 +85,10 @@ export async function refuseEvent(run: SendingRun, raw: unknown, refusal: Refusa
   const snapshot = run.snapshot;
   run.append('transition.rejected', refusalData(raw, refusal, snapshot && !run.actor.stopped ? activeStates(snapshot) : [], payload));
   await run.flush();
-  return { applied: false, code: refusal.code, message: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) };
+  return {
+    applied: false,
+    code: refusal.code,
+    message: refusal.message,
+    ...(refusal.details === undefined ? {} : { details: refusal.details }),
+  };
 }

@@ -37,7 +37,10 @@ export class RunSteps {
   private lastContext: unknown;
   private lastStatus?: string;
 
-  constructor(private readonly run: SteppingRun, private readonly failures: RunFailures) {}
+  constructor(
+    private readonly run: SteppingRun,
+    private readonly failures: RunFailures,
+  ) {}
 
   /** A stored snapshot was restored: what it holds is the starting point, not a step. */
   restored(snapshot: AnyMachineSnapshot): void {
@@ -60,7 +63,11 @@ export class RunSteps {
       this.failures.end({ code: 'STEP_LIMIT', message: `the session took more than ${maxSteps} steps` });
       return;
     }
-    const data: Record<string, unknown> = { state: sharedValue(run.info, snapshot.value), event: cause.type, transitions: transitions.length === 0 ? EMPTY_LIST : transitions };
+    const data: Record<string, unknown> = {
+      state: sharedValue(run.info, snapshot.value),
+      event: cause.type,
+      transitions: transitions.length === 0 ? EMPTY_LIST : transitions,
+    };
     // Events from outside are logged whole, so a session can be replayed from its log.
     if (!cause.type.startsWith('xstate.')) data.payload = cause;
     if (snapshot.context !== this.lastContext) {
@@ -75,7 +82,14 @@ export class RunSteps {
   /** Logs the approval asked for when the session just entered an approval state. */
   watchApprovals(snapshot: AnyMachineSnapshot): void {
     const request = this.run.approvals.entered(snapshot, this.run.step);
-    if (request) this.run.append('approval.requested', { approvalId: request.id, state: request.state, tool: request.tool, args: request.args, argsHash: request.argsHash });
+    if (request)
+      this.run.append('approval.requested', {
+        approvalId: request.id,
+        state: request.state,
+        tool: request.tool,
+        args: request.args,
+        argsHash: request.argsHash,
+      });
   }
 
   /** The status the session settles in after a step; quiet unless a call is still running. */

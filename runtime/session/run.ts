@@ -54,7 +54,13 @@ export class SessionRun {
   /** True while an event from outside is applied synchronously: a throw then refuses that event and changes nothing. */
   private applyingExternal = false;
 
-  constructor(readonly host: RunHost, readonly info: MachineInfo, record: SessionRecord, journal: readonly JournalEntry[], quiet = false) {
+  constructor(
+    readonly host: RunHost,
+    readonly info: MachineInfo,
+    record: SessionRecord,
+    journal: readonly JournalEntry[],
+    quiet = false,
+  ) {
     this.sessionId = record.sessionId;
     this.status = record.status;
     this.step = record.step;
@@ -65,38 +71,56 @@ export class SessionRun {
     this.approvals = new ApprovalWatch(info, record.sessionId, record.approval);
     this.failures = new RunFailures(this);
     this.steps = new RunSteps(this, this.failures);
-    this.log = new RunLog(host.store, host.clock, {
-      draft: () => this.draft(),
-      committed: (stored, events) => {
-        host.onCommitted?.(stored);
-        host.deliver(this.sessionId, events);
+    this.log = new RunLog(
+      host.store,
+      host.clock,
+      {
+        draft: () => this.draft(),
+        committed: (stored, events) => {
+          host.onCommitted?.(stored);
+          host.deliver(this.sessionId, events);
+        },
+        // The store's refusal is the definitive reason, even when a lost lease was noticed a moment before.
+        lost: (error) => {
+          this.abandon(error);
+          this.outcome = { kind: 'lost', error };
+        },
       },
-      // The store's refusal is the definitive reason, even when a lost lease was noticed a moment before.
-      lost: (error) => {
-        this.abandon(error);
-        this.outcome = { kind: 'lost', error };
+      record,
+      journal,
+    );
+    this.calls = new CallLedger(
+      host,
+      {
+        sessionId: this.sessionId,
+        tools: info.definition.tools,
+        keyFor: (invokeId) => this.keyFor(invokeId),
+        approval: () => this.approvals.current,
+        consumeApproval: () => this.approvals.consume(),
+        needsAttention: (entry) => this.failures.unknownOutcome(entry),
       },
-    }, record, journal);
-    this.calls = new CallLedger(host, {
-      sessionId: this.sessionId,
-      tools: info.definition.tools,
-      keyFor: (invokeId) => this.keyFor(invokeId),
-      approval: () => this.approvals.current,
-      consumeApproval: () => this.approvals.consume(),
-      needsAttention: (entry) => this.failures.unknownOutcome(entry),
-    }, this.log);
+      this.log,
+    );
     const inspect = host.inspect && {
       inspector: host.inspect,
       source: () => ({ sessionId: this.sessionId, machineId: info.definition.id, afterSeq: this.log.seq }),
     };
-    this.actor = new ActorBridge({
-      machine: info.machine, throws: host.throwsOf(info), clock: host.clock, xstateClock: host.xstateClock, directory: host.directory,
-      calls: this.calls, ...(inspect ? { inspect } : {}),
-    }, {
-      step: (snapshot, cause, transitions) => this.steps.step(snapshot, cause, transitions),
-      restored: (snapshot) => this.steps.restored(snapshot),
-      error: (thrown, cause) => this.failures.actorError(thrown, cause, this.applyingExternal),
-    });
+    this.actor = new ActorBridge(
+      {
+        machine: info.machine,
+        throws: host.throwsOf(info),
+        clock: host.clock,
+        xstateClock: host.xstateClock,
+        directory: host.directory,
+        calls: this.calls,
+        ...(inspect ? { inspect } : {}),
+      },
+      {
+        step: (snapshot, cause, transitions) => this.steps.step(snapshot, cause, transitions),
+        restored: (snapshot) => this.steps.restored(snapshot),
+        error: (thrown, cause) => this.failures.actorError(thrown, cause, this.applyingExternal),
+      },
+    );
   }
 
   get traceId(): string {
@@ -176,7 +200,8 @@ export class SessionRun {
         if (this.log.version === 0) return undefined; // a session whose first state is invalid is never created
       }
     }
-    const snapshot = this.frozenSnapshot ?? (this.actor.live ? this.actor.persisted((p) => compactSnapshot(p, this.info)) : this.log.stored.snapshot);
+    const snapshot =
+      this.frozenSnapshot ?? (this.actor.live ? this.actor.persisted((p) => compactSnapshot(p, this.info)) : this.log.stored.snapshot);
     const draft: RecordDraft = { status: this.status, step: this.step, snapshot };
     if (this.approvals.current) draft.approval = this.approvals.current;
     if (this.outcome?.kind === 'ended') draft.error = this.outcome.error;

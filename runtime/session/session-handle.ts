@@ -30,10 +30,14 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       }
       const admitted = admission.enter();
       if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
-      return queue.run(sessionId, () => pool.withRun(sessionId, true, async (run) => {
-        await run.whenQuiet();
-        return run.send(event);
-      })).finally(admitted.leave);
+      return queue
+        .run(sessionId, () =>
+          pool.withRun(sessionId, true, async (run) => {
+            await run.whenQuiet();
+            return run.send(event);
+          }),
+        )
+        .finally(admitted.leave);
     },
     async snapshot() {
       const current = pool.current(sessionId);
@@ -42,8 +46,16 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${store.name} store`);
       const snapshot = (record.snapshot ?? {}) as { value?: unknown; context?: unknown };
       const view: SessionSnapshot = {
-        sessionId, machineId: record.machineId, traceId: record.traceId, status: record.status, state: snapshot.value ?? null,
-        context: snapshot.context ?? null, seq: record.seq, step: record.step, version: record.version, usage: record.usage,
+        sessionId,
+        machineId: record.machineId,
+        traceId: record.traceId,
+        status: record.status,
+        state: snapshot.value ?? null,
+        context: snapshot.context ?? null,
+        seq: record.seq,
+        step: record.step,
+        version: record.version,
+        usage: record.usage,
       };
       if (record.approval) view.approval = record.approval;
       if (record.error) view.error = record.error;

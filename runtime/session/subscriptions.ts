@@ -50,7 +50,10 @@ export class Subscriptions {
     if (sub.closed) return;
     this.close(sessionId, sub);
     const cause = toFlowError(thrown, 'STORE_UNAVAILABLE');
-    const error = { code: 'SUBSCRIPTION_FAILED', message: `the events of session '${sessionId}' after seq ${sub.lastSeq} could not be read (${cause.code}: ${cause.message}); the subscription is closed, subscribe again from seq ${sub.lastSeq}` };
+    const error = {
+      code: 'SUBSCRIPTION_FAILED',
+      message: `the events of session '${sessionId}' after seq ${sub.lastSeq} could not be read (${cause.code}: ${cause.message}); the subscription is closed, subscribe again from seq ${sub.lastSeq}`,
+    };
     if (!sub.onError) {
       process.emitWarning(error.message, { code: error.code });
       return;

@@ -19,7 +19,10 @@ export class TimerTracker {
   /** What was seen of each scheduled delayed event, so a deadline stays put across commits. */
   private readonly seen = new Map<string, { startedAt: number; delay: number; due: number }>();
 
-  constructor(private readonly actor: Actor<AnyStateMachine>, private readonly clock: Clock) {}
+  constructor(
+    private readonly actor: Actor<AnyStateMachine>,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Fixes the deadline of every delayed transition the actor scheduled since the last look: the runtime clock now
@@ -76,7 +79,9 @@ export class TimerTracker {
   fireDue(deadlines: TimerDeadlines | undefined): number {
     if (!deadlines) return 0;
     const now = this.clock.now();
-    const due = Object.entries(deadlines).filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
+    const due = Object.entries(deadlines)
+      .filter(([, at]) => at <= now)
+      .sort((a, b) => a[1] - b[1]);
     let fired = 0;
     for (const [type] of due) {
       const pending = Object.values(scheduledEvents(this.actor)).some((entry) => entry.source === this.actor && entry.id === type);
@@ -91,7 +96,9 @@ export class TimerTracker {
 
   /** A delayed transition of the actor itself (`after`), scheduled under its event type as XState does. */
   private isAfterTimer(entry: ScheduledEvent): boolean {
-    return entry.source === this.actor && entry.target === this.actor && entry.event.type.startsWith(AFTER) && entry.id === entry.event.type;
+    return (
+      entry.source === this.actor && entry.target === this.actor && entry.event.type.startsWith(AFTER) && entry.id === entry.event.type
+    );
   }
 }
 
@@ -123,7 +130,10 @@ export const WAKE_RETRY_MS = 1_000;
 export class TimerWakeups {
   private readonly armed = new Map<string, { at: number; handle: unknown }>();
 
-  constructor(private readonly clock: Clock, private readonly wake: (sessionId: string) => Promise<unknown>) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly wake: (sessionId: string) => Promise<unknown>,
+  ) {}
 
   /** Sets (or moves, or clears) the wake-up of a session to the earliest of its deadlines. */
   arm(sessionId: string, deadlines: TimerDeadlines | undefined): void {
@@ -138,16 +148,19 @@ export class TimerWakeups {
       this.armed.delete(sessionId);
       return;
     }
-    const handle = this.clock.setTimeout(() => {
-      if (this.armed.get(sessionId)?.handle !== handle) return;
-      this.armed.delete(sessionId);
-      // Timers may fire a little early (millisecond rounding); waking now would find nothing due and drop the timer.
-      if (this.clock.now() < at) return this.armAt(sessionId, at);
-      this.wake(sessionId).catch((error: { code?: unknown }) => {
-        if (typeof error?.code === 'string' && FINAL_WAKE_FAILURES.has(error.code)) return;
-        if (!this.armed.has(sessionId)) this.armAt(sessionId, this.clock.now() + WAKE_RETRY_MS);
-      });
-    }, Math.max(0, at - this.clock.now()));
+    const handle = this.clock.setTimeout(
+      () => {
+        if (this.armed.get(sessionId)?.handle !== handle) return;
+        this.armed.delete(sessionId);
+        // Timers may fire a little early (millisecond rounding); waking now would find nothing due and drop the timer.
+        if (this.clock.now() < at) return this.armAt(sessionId, at);
+        this.wake(sessionId).catch((error: { code?: unknown }) => {
+          if (typeof error?.code === 'string' && FINAL_WAKE_FAILURES.has(error.code)) return;
+          if (!this.armed.has(sessionId)) this.armAt(sessionId, this.clock.now() + WAKE_RETRY_MS);
+        });
+      },
+      Math.max(0, at - this.clock.now()),
+    );
     // A wake-up alone does not keep a process alive (a one-shot `flowing run` exits; a server has its socket).
     (handle as { unref?: () => void } | null)?.unref?.();
     this.armed.set(sessionId, { at, handle });

@@ -81,13 +81,21 @@ export interface Session<TEvent extends { type: string } = { type: string; [key:
 }
 
 export interface Runtime {
-  createSession<TDef extends AnyMachineDefinition>(machine: TDef | string, input?: unknown, options?: { sessionId?: string; traceId?: string }): Promise<Session<SessionEvent<TDef>>>;
+  createSession<TDef extends AnyMachineDefinition>(
+    machine: TDef | string,
+    input?: unknown,
+    options?: { sessionId?: string; traceId?: string },
+  ): Promise<Session<SessionEvent<TDef>>>;
   /**
    * Starts a new session at the state and context session `parentId` had right after event `atSeq` (context fields
    * patched by `options.context`, checked against the schema); resolves when it is quiet. Nothing of the parent runs
    * again; calls the forked state invokes start in the fork. See `planFork` for what is refused and why.
    */
-  forkSession(parentId: string, atSeq: number, options?: { context?: Record<string, unknown>; sessionId?: string; traceId?: string }): Promise<Session>;
+  forkSession(
+    parentId: string,
+    atSeq: number,
+    options?: { context?: Record<string, unknown>; sessionId?: string; traceId?: string },
+  ): Promise<Session>;
   /** A handle on a stored session (no I/O until used). */
   session(sessionId: string): Session;
   /**

@@ -26,7 +26,11 @@ export function invokeIdOf(type: string): string | undefined {
  * The refusal of a completion event that took no transition: GUARD_REJECTED when the state has branches for it and
  * every guard was false, NO_TRANSITION when it has none. The details carry what the branches saw.
  */
-export function completionRefusal(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>, callId: string | undefined): Refusal {
+export function completionRefusal(
+  snapshot: AnyMachineSnapshot,
+  event: { type: string } & Record<string, unknown>,
+  callId: string | undefined,
+): Refusal {
   const base = untakenReason(snapshot, event.type);
   const states = activeStates(snapshot).join(', ');
   const invokeId = invokeIdOf(event.type);
@@ -55,7 +59,12 @@ export function completionRefusal(snapshot: AnyMachineSnapshot, event: { type: s
  * The refusal of a call's result or error on which a guard or action threw (GUARD_THREW, ACTION_THREW,
  * MACHINE_THREW with the thrown message): the session waits for a person like for a result no branch takes.
  */
-export function thrownCompletionRefusal(snapshot: AnyMachineSnapshot, event: { type: string } & Record<string, unknown>, callId: string | undefined, thrown: FlowError): Refusal {
+export function thrownCompletionRefusal(
+  snapshot: AnyMachineSnapshot,
+  event: { type: string } & Record<string, unknown>,
+  callId: string | undefined,
+  thrown: FlowError,
+): Refusal {
   const details: Record<string, unknown> = { event: event.type, states: activeStates(snapshot), error: thrown };
   if (callId !== undefined) details.callId = callId;
   if (event.type.startsWith(DONE)) details.output = event.output ?? null;
@@ -71,12 +80,19 @@ export function thrownCompletionRefusal(snapshot: AnyMachineSnapshot, event: { t
  * that completed back in flight (with its input), so a resume asks the journal for its result again and a person
  * who resolves the call (a different result, or a failure) is heard by the machine.
  */
-export function awaitingSnapshot(persisted: Record<string, unknown>, invokeId: string | undefined, input: unknown): Record<string, unknown> {
+export function awaitingSnapshot(
+  persisted: Record<string, unknown>,
+  invokeId: string | undefined,
+  input: unknown,
+): Record<string, unknown> {
   const snapshot: Record<string, unknown> = { ...persisted, status: 'active', error: undefined };
   const children = persisted.children as Record<string, { snapshot?: Record<string, unknown> }> | undefined;
   const child = invokeId === undefined ? undefined : children?.[invokeId];
   if (child && input !== undefined) {
-    snapshot.children = { ...children, [invokeId!]: { ...child, snapshot: { status: 'active', output: undefined, error: undefined, input } } };
+    snapshot.children = {
+      ...children,
+      [invokeId!]: { ...child, snapshot: { status: 'active', output: undefined, error: undefined, input } },
+    };
   }
   return snapshot;
 }

@@ -40,12 +40,17 @@ function decode(body: unknown, check: unknown, what: string, sessionId: string):
 }
 
 function unseal(sealed: unknown, what: string, sessionId: string): unknown {
-  if (typeof sealed !== 'string' || sealed.length < CHECK_LENGTH) throw corrupt(`${what} of session '${sessionId}' is truncated`, sessionId);
+  if (typeof sealed !== 'string' || sealed.length < CHECK_LENGTH)
+    throw corrupt(`${what} of session '${sessionId}' is truncated`, sessionId);
   return decode(sealed.slice(CHECK_LENGTH), sealed.slice(0, CHECK_LENGTH), what, sessionId);
 }
 
 function corrupt(message: string, sessionId: string, cause?: unknown) {
-  return storeError('FLOW_STORE_CORRUPT', `${message}; the session is refused (others are unaffected). Restore it from a backup or delete it.`, { sessionId, cause });
+  return storeError(
+    'FLOW_STORE_CORRUPT',
+    `${message}; the session is refused (others are unaffected). Restore it from a backup or delete it.`,
+    { sessionId, cause },
+  );
 }
 
 /** A stored record, checked: its checksum, its JSON and the fields the runtime relies on. */
@@ -59,9 +64,17 @@ export function unsealRecord(sealed: unknown, sessionId: string): SessionRecord 
 
 function checkRecord(value: unknown, sessionId: string): SessionRecord {
   const r = value as Partial<SessionRecord> | null;
-  const ok = r !== null && typeof r === 'object' && r.sessionId === sessionId && typeof r.machineId === 'string'
-    && typeof r.status === 'string' && Number.isInteger(r.version) && Number.isInteger(r.seq) && Number.isInteger(r.step)
-    && typeof r.usage === 'object' && r.usage !== null;
+  const ok =
+    r !== null &&
+    typeof r === 'object' &&
+    r.sessionId === sessionId &&
+    typeof r.machineId === 'string' &&
+    typeof r.status === 'string' &&
+    Number.isInteger(r.version) &&
+    Number.isInteger(r.seq) &&
+    Number.isInteger(r.step) &&
+    typeof r.usage === 'object' &&
+    r.usage !== null;
   if (!ok) throw corrupt(`the record of session '${sessionId}' lacks required fields`, sessionId);
   return r as SessionRecord;
 }
@@ -77,7 +90,15 @@ export function unsealEvent(sealed: unknown, sessionId: string, seq: number): Ru
 
 function checkEvent(value: unknown, sessionId: string, seq: number): RuntimeEvent {
   const e = value as Partial<RuntimeEvent> | null;
-  if (e === null || typeof e !== 'object' || e.seq !== seq || e.sessionId !== sessionId || typeof e.type !== 'string' || typeof e.data !== 'object' || e.data === null) {
+  if (
+    e === null ||
+    typeof e !== 'object' ||
+    e.seq !== seq ||
+    e.sessionId !== sessionId ||
+    typeof e.type !== 'string' ||
+    typeof e.data !== 'object' ||
+    e.data === null
+  ) {
     throw corrupt(`event ${seq} of session '${sessionId}' does not match its position in the log`, sessionId);
   }
   return freezeEvent(e as RuntimeEvent & { data: object });

@@ -5,7 +5,11 @@ import { FlowingError } from '../errors.ts';
 export { STORE_ERROR_CODES, type StoreErrorCode } from '@flowing/protocol';
 
 /** A store error with its code; `details.sessionId` names the session when one is concerned. */
-export function storeError(code: StoreErrorCode, message: string, options: { cause?: unknown; sessionId?: string } = {}): FlowingError<StoreErrorCode> {
+export function storeError(
+  code: StoreErrorCode,
+  message: string,
+  options: { cause?: unknown; sessionId?: string } = {},
+): FlowingError<StoreErrorCode> {
   return new FlowingError(code, message, {
     cause: options.cause,
     ...(options.sessionId === undefined ? {} : { details: { sessionId: options.sessionId } }),

@@ -52,7 +52,9 @@ export function createMemoryStore(options: { data?: MemoryStoreData } = {}): Mem
     },
     async listSessions(query) {
       const plan = planList(query);
-      const sorted = [...data.records.values()].filter((r) => isAfter(r, plan.after) && matches(plan, r.machineId, r.status)).sort(newestFirst);
+      const sorted = [...data.records.values()]
+        .filter((r) => isAfter(r, plan.after) && matches(plan, r.machineId, r.status))
+        .sort(newestFirst);
       const page = sorted.slice(0, plan.limit);
       const last = page[page.length - 1];
       return { sessions: page.map(summarize), ...(sorted.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };

@@ -33,7 +33,8 @@ export function planList(query: SessionQuery = {}): ListPlan {
   if (query.status !== undefined) {
     const list = typeof query.status === 'string' ? [query.status] : [...query.status];
     for (const status of list) {
-      if (!STATUSES.includes(status)) throw storeError('STORE_BAD_QUERY', `status '${String(status)}' is not one of ${STATUSES.join(', ')}`);
+      if (!STATUSES.includes(status))
+        throw storeError('STORE_BAD_QUERY', `status '${String(status)}' is not one of ${STATUSES.join(', ')}`);
     }
     statuses = new Set(list);
   }
@@ -53,7 +54,8 @@ export function encodeCursor(position: ListPosition): string {
 function decodeCursor(cursor: string): ListPosition {
   let parsed: unknown;
   try {
-    parsed = typeof cursor === 'string' && cursor.length <= 1_000 ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
+    parsed =
+      typeof cursor === 'string' && cursor.length <= 1_000 ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   } catch {
     parsed = undefined;
   }
@@ -82,7 +84,13 @@ export function matches(plan: ListPlan, machineId: string, status: SessionStatus
 /** The listing line of a stored record. */
 export function summarize(record: SessionRecord): SessionSummary {
   return {
-    sessionId: record.sessionId, machineId: record.machineId, status: record.status, version: record.version, seq: record.seq,
-    createdAt: record.createdAt, updatedAt: record.updatedAt, awaitingApproval: record.approval !== undefined && record.approval.decision === undefined,
+    sessionId: record.sessionId,
+    machineId: record.machineId,
+    status: record.status,
+    version: record.version,
+    seq: record.seq,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    awaitingApproval: record.approval !== undefined && record.approval.decision === undefined,
   };
 }

@@ -58,16 +58,23 @@ const FINISHED: ReadonlySet<SessionStatus> = new Set(['done', 'error', 'cancelle
 export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
   const ttl = options.finishedTtlSeconds ?? 0;
-  if (!Number.isInteger(ttl) || ttl < 0) throw storeError('STORE_BAD_OPTIONS', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
+  if (!Number.isInteger(ttl) || ttl < 0)
+    throw storeError('STORE_BAD_OPTIONS', `finishedTtlSeconds must be a whole number of seconds ≥ 0, got ${String(ttl)}`);
   const budget = options.listScanBudget ?? 1_000;
   const leaseTtlMs = options.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100) throw storeError('STORE_BAD_OPTIONS', `lease.ttlMs must be a whole number of milliseconds ≥ 100, got ${String(leaseTtlMs)}`);
+  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100)
+    throw storeError('STORE_BAD_OPTIONS', `lease.ttlMs must be a whole number of milliseconds ≥ 100, got ${String(leaseTtlMs)}`);
   if (options.redis?.options.keyPrefix) {
     // ioredis would prefix the script's KEYS but not the key names the listing script builds itself.
-    throw storeError('STORE_BAD_OPTIONS', `the given ioredis client has keyPrefix '${options.redis.options.keyPrefix}'; pass a client without one and use the store's prefix option`);
+    throw storeError(
+      'STORE_BAD_OPTIONS',
+      `the given ioredis client has keyPrefix '${options.redis.options.keyPrefix}'; pass a client without one and use the store's prefix option`,
+    );
   }
   const owned = !options.redis;
-  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
+  const redis =
+    options.redis ??
+    new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
   // The hash tag keeps one session's keys in one slot, should the keys ever live on a cluster.
   const key = (sessionId: string, kind: 'r' | 'e' | 'j' | 'lease') => `${prefix}{${sessionId}}:${kind}`;
@@ -85,8 +92,18 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     try {
       return await fn();
     } catch (error) {
-      if (error && typeof error === 'object' && 'code' in error && typeof (error as { code: unknown }).code === 'string' && /^(STORE_|FLOW_STORE_)/.test((error as { code: string }).code)) throw error;
-      throw storeError('STORE_UNAVAILABLE', `Redis ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error, ...(sessionId ? { sessionId } : {}) });
+      if (
+        error &&
+        typeof error === 'object' &&
+        'code' in error &&
+        typeof (error as { code: unknown }).code === 'string' &&
+        /^(STORE_|FLOW_STORE_)/.test((error as { code: string }).code)
+      )
+        throw error;
+      throw storeError('STORE_UNAVAILABLE', `Redis ${what} failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+        ...(sessionId ? { sessionId } : {}),
+      });
     }
   }
 
@@ -105,37 +122,72 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const id = record.sessionId;
       checkCommitShape(request);
       const args: Array<string | number> = [
-        expectedVersion, record.version, encodeSealed(record), record.status, record.machineId, record.createdAt,
-        record.approval && !record.approval.decision ? 1 : 0, record.seq, ttl, FINISHED.has(record.status) ? 1 : 0, id, record.updatedAt,
-        request.fence ?? 0, events.length,
+        expectedVersion,
+        record.version,
+        encodeSealed(record),
+        record.status,
+        record.machineId,
+        record.createdAt,
+        record.approval && !record.approval.decision ? 1 : 0,
+        record.seq,
+        ttl,
+        FINISHED.has(record.status) ? 1 : 0,
+        id,
+        record.updatedAt,
+        request.fence ?? 0,
+        events.length,
       ];
       for (const event of events) args.push(encodeSealed(event));
       for (const entry of journal) args.push(entry.key, encodeSealed(entry));
       const keys = [key(id, 'r'), key(id, 'e'), key(id, 'j'), indexKey(), indexKey(record.machineId), key(id, 'lease'), runningKey];
       const reply = (await call('commit', () => runScript(redis, COMMIT, keys, args), id)) as [number, number?];
-      if (reply[0] === 0) throw storeError('STORE_CONFLICT', `session ${id} is at version ${reply[1]}, the write expected ${expectedVersion}; reload and retry`, { sessionId: id });
+      if (reply[0] === 0)
+        throw storeError(
+          'STORE_CONFLICT',
+          `session ${id} is at version ${reply[1]}, the write expected ${expectedVersion}; reload and retry`,
+          { sessionId: id },
+        );
       if (reply[0] === 3) {
-        const why = request.fence ? `its lease token ${request.fence} is not the latest (${reply[1]}): another process took the session over` : `another process holds its lease (token ${reply[1]})`;
+        const why = request.fence
+          ? `its lease token ${request.fence} is not the latest (${reply[1]}): another process took the session over`
+          : `another process holds its lease (token ${reply[1]})`;
         throw storeError('STORE_FENCED', `write to session ${id} refused: ${why}`, { sessionId: id });
       }
-      if (reply[0] === 2) throw storeError('STORE_CONFLICT', `event seq ${events[0]?.seq ?? record.seq} of session ${id} does not follow ${reply[1]}`, { sessionId: id });
+      if (reply[0] === 2)
+        throw storeError('STORE_CONFLICT', `event seq ${events[0]?.seq ?? record.seq} of session ${id} does not follow ${reply[1]}`, {
+          sessionId: id,
+        });
     },
     async readEvents(sessionId, afterSeq = 0, limit = Number.POSITIVE_INFINITY) {
       const after = Math.max(0, Math.floor(afterSeq) || 0);
       const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : undefined;
       if (count === 0) return [];
       const start = after === 0 ? '-' : `(${after}-0`;
-      const entries = await call('readEvents', () => (count === undefined ? redis.xrange(key(sessionId, 'e'), start, '+') : redis.xrange(key(sessionId, 'e'), start, '+', 'COUNT', count)), sessionId);
+      const entries = await call(
+        'readEvents',
+        () =>
+          count === undefined
+            ? redis.xrange(key(sessionId, 'e'), start, '+')
+            : redis.xrange(key(sessionId, 'e'), start, '+', 'COUNT', count),
+        sessionId,
+      );
       return entries.map(([entryId, fields]) => unsealEvent(fieldE(fields), sessionId, Number.parseInt(entryId, 10)));
     },
     async readJournal(sessionId) {
       const entries = await call('readJournal', () => redis.hgetall(key(sessionId, 'j')), sessionId);
-      return Object.keys(entries).sort().map((k) => unsealJournal(entries[k], sessionId, k));
+      return Object.keys(entries)
+        .sort()
+        .map((k) => unsealJournal(entries[k], sessionId, k));
     },
     async listSessions(query?: SessionQuery): Promise<SessionPage> {
       const plan = planList(query);
       const args: Array<string | number> = [
-        `${prefix}{`, '}:r', plan.after ? String(plan.after.createdAt) : '+inf', plan.after?.sessionId ?? '', plan.limit + 1, Math.max(budget, plan.limit + 1),
+        `${prefix}{`,
+        '}:r',
+        plan.after ? String(plan.after.createdAt) : '+inf',
+        plan.after?.sessionId ?? '',
+        plan.limit + 1,
+        Math.max(budget, plan.limit + 1),
         ...(plan.statuses ?? []),
       ];
       const reply = (await call('listSessions', () => runScript(redis, LIST, [indexKey(plan.machineId)], args))) as Array<string | number>;
@@ -144,14 +196,21 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       for (let i = 3; i + 7 < reply.length; i += 8) {
         const [id, status, machineId, version, seq, createdAt, awaiting, updatedAt] = reply.slice(i, i + 8).map(String) as string[];
         found.push({
-          sessionId: id!, machineId: machineId!, status: status as SessionStatus, version: Number(version), seq: Number(seq),
-          createdAt: Number(createdAt), updatedAt: Number(updatedAt), awaitingApproval: awaiting === '1',
+          sessionId: id!,
+          machineId: machineId!,
+          status: status as SessionStatus,
+          version: Number(version),
+          seq: Number(seq),
+          createdAt: Number(createdAt),
+          updatedAt: Number(updatedAt),
+          awaitingApproval: awaiting === '1',
         });
       }
       const sessions = found.slice(0, plan.limit);
       if (found.length > plan.limit) return { sessions, nextCursor: encodeCursor(sessions[sessions.length - 1]!) };
       // The scan budget ran out before the end of the index: continue after the last session looked at.
-      if (Number(done) !== 1 && lastMember !== '') return { sessions, nextCursor: encodeCursor({ createdAt: Number(lastScore), sessionId: String(lastMember) }) };
+      if (Number(done) !== 1 && lastMember !== '')
+        return { sessions, nextCursor: encodeCursor({ createdAt: Number(lastScore), sessionId: String(lastMember) }) };
       return { sessions };
     },
     follow(sessionId, afterSeq, listener) {
@@ -172,7 +231,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       } catch (error) {
         // Managed Redis services often refuse CONFIG; say so rather than guess.
         if ((error as { code?: string }).code === 'STORE_CLOSED') throw error;
-        return { appendonly: false, summary: 'Redis durability: unknown (CONFIG GET refused); check the server\'s appendonly and appendfsync settings' };
+        return {
+          appendonly: false,
+          summary: "Redis durability: unknown (CONFIG GET refused); check the server's appendonly and appendfsync settings",
+        };
       }
       const summary = !appendonly ? 'Redis durability: snapshot only' : `Redis durability: append-only file, fsync ${appendfsync}`;
       return { appendonly, ...(appendfsync ? { appendfsync } : {}), summary };
@@ -192,4 +254,3 @@ function fieldE(fields: unknown): unknown {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'e') return fields[i + 1];
   return undefined;
 }
-

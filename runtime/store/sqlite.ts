@@ -78,23 +78,32 @@ interface SessionRow {
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore {
   const file = resolve(options.projectDir ?? process.cwd(), options.file ?? DEFAULT_SQLITE_FILE);
   const synchronous = options.synchronous ?? 'FULL';
-  if (!(synchronous in SYNCHRONOUS_LEVELS)) throw storeError('STORE_BAD_OPTIONS', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
+  if (!(synchronous in SYNCHRONOUS_LEVELS))
+    throw storeError('STORE_BAD_OPTIONS', `synchronous must be one of ${Object.keys(SYNCHRONOUS_LEVELS).join(', ')}`);
   const maxGroup = options.maxCommitsPerTransaction ?? 256;
-  if (!Number.isInteger(maxGroup) || maxGroup < 1) throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
+  if (!Number.isInteger(maxGroup) || maxGroup < 1)
+    throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
   const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
 
   const q = {
     version: db.prepare<[string], { version: number; seq: number }>('SELECT version, seq FROM sessions WHERE session_id = ?'),
     load: db.prepare<[string], { record: string; record_check: string }>('SELECT record, record_check FROM sessions WHERE session_id = ?'),
-    upsert: db.prepare(`INSERT INTO sessions (session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, record, record_check)
+    upsert:
+      db.prepare(`INSERT INTO sessions (session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, record, record_check)
       VALUES (@sessionId, @machineId, @status, @version, @seq, @createdAt, @updatedAt, @awaiting, @body, @check)
       ON CONFLICT (session_id) DO UPDATE SET status = excluded.status, version = excluded.version, seq = excluded.seq,
         updated_at = excluded.updated_at, awaiting_approval = excluded.awaiting_approval, record = excluded.record, record_check = excluded.record_check`),
     event: db.prepare('INSERT INTO events (session_id, seq, body, body_check) VALUES (?, ?, ?, ?)'),
-    journal: db.prepare('INSERT INTO journal (session_id, key, body, body_check) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, key) DO UPDATE SET body = excluded.body, body_check = excluded.body_check'),
-    events: db.prepare<[string, number, number], { seq: number; body: string; body_check: string }>('SELECT seq, body, body_check FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-    readJournal: db.prepare<[string], { key: string; body: string; body_check: string }>('SELECT key, body, body_check FROM journal WHERE session_id = ? ORDER BY key'),
+    journal: db.prepare(
+      'INSERT INTO journal (session_id, key, body, body_check) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, key) DO UPDATE SET body = excluded.body, body_check = excluded.body_check',
+    ),
+    events: db.prepare<[string, number, number], { seq: number; body: string; body_check: string }>(
+      'SELECT seq, body, body_check FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    readJournal: db.prepare<[string], { key: string; body: string; body_check: string }>(
+      'SELECT key, body, body_check FROM journal WHERE session_id = ? ORDER BY key',
+    ),
   };
 
   const writeOne = db.transaction((request: CommitRequest) => {
@@ -102,8 +111,16 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     checkCommit(request, q.version.get(record.sessionId));
     const { body, check } = encode(record);
     q.upsert.run({
-      sessionId: record.sessionId, machineId: record.machineId, status: record.status, version: record.version, seq: record.seq,
-      createdAt: record.createdAt, updatedAt: record.updatedAt, awaiting: record.approval && !record.approval.decision ? 1 : 0, body, check,
+      sessionId: record.sessionId,
+      machineId: record.machineId,
+      status: record.status,
+      version: record.version,
+      seq: record.seq,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      awaiting: record.approval && !record.approval.decision ? 1 : 0,
+      body,
+      check,
     });
     for (const event of events) {
       const stored = encode(event);
@@ -269,8 +286,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, session_id DESC LIMIT ?`;
         const rows = db.prepare<Array<string | number>, SessionRow>(sql).all(...params, plan.limit + 1);
         const sessions: SessionSummary[] = rows.slice(0, plan.limit).map((r) => ({
-          sessionId: r.session_id, machineId: r.machine_id, status: r.status, version: r.version, seq: r.seq,
-          createdAt: r.created_at, updatedAt: r.updated_at, awaitingApproval: r.awaiting_approval === 1,
+          sessionId: r.session_id,
+          machineId: r.machine_id,
+          status: r.status,
+          version: r.version,
+          seq: r.seq,
+          createdAt: r.created_at,
+          updatedAt: r.updated_at,
+          awaitingApproval: r.awaiting_approval === 1,
         }));
         const last = sessions[sessions.length - 1];
         return { sessions, ...(rows.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };
@@ -317,5 +340,7 @@ function translate(error: unknown, file: string): unknown {
     }
     return error;
   }
-  return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+  });
 }

@@ -112,9 +112,7 @@ export interface SessionPage {
 }
 
 /** The answer to a lease request: granted with its fencing token, or held by another owner for about `retryInMs`. */
-export type LeaseAttempt =
-  | { granted: true; token: number }
-  | { granted: false; holder: string; retryInMs: number };
+export type LeaseAttempt = { granted: true; token: number } | { granted: false; holder: string; retryInMs: number };
 
 /**
  * Leases on sessions for stores shared between processes: one process steps a session at a time, and every commit

@@ -42,7 +42,11 @@ export interface CaseCalls {
  * call (same idempotency key) gets the same answer again. A call with no result left is refused with
  * REPLAY_MISSING_CALL and listed in `missing`; a `pending` result never answers (until the call is stopped).
  */
-export function createCaseCalls(calls: readonly RecordedCall[], machineTools: Readonly<Record<string, AnyTool>>, options: CaseCallsOptions = {}): CaseCalls {
+export function createCaseCalls(
+  calls: readonly RecordedCall[],
+  machineTools: Readonly<Record<string, AnyTool>>,
+  options: CaseCallsOptions = {},
+): CaseCalls {
   const order = options.ordered ? createTurns(calls) : undefined;
   const queues = new Map<string, RecordedCall[]>();
   for (const call of calls) {
@@ -82,7 +86,12 @@ export function createCaseCalls(calls: readonly RecordedCall[], machineTools: Re
   const model = <T>(request: LlmRequest, options: LlmCallOptions): Promise<LlmResult<T>> => {
     if (request.repair) {
       missing.push({ call: 'llm', name: request.kind, input: { repair: request.repair.problem } });
-      return Promise.reject(new FlowingError('REPLAY_MISSING_CALL', `the recorded ${request.kind} answer is refused by the machine (${request.repair.problem}); a repair call is not in the recording`));
+      return Promise.reject(
+        new FlowingError(
+          'REPLAY_MISSING_CALL',
+          `the recorded ${request.kind} answer is refused by the machine (${request.repair.problem}); a repair call is not in the recording`,
+        ),
+      );
     }
     let recorded: RecordedCall;
     try {
@@ -90,10 +99,12 @@ export function createCaseCalls(calls: readonly RecordedCall[], machineTools: Re
     } catch (error) {
       return Promise.reject(error);
     }
-    return (order ? order.turn(recorded) : Promise.resolve()).then(() => answer(recorded.result, options.signal)).then((output) => {
-      if (request.kind === 'generate') options.onDelta?.(String((output as { text?: unknown }).text ?? ''));
-      return { output: output as T, model: 'recorded', usage: recorded.usage ?? { promptTokens: 0, completionTokens: 0 }, attempts: 1 };
-    });
+    return (order ? order.turn(recorded) : Promise.resolve())
+      .then(() => answer(recorded.result, options.signal))
+      .then((output) => {
+        if (request.kind === 'generate') options.onDelta?.(String((output as { text?: unknown }).text ?? ''));
+        return { output: output as T, model: 'recorded', usage: recorded.usage ?? { promptTokens: 0, completionTokens: 0 }, attempts: 1 };
+      });
   };
   const llm: LlmProvider = {
     name: 'recorded',
@@ -132,7 +143,12 @@ function createTurns(calls: readonly RecordedCall[]) {
         finish();
         return Promise.resolve();
       }
-      return new Promise<void>((resolve) => waiting.set(i, () => { finish(); resolve(); }));
+      return new Promise<void>((resolve) =>
+        waiting.set(i, () => {
+          finish();
+          resolve();
+        }),
+      );
     },
     release(): boolean {
       if (waiting.size === 0) return false;

@@ -99,11 +99,19 @@ export function parseCase(text: string, where = 'case'): CaseFile {
     } catch (error) {
       throw new TestingError('CASE_BAD_LINE', `${at}: not valid JSON (${(error as Error).message})`);
     }
-    if (!record || typeof record !== 'object' || Array.isArray(record)) throw new TestingError('CASE_BAD_LINE', `${at}: a line must be a JSON object`);
+    if (!record || typeof record !== 'object' || Array.isArray(record))
+      throw new TestingError('CASE_BAD_LINE', `${at}: a line must be a JSON object`);
     if (!header) {
-      if (record.type !== 'case') throw new TestingError('CASE_NO_HEADER', `${at}: the first line must be the case header ({"type":"case","formatVersion":${CASE_FORMAT_VERSION},"machineId":...})`);
+      if (record.type !== 'case')
+        throw new TestingError(
+          'CASE_NO_HEADER',
+          `${at}: the first line must be the case header ({"type":"case","formatVersion":${CASE_FORMAT_VERSION},"machineId":...})`,
+        );
       if (record.formatVersion !== CASE_FORMAT_VERSION) {
-        throw new TestingError('CASE_FORMAT_VERSION', `${at}: case format version ${JSON.stringify(record.formatVersion)} is not readable by this Flowing (it reads version ${CASE_FORMAT_VERSION}); record the case again`);
+        throw new TestingError(
+          'CASE_FORMAT_VERSION',
+          `${at}: case format version ${JSON.stringify(record.formatVersion)} is not readable by this Flowing (it reads version ${CASE_FORMAT_VERSION}); record the case again`,
+        );
       }
       if (typeof record.machineId !== 'string' || typeof record.specHash !== 'string' || typeof record.name !== 'string') {
         throw new TestingError('CASE_BAD_LINE', `${at}: the header needs string machineId, specHash and name`);
@@ -113,7 +121,8 @@ export function parseCase(text: string, where = 'case'): CaseFile {
     }
     switch (record.type) {
       case 'event':
-        if (!isObject(record.event) || typeof record.event.type !== 'string') throw new TestingError('CASE_BAD_LINE', `${at}: an event line needs "event": { "type": ... }`);
+        if (!isObject(record.event) || typeof record.event.type !== 'string')
+          throw new TestingError('CASE_BAD_LINE', `${at}: an event line needs "event": { "type": ... }`);
         inputs.push(record as unknown as CaseInput);
         break;
       case 'cancel':
@@ -125,7 +134,10 @@ export function parseCase(text: string, where = 'case'): CaseFile {
         break;
       case 'call':
         if ((record.call !== 'tool' && record.call !== 'llm') || typeof record.name !== 'string' || !isCallResult(record.result)) {
-          throw new TestingError('CASE_BAD_LINE', `${at}: a call line needs "call": "tool"|"llm", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`);
+          throw new TestingError(
+            'CASE_BAD_LINE',
+            `${at}: a call line needs "call": "tool"|"llm", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`,
+          );
         }
         calls.push(record as unknown as RecordedCall);
         break;
@@ -136,7 +148,10 @@ export function parseCase(text: string, where = 'case'): CaseFile {
         expect = record as unknown as CaseExpectation;
         break;
       default:
-        throw new TestingError('CASE_BAD_LINE', `${at}: unknown record type ${JSON.stringify(record.type)} (expected event, cancel, timer, call or expect)`);
+        throw new TestingError(
+          'CASE_BAD_LINE',
+          `${at}: unknown record type ${JSON.stringify(record.type)} (expected event, cancel, timer, call or expect)`,
+        );
     }
   }
   if (!header) throw new TestingError('CASE_NO_HEADER', `${where} is empty; a case file starts with a case header line`);
@@ -158,7 +173,10 @@ export async function readCaseFile(path: string): Promise<CaseFile> {
 /** Refuses a case recorded on another machine (CASE_WRONG_MACHINE). */
 export function checkCaseMachine(file: CaseFile, machineId: string): void {
   if (file.header.machineId !== machineId) {
-    throw new TestingError('CASE_WRONG_MACHINE', `${file.path ?? `case '${file.header.name}'`} was recorded on machine '${file.header.machineId}', not '${machineId}'; move it to machines/${file.header.machineId}/cases/`);
+    throw new TestingError(
+      'CASE_WRONG_MACHINE',
+      `${file.path ?? `case '${file.header.name}'`} was recorded on machine '${file.header.machineId}', not '${machineId}'; move it to machines/${file.header.machineId}/cases/`,
+    );
   }
 }
 

@@ -13,8 +13,23 @@ export function machineInventory(machine: AnyStateMachine): { states: string[]; 
   const transitions = new Set<string>();
   const visit = (node: AnyStateNode) => {
     if (node !== machine.root) states.push(node.id);
-    for (const list of node.transitions.values()) for (const t of list) transitions.add(transitionKey(t.source.id, t.eventType, (t.target ?? []).map((n: AnyStateNode) => n.id)));
-    for (const t of node.always ?? []) transitions.add(transitionKey(t.source.id, t.eventType, (t.target ?? []).map((n: AnyStateNode) => n.id)));
+    for (const list of node.transitions.values())
+      for (const t of list)
+        transitions.add(
+          transitionKey(
+            t.source.id,
+            t.eventType,
+            (t.target ?? []).map((n: AnyStateNode) => n.id),
+          ),
+        );
+    for (const t of node.always ?? [])
+      transitions.add(
+        transitionKey(
+          t.source.id,
+          t.eventType,
+          (t.target ?? []).map((n: AnyStateNode) => n.id),
+        ),
+      );
     for (const child of Object.values(node.states)) visit(child as AnyStateNode);
   };
   visit(machine.root);
@@ -47,6 +62,10 @@ export function coverageOf(machine: AnyStateMachine, stateValues: Iterable<unkno
   const missedTransitions = inventory.transitions.filter((key) => !seenTransitions.has(key));
   return {
     states: { covered: inventory.states.length - missedStates.length, total: inventory.states.length, missed: missedStates },
-    transitions: { covered: inventory.transitions.length - missedTransitions.length, total: inventory.transitions.length, missed: missedTransitions },
+    transitions: {
+      covered: inventory.transitions.length - missedTransitions.length,
+      total: inventory.transitions.length,
+      missed: missedTransitions,
+    },
   };
 }

@@ -30,7 +30,12 @@ export interface CaseDiff {
 }
 
 /** Compares what a case expects with what its replay did. */
-export function diffCase(expect: CaseExpectation, observed: Observation, missing: readonly MissingCall[], unused: readonly RecordedCall[]): CaseDiff {
+export function diffCase(
+  expect: CaseExpectation,
+  observed: Observation,
+  missing: readonly MissingCall[],
+  unused: readonly RecordedCall[],
+): CaseDiff {
   const pick = <T>(steps: CaseStep[], f: (s: CaseStep) => T | undefined) => steps.map(f).filter((x): x is T => x !== undefined);
   const sides = <T>(f: (s: CaseStep) => T | undefined): Sides<T[]> => ({ old: pick(expect.steps, f), new: pick(observed.steps, f) });
   const states = sides((s) => ('state' in s ? s.state : undefined));
@@ -39,7 +44,8 @@ export function diffCase(expect: CaseExpectation, observed: Observation, missing
   const replies = sides((s) => ('reply' in s ? s.reply : undefined));
   const context: CaseDiff['context'] = [];
   for (const key of Object.keys(expect.context)) {
-    if (stableJson(expect.context[key]) !== stableJson(observed.context[key])) context.push({ key, old: expect.context[key], new: observed.context[key] });
+    if (stableJson(expect.context[key]) !== stableJson(observed.context[key]))
+      context.push({ key, old: expect.context[key], new: observed.context[key] });
   }
   const firstStep = firstDifference(expect.steps, observed.steps);
   const status = { old: expect.status, new: observed.status };
@@ -56,7 +62,19 @@ export function diffCase(expect: CaseExpectation, observed: Observation, missing
   } else if (unused.length > 0) {
     first = `the recording has a result of ${unused[0]!.call === 'tool' ? `tool '${unused[0]!.name}'` : `a ${unused[0]!.name} model call`} the new machine never asked for`;
   }
-  const diff: CaseDiff = { ok: first === undefined, first, firstStep, states, toolCalls, modelCalls, replies, status, context, missing: [...missing], unused: [...unused] };
+  const diff: CaseDiff = {
+    ok: first === undefined,
+    first,
+    firstStep,
+    states,
+    toolCalls,
+    modelCalls,
+    replies,
+    status,
+    context,
+    missing: [...missing],
+    unused: [...unused],
+  };
   const renamed = renamesOnly(diff);
   if (renamed) diff.renamed = renamed;
   return diff;
@@ -89,8 +107,16 @@ export function describe(step: CaseStep | undefined): string {
  */
 function renamesOnly(diff: CaseDiff): Record<string, string> | undefined {
   const { old, new: now } = diff.states;
-  if (old.length !== now.length || diff.missing.length > 0 || diff.unused.length > 0 || diff.context.length > 0 || diff.status.old !== diff.status.new) return undefined;
-  for (const key of ['toolCalls', 'modelCalls', 'replies'] as const) if (stableJson(diff[key].old) !== stableJson(diff[key].new)) return undefined;
+  if (
+    old.length !== now.length ||
+    diff.missing.length > 0 ||
+    diff.unused.length > 0 ||
+    diff.context.length > 0 ||
+    diff.status.old !== diff.status.new
+  )
+    return undefined;
+  for (const key of ['toolCalls', 'modelCalls', 'replies'] as const)
+    if (stableJson(diff[key].old) !== stableJson(diff[key].new)) return undefined;
   const map = new Map<string, string>();
   const back = new Map<string, string>();
   for (let i = 0; i < old.length; i++) {

@@ -53,7 +53,13 @@ export interface DriveOptions {
  * every call from `calls` (never for real, unless live options say so). A `timer` input lets the session's next timer
  * fire (on simulated time) and waits until the session has taken it. Nothing it does leaves the process.
  */
-export async function driveSession(machine: AnyMachineDefinition, input: unknown, inputs: readonly CaseInput[], calls: readonly RecordedCall[], options: DriveOptions = {}): Promise<DriveResult> {
+export async function driveSession(
+  machine: AnyMachineDefinition,
+  input: unknown,
+  inputs: readonly CaseInput[],
+  calls: readonly RecordedCall[],
+  options: DriveOptions = {},
+): Promise<DriveResult> {
   const began = performance.now();
   // Parallel calls get their answers in the recorded order, as they did when the session was recorded (live mode
   // answers from real services, whose timing nobody controls).
@@ -62,21 +68,35 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
   const virtual = createReplayClock(0);
   const clock = options.realTime ? { runUntil: <T>(work: Promise<T>, _what: string, _unblock?: () => boolean) => work } : virtual;
   const runtime = createRuntime({
-    machines: [machine], store: createMemoryStore(), clock: options.realTime ? systemClock : virtual, random: () => 0.5, warmSessions: 1,
-    llm: options.llm ?? recorded.llm, tools: { ...recorded.tools, ...options.liveTools }, limits: options.limits,
+    machines: [machine],
+    store: createMemoryStore(),
+    clock: options.realTime ? systemClock : virtual,
+    random: () => 0.5,
+    warmSessions: 1,
+    llm: options.llm ?? recorded.llm,
+    tools: { ...recorded.tools, ...options.liveTools },
+    limits: options.limits,
   });
   const sessionId = 'replay';
   const session = runtime.session(sessionId);
   try {
-    await clock.runUntil(runtime.createSession(machine, input ?? undefined, { sessionId, traceId: 'replay' }), 'starting the session', unblock);
+    await clock.runUntil(
+      runtime.createSession(machine, input ?? undefined, { sessionId, traceId: 'replay' }),
+      'starting the session',
+      unblock,
+    );
   } catch (error) {
     if ((error as { code?: string }).code === 'REPLAY_STUCK') throw error;
     // A session that fails while starting is stored with its log: the comparison shows what happened.
   }
-  const tolerateMissing = (work: Promise<unknown>) => work.then(() => undefined, (error) => {
-    if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
-    throw error;
-  });
+  const tolerateMissing = (work: Promise<unknown>) =>
+    work.then(
+      () => undefined,
+      (error) => {
+        if ((error as { code?: string }).code === 'SESSION_NOT_FOUND') return; // never started: later inputs have nowhere to go
+        throw error;
+      },
+    );
   for (const [i, step] of inputs.entries()) {
     const what = `input ${i + 1} (${step.type === 'event' ? step.event.type : step.type === 'timer' ? `after ${step.delay}` : 'cancel'})`;
     if (step.type === 'timer') {
@@ -89,10 +109,13 @@ export async function driveSession(machine: AnyMachineDefinition, input: unknown
       // A quiet session has no actor running: its timer is the runtime's wake-up on the clock. Fire timers in time
       // order until the session has logged something (a wake-up that finds nothing due re-arms and fires again);
       // resume() queues behind the wake-up and settles when the session is quiet again.
-      const before = await tolerateMissing(session.events().then((events) => events.length)) ?? 0;
+      const before = (await tolerateMissing(session.events().then((events) => events.length))) ?? 0;
       for (let fired = 0; fired < MAX_TIMERS_PER_INPUT && virtual.fireNext(); fired++) {
         await virtual.runUntil(tolerateMissing(runtime.resume(sessionId)), what, unblock);
-        const after = await session.events().then((events) => events.length, () => before);
+        const after = await session.events().then(
+          (events) => events.length,
+          () => before,
+        );
         if (after > before) break;
       }
       continue;

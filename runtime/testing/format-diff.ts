@@ -10,7 +10,12 @@ const WIDTH = 58;
  */
 export function formatCaseDiff(name: string, diff: CaseDiff): string[] {
   const lines = [`✗ ${name}: ${diff.first ?? 'differs'}`];
-  if (diff.renamed) lines.push(`  the state path differs by state names only: ${Object.entries(diff.renamed).map(([a, b]) => `${a} -> ${b}`).join(', ')}`);
+  if (diff.renamed)
+    lines.push(
+      `  the state path differs by state names only: ${Object.entries(diff.renamed)
+        .map(([a, b]) => `${a} -> ${b}`)
+        .join(', ')}`,
+    );
   section(lines, 'state path', diff.states.old, diff.states.new, (s) => s);
   section(lines, 'tool calls', diff.toolCalls.old, diff.toolCalls.new, (c) => `${c.tool} ${stableJson(c.input)}`);
   section(lines, 'model calls', diff.modelCalls.old, diff.modelCalls.new, (c) => `${c.model} -> ${stableJson(c.output)}`);
@@ -22,8 +27,14 @@ export function formatCaseDiff(name: string, diff: CaseDiff): string[] {
   } else {
     lines.push('  final context: same');
   }
-  for (const m of diff.missing) lines.push(`  missing in the recording: ${m.call} ${m.name}${m.input === undefined ? '' : ` ${stableJson(m.input)}`} (REPLAY_MISSING_CALL, not made)`);
-  for (const u of diff.unused) lines.push(`  recorded but not asked for: ${u.call} ${u.name}${u.input === undefined ? '' : ` ${stableJson(u.input)}`} (REPLAY_UNUSED_CALL)`);
+  for (const m of diff.missing)
+    lines.push(
+      `  missing in the recording: ${m.call} ${m.name}${m.input === undefined ? '' : ` ${stableJson(m.input)}`} (REPLAY_MISSING_CALL, not made)`,
+    );
+  for (const u of diff.unused)
+    lines.push(
+      `  recorded but not asked for: ${u.call} ${u.name}${u.input === undefined ? '' : ` ${stableJson(u.input)}`} (REPLAY_UNUSED_CALL)`,
+    );
   return lines;
 }
 
@@ -50,7 +61,8 @@ export function align(a: readonly string[], b: readonly string[]): Array<[string
   const n = a.length;
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const rows: Array<[string | undefined, string | undefined]> = [];
   let i = 0;
   let j = 0;

@@ -9,8 +9,19 @@ export { staticFindings, type Finding } from './static-checks.ts';
 export { coverageOf, machineInventory, type Coverage } from './coverage.ts';
 export { caseFromLog, type RecordCaseOptions } from './record.ts';
 export {
-  CASE_FORMAT_VERSION, parseCase, serializeCase, readCaseFile, checkCaseMachine,
-  type CaseFile, type CaseHeader, type CaseInput, type TimerInput, type CaseStep, type CaseExpectation, type RecordedCall, type CallResult,
+  CASE_FORMAT_VERSION,
+  parseCase,
+  serializeCase,
+  readCaseFile,
+  checkCaseMachine,
+  type CaseFile,
+  type CaseHeader,
+  type CaseInput,
+  type TimerInput,
+  type CaseStep,
+  type CaseExpectation,
+  type RecordedCall,
+  type CallResult,
 } from './case-file.ts';
 export { createCaseCalls, type CaseCalls, type MissingCall } from './case-calls.ts';
 export { driveSession, type DriveOptions, type DriveResult } from './drive.ts';

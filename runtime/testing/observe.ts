@@ -32,7 +32,8 @@ export function observeLog(events: readonly RuntimeEvent[], status: string, cont
       case 'state.changed':
         steps.push({ state: stateLabel(data.state) });
         stateValues.push(data.state);
-        for (const t of (data.transitions ?? []) as Array<{ event: string; source: string; targets: string[] }>) transitions.push(transitionKey(t.source, t.event, t.targets));
+        for (const t of (data.transitions ?? []) as Array<{ event: string; source: string; targets: string[] }>)
+          transitions.push(transitionKey(t.source, t.event, t.targets));
         break;
       case 'transition.rejected':
         steps.push({ rejected: String(data.event), code: String(data.code) });
@@ -69,6 +70,8 @@ export function stateLabel(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || typeof value !== 'object') return String(value);
   const entries = Object.entries(value as Record<string, unknown>);
-  const parts = entries.map(([key, child]) => (child !== null && typeof child === 'object' && Object.keys(child).length === 0 ? key : `${key}.${stateLabel(child)}`));
+  const parts = entries.map(([key, child]) =>
+    child !== null && typeof child === 'object' && Object.keys(child).length === 0 ? key : `${key}.${stateLabel(child)}`,
+  );
   return parts.length === 1 ? parts[0]! : `{${parts.join(', ')}}`;
 }

@@ -44,12 +44,18 @@ export function planPaths(definition: AnyMachineDefinition, options: { maxSnapsh
   const machine = definition.machine as AnyStateMachine;
   const findings: Finding[] = [];
   const warned = new Set<string>();
-  const events = (snapshot: AnyMachineSnapshot) => eventsFor(definition, snapshot, (tool) => {
-    if (warned.has(tool)) return;
-    warned.add(tool);
-    findings.push({ code: 'PATH_NO_EXAMPLE', where: tool, message: `a path needs a result of tool '${tool}', which declares no examples; add examples: [{ input, output }] to its defineTool` });
-  });
-  const serializeState = (snapshot: AnyMachineSnapshot) => stableJson({ value: snapshot.value, context: snapshot.context, status: snapshot.status });
+  const events = (snapshot: AnyMachineSnapshot) =>
+    eventsFor(definition, snapshot, (tool) => {
+      if (warned.has(tool)) return;
+      warned.add(tool);
+      findings.push({
+        code: 'PATH_NO_EXAMPLE',
+        where: tool,
+        message: `a path needs a result of tool '${tool}', which declares no examples; add examples: [{ input, output }] to its defineTool`,
+      });
+    });
+  const serializeState = (snapshot: AnyMachineSnapshot) =>
+    stableJson({ value: snapshot.value, context: snapshot.context, status: snapshot.status });
   const limit = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
   const traversal = { events, serializeState, limit } as never;
   let adjacency: Adjacency;
@@ -59,7 +65,10 @@ export function planPaths(definition: AnyMachineDefinition, options: { maxSnapsh
     shortest = getShortestPaths(machine, traversal);
   } catch (error) {
     if (!/limit/i.test((error as Error).message)) throw error;
-    throw new TestingError('PATH_LIMIT', `machine '${definition.id}': more than ${limit} distinct snapshots; its context may grow without bound (pass a larger maxSnapshots, or fewer examples)`);
+    throw new TestingError(
+      'PATH_LIMIT',
+      `machine '${definition.id}': more than ${limit} distinct snapshots; its context may grow without bound (pass a larger maxSnapshots, or fewer examples)`,
+    );
   }
   const toSource = new Map<string, Array<{ event: Event; state: AnyMachineSnapshot }>>();
   for (const path of shortest) toSource.set(serializeState(path.state as AnyMachineSnapshot), path.steps as never);
@@ -71,7 +80,11 @@ export function planPaths(definition: AnyMachineDefinition, options: { maxSnapsh
     if (!steps) continue;
     for (const { event } of Object.values(entry.transitions)) {
       for (const t of machine.getTransitionData(entry.state as AnyMachineSnapshot, event as never)) {
-        const key = transitionKey(t.source.id, t.eventType, (t.target ?? []).map((n: AnyStateNode) => n.id));
+        const key = transitionKey(
+          t.source.id,
+          t.eventType,
+          (t.target ?? []).map((n: AnyStateNode) => n.id),
+        );
         const current = best.get(key);
         if (!current || steps.length < current.weight) best.set(key, { source, event: event as Event, weight: steps.length });
       }
@@ -111,7 +124,10 @@ function settle(adjacency: Adjacency, serialize: (s: AnyMachineSnapshot) => stri
       const key = serialize(state as AnyMachineSnapshot);
       if (seen.has(key)) continue;
       seen.add(key);
-      queue.push({ snapshot: state as AnyMachineSnapshot, steps: [...steps, { event: event as Event, state: state as AnyMachineSnapshot }] });
+      queue.push({
+        snapshot: state as AnyMachineSnapshot,
+        steps: [...steps, { event: event as Event, state: state as AnyMachineSnapshot }],
+      });
     }
   }
   return [];
@@ -124,8 +140,16 @@ function inFlight(snapshot: AnyMachineSnapshot): boolean {
 /** Routes that are not the beginning of a longer one. */
 function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
   const keys = routes.map((r) => r.map((s) => stableJson(s.event)));
-  return routes.filter((_, i) => !keys.some((other, j) => j !== i && other.length >= keys[i]!.length
-    && (other.length > keys[i]!.length || j < i) && keys[i]!.every((k, n) => k === other[n])));
+  return routes.filter(
+    (_, i) =>
+      !keys.some(
+        (other, j) =>
+          j !== i &&
+          other.length >= keys[i]!.length &&
+          (other.length > keys[i]!.length || j < i) &&
+          keys[i]!.every((k, n) => k === other[n]),
+      ),
+  );
 }
 
 /**
@@ -146,7 +170,9 @@ function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSn
     } else if (type.startsWith('xstate.done.actor.') || type.startsWith('xstate.error.actor.')) {
       const src = sourceOf(previous, actorId);
       if (src) {
-        const result = type.startsWith('xstate.done.') ? { ok: true as const, output: event.output } : { ok: false as const, error: event.error as { code: string; message: string } };
+        const result = type.startsWith('xstate.done.')
+          ? { ok: true as const, output: event.output }
+          : { ok: false as const, error: event.error as { code: string; message: string } };
         calls.push({ type: 'call', ...src, result });
       }
     } else if (type.startsWith('xstate.after.')) {
@@ -191,7 +217,9 @@ function eventsFor(definition: AnyMachineDefinition, snapshot: AnyMachineSnapsho
     for (const invoke of node.invoke) {
       const id = invoke.id;
       const src = typeof invoke.src === 'string' ? invoke.src : '';
-      const input = (snapshot.children?.[id] as { getSnapshot?: () => { input?: unknown } } | undefined)?.getSnapshot?.().input as Record<string, unknown> | undefined;
+      const input = (snapshot.children?.[id] as { getSnapshot?: () => { input?: unknown } } | undefined)?.getSnapshot?.().input as
+        | Record<string, unknown>
+        | undefined;
       for (const output of outputsFor(definition, src, input, noExample)) add({ type: `xstate.done.actor.${id}`, output, actorId: id });
       for (const error of errorsFor(definition, src)) add({ type: `xstate.error.actor.${id}`, error, actorId: id });
     }
@@ -199,7 +227,12 @@ function eventsFor(definition: AnyMachineDefinition, snapshot: AnyMachineSnapsho
   return [...out.values()];
 }
 
-function outputsFor(definition: AnyMachineDefinition, src: string, input: Record<string, unknown> | undefined, noExample: (tool: string) => void): unknown[] {
+function outputsFor(
+  definition: AnyMachineDefinition,
+  src: string,
+  input: Record<string, unknown> | undefined,
+  noExample: (tool: string) => void,
+): unknown[] {
   if (src.startsWith('tool.')) {
     const tool = definition.tools[src.slice(5)];
     if (tool && tool.examples.length > 0) return tool.examples.map((e) => e.output);
@@ -207,16 +240,24 @@ function outputsFor(definition: AnyMachineDefinition, src: string, input: Record
     return [{}];
   }
   switch (src) {
-    case 'llm.classify': return ((input?.labels as string[] | undefined) ?? []).map((label) => ({ label }));
+    case 'llm.classify':
+      return ((input?.labels as string[] | undefined) ?? []).map((label) => ({ label }));
     case 'llm.extract': {
       const fields = (input?.fields ?? {}) as FieldMap;
       const filled = Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, sampleOf(t)]));
-      const required = Object.fromEntries(Object.entries(fields).filter(([, t]) => !t.optional).map(([k, t]) => [k, sampleOf(t)]));
+      const required = Object.fromEntries(
+        Object.entries(fields)
+          .filter(([, t]) => !t.optional)
+          .map(([k, t]) => [k, sampleOf(t)]),
+      );
       return stableJson(filled) === stableJson(required) ? [filled] : [filled, required];
     }
-    case 'llm.generate': return [{ text: 'A generated reply.' }];
-    case 'llm.agent': return [{ text: 'An agent answer.', steps: 1 }];
-    default: return [];
+    case 'llm.generate':
+      return [{ text: 'A generated reply.' }];
+    case 'llm.agent':
+      return [{ text: 'An agent answer.', steps: 1 }];
+    default:
+      return [];
   }
 }
 
@@ -242,12 +283,23 @@ function payloadSamples(fields: FieldMap): Array<Record<string, unknown>> {
 
 function sampleOf(type: FieldType): unknown {
   switch (type.type) {
-    case 'string': return 'A1001';
-    case 'number': return 1;
-    case 'boolean': return true;
-    case 'enum': return type.values?.[0];
-    case 'array': return [];
-    case 'object': return Object.fromEntries(Object.entries(type.fields ?? {}).filter(([, t]) => !t.optional).map(([k, t]) => [k, sampleOf(t)]));
-    default: return null;
+    case 'string':
+      return 'A1001';
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'enum':
+      return type.values?.[0];
+    case 'array':
+      return [];
+    case 'object':
+      return Object.fromEntries(
+        Object.entries(type.fields ?? {})
+          .filter(([, t]) => !t.optional)
+          .map(([k, t]) => [k, sampleOf(t)]),
+      );
+    default:
+      return null;
   }
 }

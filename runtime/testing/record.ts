@@ -18,9 +18,14 @@ export interface RecordCaseOptions {
  * expectation. `final` is the session's status and context at the end of the log.
  * @example caseFromLog(await session.events(), { status: snap.status, context: snap.context }, { name: 'refund-approved' })
  */
-export function caseFromLog(events: readonly RuntimeEvent[], final: { status: string; context: unknown }, options: RecordCaseOptions): CaseFile {
+export function caseFromLog(
+  events: readonly RuntimeEvent[],
+  final: { status: string; context: unknown },
+  options: RecordCaseOptions,
+): CaseFile {
   const [first] = events;
-  if (!first || first.type !== 'session.started') throw new TestingError('CASE_NOT_RECORDABLE', 'a case is recorded from a whole session log, starting with session.started');
+  if (!first || first.type !== 'session.started')
+    throw new TestingError('CASE_NOT_RECORDABLE', 'a case is recorded from a whole session log, starting with session.started');
   const started = first.data as { machineId?: string; specHash?: string; input?: unknown };
   const observation = observeLog(events, final.status, final.context);
   const context = options.contextKeys
@@ -28,8 +33,13 @@ export function caseFromLog(events: readonly RuntimeEvent[], final: { status: st
     : observation.context;
   return {
     header: {
-      type: 'case', formatVersion: CASE_FORMAT_VERSION, machineId: String(started.machineId), specHash: String(started.specHash), name: options.name,
-      ...(options.source ? { source: options.source } : {}), ...(started.input !== undefined && started.input !== null ? { input: started.input } : {}),
+      type: 'case',
+      formatVersion: CASE_FORMAT_VERSION,
+      machineId: String(started.machineId),
+      specHash: String(started.specHash),
+      name: options.name,
+      ...(options.source ? { source: options.source } : {}),
+      ...(started.input !== undefined && started.input !== null ? { input: started.input } : {}),
     },
     inputs: inputsOf(events),
     calls: callsOf(events),
@@ -48,7 +58,8 @@ export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
   for (const event of events) {
     const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string; callId?: unknown };
     if (event.type === 'tool.started' || event.type === 'llm.started') inFlight.add(String(data.callId));
-    else if (['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome'].includes(event.type)) inFlight.delete(String(data.callId));
+    else if (['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome'].includes(event.type))
+      inFlight.delete(String(data.callId));
     if (event.type === 'state.changed' && typeof data.event === 'string' && data.event.startsWith(AFTER) && inFlight.size === 0) {
       inputs.push({ type: 'timer', delay: data.event.slice(AFTER.length).split('.')[0]! });
     } else if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
@@ -78,7 +89,7 @@ export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
     const callId = String(data.callId ?? '');
     switch (event.type) {
       case 'tool.started':
-        if (callId.includes('/') || data.resumed === true && open.has(callId)) break;
+        if (callId.includes('/') || (data.resumed === true && open.has(callId))) break;
         open.set(callId, { type: 'call', call: 'tool', name: String(data.tool), input: data.args, result: { pending: true } });
         break;
       case 'llm.started':

@@ -29,15 +29,25 @@ export interface CaseResult {
  * const result = await testCase(orderSupport, 'machines/order-support/cases/refund-approved.case.jsonl');
  * expect(result.report).toEqual([]);
  */
-export async function testCase(machine: AnyMachineDefinition, caseFile: string | CaseFile, options: DriveOptions = {}): Promise<CaseResult> {
+export async function testCase(
+  machine: AnyMachineDefinition,
+  caseFile: string | CaseFile,
+  options: DriveOptions = {},
+): Promise<CaseResult> {
   const file = typeof caseFile === 'string' ? await readCaseFile(caseFile) : caseFile;
   checkCaseMachine(file, machine.id);
   const run = await driveSession(machine, file.header.input, file.inputs, file.calls, options);
   const observation = observeLog(run.events, run.status, run.context);
   const diff = diffCase(file.expect, observation, run.missing, run.unused);
   return {
-    name: file.header.name, ...(file.path ? { path: file.path } : {}), ok: diff.ok, diff, observation, elapsedMs: run.elapsedMs,
-    report: diff.ok ? [] : formatCaseDiff(file.header.name, diff), specChanged: file.header.specHash !== machine.specHash,
+    name: file.header.name,
+    ...(file.path ? { path: file.path } : {}),
+    ok: diff.ok,
+    diff,
+    observation,
+    elapsedMs: run.elapsedMs,
+    report: diff.ok ? [] : formatCaseDiff(file.header.name, diff),
+    specChanged: file.header.specHash !== machine.specHash,
   };
 }
 
@@ -49,11 +59,16 @@ export async function testCase(machine: AnyMachineDefinition, caseFile: string |
 export function acceptCase(file: CaseFile, machine: AnyMachineDefinition, result: CaseResult): CaseFile {
   if (result.diff.missing.length > 0) {
     const call = result.diff.missing[0]!;
-    throw new TestingError('CASE_NEEDS_RECORDING', `case '${file.header.name}' cannot be accepted: the new machine calls ${call.call} '${call.name}', which the recording has no result for; record the case again (flowing run --record, or GET /sessions/:id/case)`);
+    throw new TestingError(
+      'CASE_NEEDS_RECORDING',
+      `case '${file.header.name}' cannot be accepted: the new machine calls ${call.call} '${call.name}', which the recording has no result for; record the case again (flowing run --record, or GET /sessions/:id/case)`,
+    );
   }
   const unused = new Set(result.diff.unused);
   const keys = Object.keys(file.expect.context);
-  const context = Object.fromEntries(keys.filter((key) => key in result.observation.context).map((key) => [key, result.observation.context[key]]));
+  const context = Object.fromEntries(
+    keys.filter((key) => key in result.observation.context).map((key) => [key, result.observation.context[key]]),
+  );
   return {
     ...file,
     header: { ...file.header, specHash: machine.specHash },

@@ -1,4 +1,12 @@
-import { evaluateExpression, listStates, parseExpression, transitionSites, validateSpec, type ExprNode, type FlowSpec } from '@flowing/spec';
+import {
+  evaluateExpression,
+  listStates,
+  parseExpression,
+  transitionSites,
+  validateSpec,
+  type ExprNode,
+  type FlowSpec,
+} from '@flowing/spec';
 import type { TestingErrorCode } from './errors.ts';
 
 /** One static finding about a machine's spec (a warning: it does not fail `flowing test`). */
@@ -23,7 +31,12 @@ export function staticFindings(spec: FlowSpec): Finding[] {
   const states = listStates(spec);
   for (const entry of states) for (const event of Object.keys(entry.spec.on ?? {})) accepted.add(event);
   for (const event of Object.keys(spec.events)) {
-    if (!accepted.has(event)) findings.push({ code: 'STATIC_UNUSED_EVENT', where: `/events/${escapePointer(event)}`, message: `event '${event}' is declared but no state accepts it` });
+    if (!accepted.has(event))
+      findings.push({
+        code: 'STATIC_UNUSED_EVENT',
+        where: `/events/${escapePointer(event)}`,
+        message: `event '${event}' is declared but no state accepts it`,
+      });
   }
   for (const entry of states) {
     for (const site of transitionSites(entry.spec)) {
@@ -38,7 +51,11 @@ export function staticFindings(spec: FlowSpec): Finding[] {
           continue;
         }
         const where = '/' + [...entry.pointer, ...pointer, 'guard'].map(escapePointer).join('/');
-        findings.push({ code: 'STATIC_CONSTANT_GUARD', where, message: `the guard ${JSON.stringify(transition.guard)} of state '${entry.name}' reads no context, event, output or error: it is always ${value}` });
+        findings.push({
+          code: 'STATIC_CONSTANT_GUARD',
+          where,
+          message: `the guard ${JSON.stringify(transition.guard)} of state '${entry.name}' reads no context, event, output or error: it is always ${value}`,
+        });
       }
     }
   }
@@ -47,13 +64,20 @@ export function staticFindings(spec: FlowSpec): Finding[] {
 
 function readsRoot(node: ExprNode): boolean {
   switch (node.kind) {
-    case 'root': return true;
-    case 'literal': return false;
-    case 'member': return readsRoot(node.object);
-    case 'array': return node.elements.some(readsRoot);
-    case 'unary': return readsRoot(node.argument);
-    case 'binary': return readsRoot(node.left) || readsRoot(node.right);
-    case 'conditional': return readsRoot(node.test) || readsRoot(node.consequent) || readsRoot(node.alternate);
+    case 'root':
+      return true;
+    case 'literal':
+      return false;
+    case 'member':
+      return readsRoot(node.object);
+    case 'array':
+      return node.elements.some(readsRoot);
+    case 'unary':
+      return readsRoot(node.argument);
+    case 'binary':
+      return readsRoot(node.left) || readsRoot(node.right);
+    case 'conditional':
+      return readsRoot(node.test) || readsRoot(node.consequent) || readsRoot(node.alternate);
   }
 }
 

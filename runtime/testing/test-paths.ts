@@ -52,20 +52,37 @@ export async function testPaths(machine: AnyMachineDefinition, options: TestPath
   const stateValues: unknown[] = [];
   const transitions: string[] = [];
   for (const path of plan.paths) {
-    const run = await driveSession(machine, undefined, path.inputs, path.calls, { holdTimeouts: true, limits: { llmTimeoutMs: 2_147_483_647 } });
+    const run = await driveSession(machine, undefined, path.inputs, path.calls, {
+      holdTimeouts: true,
+      limits: { llmTimeoutMs: 2_147_483_647 },
+    });
     const observed = observeLog(run.events, run.status, run.context);
     stateValues.push(...observed.stateValues);
     transitions.push(...observed.transitions);
     const states = observed.steps.flatMap((s) => ('state' in s ? [s.state] : []));
     let problem: string | undefined;
-    if (run.missing.length > 0) problem = `REPLAY_MISSING_CALL: the run called ${run.missing[0]!.call} '${run.missing[0]!.name}' beyond the path's results`;
-    else if (states.join(' > ') !== path.states.join(' > ')) problem = `PATH_DIVERGED: the graph predicts ${path.states.join(' > ')}; the run went ${states.join(' > ')}`;
-    else if (run.unused.length > 0) problem = `PATH_DIVERGED: the run never asked for the path's ${run.unused[0]!.call} '${run.unused[0]!.name}' result`;
-    results.push({ name: path.name, ok: problem === undefined, ...(problem ? { problem } : {}), path, states, modelCalls: observed.modelCalls });
+    if (run.missing.length > 0)
+      problem = `REPLAY_MISSING_CALL: the run called ${run.missing[0]!.call} '${run.missing[0]!.name}' beyond the path's results`;
+    else if (states.join(' > ') !== path.states.join(' > '))
+      problem = `PATH_DIVERGED: the graph predicts ${path.states.join(' > ')}; the run went ${states.join(' > ')}`;
+    else if (run.unused.length > 0)
+      problem = `PATH_DIVERGED: the run never asked for the path's ${run.unused[0]!.call} '${run.unused[0]!.name}' result`;
+    results.push({
+      name: path.name,
+      ok: problem === undefined,
+      ...(problem ? { problem } : {}),
+      path,
+      states,
+      modelCalls: observed.modelCalls,
+    });
   }
   const findings = [...(options.spec ? staticFindings(options.spec) : []), ...plan.findings];
   return {
-    machineId: machine.id, ok: results.every((r) => r.ok), paths: results,
-    coverage: coverageOf(machine.machine as AnyStateMachine, stateValues, transitions), findings, seen: { stateValues, transitions },
+    machineId: machine.id,
+    ok: results.every((r) => r.ok),
+    paths: results,
+    coverage: coverageOf(machine.machine as AnyStateMachine, stateValues, transitions),
+    findings,
+    seen: { stateValues, transitions },
   };
 }

@@ -27,7 +27,14 @@ export function createReplayClock(start = 0): ReplayClock {
   return Object.assign(clock, {
     async runUntil<T>(work: Promise<T>, what: string, unblock?: () => boolean): Promise<T> {
       let settled = false;
-      work.then(() => { settled = true; }, () => { settled = true; });
+      work.then(
+        () => {
+          settled = true;
+        },
+        () => {
+          settled = true;
+        },
+      );
       let idleSince = Date.now();
       for (;;) {
         for (let i = 0; i < IDLE_ROUNDS && !settled; i++) await new Promise((resolve) => setImmediate(resolve));

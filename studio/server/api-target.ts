@@ -20,7 +20,9 @@ export function rawApiPathRefusal(rawUrl: string): StudioError | undefined {
   const path = rawUrl.split('?')[0]!;
   for (const segment of path.slice(API_PREFIX.length + 1).split('/')) {
     if (!SAFE_SEGMENT.test(segment)) {
-      return new StudioError('STUDIO_BAD_PATH', `path segment ${JSON.stringify(segment.slice(0, 80))} is not a plain name`, { segment: segment.slice(0, 80) });
+      return new StudioError('STUDIO_BAD_PATH', `path segment ${JSON.stringify(segment.slice(0, 80))} is not a plain name`, {
+        segment: segment.slice(0, 80),
+      });
     }
   }
   return undefined;

@@ -21,25 +21,41 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
   return [
     ['GET', '/machines', async (c) => c.json({ machines: await listMachines(context) })],
     ['POST', '/machines', async (c) => c.json(await createMachine(context, await readJson(c)), 201)],
-    ['GET', '/machines/:id', async (c) => {
-      const { id, file, text, version, problems } = await loadMachine(context, idParam(c));
-      return c.json({ id, file, text, spec: parseLoose(text), version, problems });
-    }],
-    ['PUT', '/machines/:id', async (c) => {
-      const id = idParam(c);
-      return c.json(await saveMachine(context, id, saveBody(await readJson(c))));
-    }],
-    ['DELETE', '/machines/:id', async (c) => {
-      const id = idParam(c);
-      return c.json(await deleteMachine(context, id, await readJson(c)));
-    }],
+    [
+      'GET',
+      '/machines/:id',
+      async (c) => {
+        const { id, file, text, version, problems } = await loadMachine(context, idParam(c));
+        return c.json({ id, file, text, spec: parseLoose(text), version, problems });
+      },
+    ],
+    [
+      'PUT',
+      '/machines/:id',
+      async (c) => {
+        const id = idParam(c);
+        return c.json(await saveMachine(context, id, saveBody(await readJson(c))));
+      },
+    ],
+    [
+      'DELETE',
+      '/machines/:id',
+      async (c) => {
+        const id = idParam(c);
+        return c.json(await deleteMachine(context, id, await readJson(c)));
+      },
+    ],
     ['POST', '/machines/:id/generate', async (c) => c.json(await generateMachine(context, idParam(c)))],
     ['GET', '/machines/:id/cases', async (c) => c.json({ cases: await listCases(context, idParam(c)) })],
-    ['PUT', '/machines/:id/cases/:name', async (c) => {
-      const id = idParam(c);
-      const name = caseNameFrom(c.req.param('name') ?? '');
-      return c.json(await saveCase(context, id, name, saveCaseBody(await readJson(c))));
-    }],
+    [
+      'PUT',
+      '/machines/:id/cases/:name',
+      async (c) => {
+        const id = idParam(c);
+        const name = caseNameFrom(c.req.param('name') ?? '');
+        return c.json(await saveCase(context, id, name, saveCaseBody(await readJson(c))));
+      },
+    ],
     ['GET', '/tools', async (c) => c.json({ tools: await listTools(context) })],
     ['POST', '/tools', async (c) => c.json(await createTool(context, await readJson(c)), 201)],
   ];

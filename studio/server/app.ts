@@ -46,7 +46,10 @@ export function createStudioApp(options: StudioAppOptions): StudioApp {
   app.all(`${API_PREFIX}/*`, async (c) => (await loadApi()).fetch(c.req.raw, c.env));
   if (options.appDir) app.on(['GET', 'HEAD'], '*', serveAppFiles(options.appDir));
   app.all('*', (c) => {
-    throw new StudioError(options.appDir ? 'STUDIO_METHOD_NOT_ALLOWED' : 'STUDIO_NOT_FOUND', `${c.req.method} ${c.req.path} is not served here`);
+    throw new StudioError(
+      options.appDir ? 'STUDIO_METHOD_NOT_ALLOWED' : 'STUDIO_NOT_FOUND',
+      `${c.req.method} ${c.req.path} is not served here`,
+    );
   });
   return { app, warm: () => loadApi().then(() => undefined), close: () => runtime.close() };
 }

@@ -26,16 +26,21 @@ export type CaseChecker = (text: string, machineId: string, shownPath: string) =
 /** Validates a case name from a URL segment (400 STUDIO_BAD_NAME). */
 export function caseNameFrom(raw: string): string {
   if (!CASE_NAME_PATTERN.test(raw)) {
-    throw new StudioError('STUDIO_BAD_NAME', `case name ${JSON.stringify(raw.slice(0, 80))} must be 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit`);
+    throw new StudioError(
+      'STUDIO_BAD_NAME',
+      `case name ${JSON.stringify(raw.slice(0, 80))} must be 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit`,
+    );
   }
   return raw;
 }
 
 /** Checks `{ text, replace? }` (400 STUDIO_BAD_REQUEST). */
 export function saveCaseBody(body: unknown): { text: string; replace: boolean } {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { text, replace? } with the case file text');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new StudioError('STUDIO_BAD_REQUEST', 'send { text, replace? } with the case file text');
   const { text, replace } = body as Record<string, unknown>;
-  if (typeof text !== 'string' || text.trim() === '') throw new StudioError('STUDIO_BAD_REQUEST', '`text` must be the case file (JSON lines) as a string');
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new StudioError('STUDIO_BAD_REQUEST', '`text` must be the case file (JSON lines) as a string');
   if (replace !== undefined && typeof replace !== 'boolean') throw new StudioError('STUDIO_BAD_REQUEST', '`replace` must be a boolean');
   return { text, replace: replace === true };
 }
@@ -96,16 +101,25 @@ export async function listCases(context: StudioContext, id: string): Promise<str
  * symlink: a cases/ folder leading out of machines/, or a case file that is a symlink, is 400 STUDIO_BAD_PATH.
  * @example await saveCase(context, 'order-support', 'refund-approved', { text, replace: false })
  */
-export async function saveCase(context: StudioContext, id: string, name: string, body: { text: string; replace: boolean }): Promise<SavedCase> {
+export async function saveCase(
+  context: StudioContext,
+  id: string,
+  name: string,
+  body: { text: string; replace: boolean },
+): Promise<SavedCase> {
   const shown = `machines/${id}/cases/${name}${CASE_SUFFIX}`;
   if (!context.checkCase) {
-    throw new StudioError('STUDIO_CASES_UNAVAILABLE', 'this studio was started without a case checker, so it cannot save cases; start it with `flowing studio`');
+    throw new StudioError(
+      'STUDIO_CASES_UNAVAILABLE',
+      'this studio was started without a case checker, so it cannot save cases; start it with `flowing studio`',
+    );
   }
   try {
     await context.checkCase(body.text, id, shown);
   } catch (error) {
     const coded = error as { code?: unknown; message?: unknown };
-    if (typeof coded.code === 'string' && coded.code.startsWith('CASE_')) throw new StudioError('STUDIO_CASE_INVALID', String(coded.message), { problem: coded.code });
+    if (typeof coded.code === 'string' && coded.code.startsWith('CASE_'))
+      throw new StudioError('STUDIO_CASE_INVALID', String(coded.message), { problem: coded.code });
     throw error;
   }
   return context.serial(`case:${id}/${name}`, async () => {
@@ -113,16 +127,24 @@ export async function saveCase(context: StudioContext, id: string, name: string,
     const file = join(dir, `${name}${CASE_SUFFIX}`);
     if (!(await casesDirExists(context, dir, id))) await ensureDir(context.roots.machinesDir, dir);
     const entry = await entryAt(file);
-    if (entry === 'other') throw new StudioError('STUDIO_BAD_PATH', `${shown} is not a regular file (a symlink or a folder); the studio never writes through one`);
+    if (entry === 'other')
+      throw new StudioError(
+        'STUDIO_BAD_PATH',
+        `${shown} is not a regular file (a symlink or a folder); the studio never writes through one`,
+      );
     if (entry === 'file' && !body.replace) {
-      throw new StudioError('STUDIO_CASE_EXISTS', `${shown} already exists; save it with replace to overwrite it, or choose another name`, { file: shown });
+      throw new StudioError('STUDIO_CASE_EXISTS', `${shown} already exists; save it with replace to overwrite it, or choose another name`, {
+        file: shown,
+      });
     }
     if (entry === 'none') {
       try {
         await createAtomic(file, body.text);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw new StudioError('STUDIO_CASE_EXISTS', `${shown} was created meanwhile; save it with replace to overwrite it`, { file: shown });
+        throw new StudioError('STUDIO_CASE_EXISTS', `${shown} was created meanwhile; save it with replace to overwrite it`, {
+          file: shown,
+        });
       }
     } else {
       await writeAtomic(file, body.text);

@@ -8,7 +8,8 @@ import { startStudio, type StudioServer } from './server.ts';
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`port ${JSON.stringify(value)} is not a number from 0 to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`port ${JSON.stringify(value)} is not a number from 0 to 65535`);
   return port;
 }
 
@@ -20,12 +21,29 @@ function parsePort(value: string | undefined): number | undefined {
  * for `flowing inspect FILE`; `checkCase` checks a case before "Save as case" writes it; `appDir` replaces the built
  * app (tests serve the one built from the current sources).
  */
-export async function studioCommand(options: { port?: string; host?: string; runtimeApp?: RuntimeAppSource; sessionFile?: ServedSessionFile; appDir?: string; checkCase?: CaseChecker } = {}): Promise<StudioServer | undefined> {
+export async function studioCommand(
+  options: {
+    port?: string;
+    host?: string;
+    runtimeApp?: RuntimeAppSource;
+    sessionFile?: ServedSessionFile;
+    appDir?: string;
+    checkCase?: CaseChecker;
+  } = {},
+): Promise<StudioServer | undefined> {
   const port = parsePort(options.port) ?? parsePort(process.env.PORT) ?? DEFAULT_STUDIO_PORT;
   const host = options.host ?? (process.env.HOST || DEFAULT_STUDIO_HOST);
   let studio: StudioServer;
   try {
-    studio = await startStudio({ rootDir: process.cwd(), port, host, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile, appDir: options.appDir, checkCase: options.checkCase });
+    studio = await startStudio({
+      rootDir: process.cwd(),
+      port,
+      host,
+      runtimeApp: options.runtimeApp,
+      sessionFile: options.sessionFile,
+      appDir: options.appDir,
+      checkCase: options.checkCase,
+    });
   } catch (error) {
     if (!(error instanceof StudioError)) throw error;
     process.stderr.write(`flowing studio: ${error.code} ${error.message}\n`);

@@ -16,7 +16,10 @@ export class StudioError extends FlowingError<StudioErrorCode> {
 
 /** Turns any failure into the `FlowError` shape with the code's status; unexpected ones are logged. */
 export function errorResponse(error: unknown): Response {
-  const studio = error instanceof StudioError ? error : new StudioError('STUDIO_INTERNAL', `studio server failed: ${(error as Error)?.message ?? String(error)}`);
+  const studio =
+    error instanceof StudioError
+      ? error
+      : new StudioError('STUDIO_INTERNAL', `studio server failed: ${(error as Error)?.message ?? String(error)}`);
   if (!(error instanceof StudioError)) console.error('[studio] STUDIO_INTERNAL', error);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',

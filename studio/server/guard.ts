@@ -49,11 +49,17 @@ function isNavigation(req: IncomingMessage): boolean {
 export function checkRequest(req: IncomingMessage, port: number, options: GuardOptions, isApi: boolean): StudioError | undefined {
   const host = req.headers.host;
   if (!hostAllowed(host, port, options)) {
-    return new StudioError('STUDIO_FORBIDDEN_HOST', `host ${JSON.stringify(host ?? '')} is not this studio; open it at http://127.0.0.1:${port}/`);
+    return new StudioError(
+      'STUDIO_FORBIDDEN_HOST',
+      `host ${JSON.stringify(host ?? '')} is not this studio; open it at http://127.0.0.1:${port}/`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !originAllowed(origin, port, options)) {
-    return new StudioError('STUDIO_FORBIDDEN_ORIGIN', `requests from origin ${JSON.stringify(origin)} are refused; only the studio page may call it`);
+    return new StudioError(
+      'STUDIO_FORBIDDEN_ORIGIN',
+      `requests from origin ${JSON.stringify(origin)} are refused; only the studio page may call it`,
+    );
   }
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {

@@ -37,7 +37,11 @@ export function refusal(req: IncomingMessage, guard: GuardOptions, isApi: boolea
  * The studio's Node listener: the guard, then the Hono app through @hono/node-server.
  * `overrideGlobalObjects: false` keeps Node's own Request/Response globals (inside Vite's process).
  */
-export function createStudioListener(app: Hono<StudioEnv>, guard: GuardOptions, options: { overrideGlobalObjects?: boolean } = {}): NodeListener {
+export function createStudioListener(
+  app: Hono<StudioEnv>,
+  guard: GuardOptions,
+  options: { overrideGlobalObjects?: boolean } = {},
+): NodeListener {
   const hono = getRequestListener(app.fetch, {
     overrideGlobalObjects: options.overrideGlobalObjects ?? true,
     // A target no URL can be built from (e.g. a backslash in it) still gets a coded answer.

@@ -36,9 +36,15 @@ export function checkNewMachineId(value: unknown): string {
   const refuse = (problem: string, message: string): never => {
     throw new StudioError('STUDIO_BAD_MACHINE_ID', message, { problem, id: String(value).slice(0, 80) });
   };
-  if (typeof value !== 'string' || value.length === 0) return refuse('SPEC_INVALID_ID', 'send { id } with the new machine id, e.g. order-support');
-  if (value.length > MAX_MACHINE_ID_LENGTH) return refuse('SPEC_INVALID_ID', `machine id ${shown} is longer than ${MAX_MACHINE_ID_LENGTH} characters`);
-  if (!MACHINE_ID_PATTERN.test(value)) return refuse('SPEC_INVALID_ID', `machine id ${shown} must be kebab-case: a-z first, then a-z, 0-9 and single dashes, e.g. order-support`);
+  if (typeof value !== 'string' || value.length === 0)
+    return refuse('SPEC_INVALID_ID', 'send { id } with the new machine id, e.g. order-support');
+  if (value.length > MAX_MACHINE_ID_LENGTH)
+    return refuse('SPEC_INVALID_ID', `machine id ${shown} is longer than ${MAX_MACHINE_ID_LENGTH} characters`);
+  if (!MACHINE_ID_PATTERN.test(value))
+    return refuse(
+      'SPEC_INVALID_ID',
+      `machine id ${shown} must be kebab-case: a-z first, then a-z, 0-9 and single dashes, e.g. order-support`,
+    );
   const idProblem = validateSpec(newMachineSpec(value)).problems.find((p) => p.severity === 'error' && p.path === '/id');
   if (idProblem) return refuse(idProblem.code, idProblem.message);
   return value;
@@ -55,7 +61,8 @@ export async function createMachine(context: StudioContext, body: unknown) {
   const text = formatSpec(spec);
   return context.serial(`machine:${id}`, async () => {
     const { dir, file, exists } = await machineFile(context.roots, id);
-    const exists409 = () => new StudioError('STUDIO_MACHINE_EXISTS', `machine ${id} already exists (machines/${id}/${id}.flow.json); open it instead`, { id });
+    const exists409 = () =>
+      new StudioError('STUDIO_MACHINE_EXISTS', `machine ${id} already exists (machines/${id}/${id}.flow.json); open it instead`, { id });
     if (exists) throw exists409();
     await ensureDir(context.roots.rootDir, context.roots.machinesDir);
     await ensureDir(context.roots.machinesDir, dir);
@@ -95,24 +102,30 @@ async function removeIfFile(path: string): Promise<boolean> {
 export async function deleteMachine(context: StudioContext, id: string, body: unknown) {
   const baseVersion = deleteBody(body);
   // The codegen queue first, then the file's: a generation of this machine never writes files back after the delete.
-  return context.serial('codegen', () => context.serial(`machine:${id}`, async () => {
-    const { dir, file, exists } = await machineFile(context.roots, id);
-    const current = exists ? await readIfExists(file) : undefined;
-    if (current === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no machine ${id} (machines/${id}/${id}.flow.json)`, { id });
-    const currentVersion = versionOf(current);
-    if (currentVersion !== baseVersion) {
-      throw new StudioError('STUDIO_CONFLICT', `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it before deleting`, { currentVersion });
-    }
-    const removed: string[] = [];
-    // Generated files first, the spec last: an interrupted delete leaves a spec that `flowing codegen` can complete.
-    for (const suffix of GENERATED_SUFFIXES) {
-      const path = join(dir, `${id}${suffix}`);
-      if (await removeIfFile(path)) removed.push(projectPath(context, path));
-    }
-    await unlink(file);
-    removed.push(projectPath(context, file));
-    const kept = (await readdir(dir)).sort().map((name) => projectPath(context, join(dir, name)));
-    if (kept.length === 0) await rmdir(dir).catch(() => undefined);
-    return { id, removed, kept };
-  }));
+  return context.serial('codegen', () =>
+    context.serial(`machine:${id}`, async () => {
+      const { dir, file, exists } = await machineFile(context.roots, id);
+      const current = exists ? await readIfExists(file) : undefined;
+      if (current === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no machine ${id} (machines/${id}/${id}.flow.json)`, { id });
+      const currentVersion = versionOf(current);
+      if (currentVersion !== baseVersion) {
+        throw new StudioError(
+          'STUDIO_CONFLICT',
+          `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it before deleting`,
+          { currentVersion },
+        );
+      }
+      const removed: string[] = [];
+      // Generated files first, the spec last: an interrupted delete leaves a spec that `flowing codegen` can complete.
+      for (const suffix of GENERATED_SUFFIXES) {
+        const path = join(dir, `${id}${suffix}`);
+        if (await removeIfFile(path)) removed.push(projectPath(context, path));
+      }
+      await unlink(file);
+      removed.push(projectPath(context, file));
+      const kept = (await readdir(dir)).sort().map((name) => projectPath(context, join(dir, name)));
+      if (kept.length === 0) await rmdir(dir).catch(() => undefined);
+      return { id, removed, kept };
+    }),
+  );
 }

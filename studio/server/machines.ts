@@ -70,11 +70,15 @@ export interface SaveBody {
 
 /** Checks the body of a save: `{ spec, baseVersion, draft? }` (400 STUDIO_BAD_REQUEST). */
 export function saveBody(body: unknown): SaveBody {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new StudioError('STUDIO_BAD_REQUEST', 'send { spec, baseVersion, draft? }');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new StudioError('STUDIO_BAD_REQUEST', 'send { spec, baseVersion, draft? }');
   const { spec, baseVersion, draft } = body as Record<string, unknown>;
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw new StudioError('STUDIO_BAD_REQUEST', '`spec` must be a JSON object');
   if (baseVersion !== null && (typeof baseVersion !== 'string' || !/^[0-9a-f]{64}$/.test(baseVersion))) {
-    throw new StudioError('STUDIO_BAD_REQUEST', '`baseVersion` must be the version the spec was loaded at (sha256 hex), or null to create a machine');
+    throw new StudioError(
+      'STUDIO_BAD_REQUEST',
+      '`baseVersion` must be the version the spec was loaded at (sha256 hex), or null to create a machine',
+    );
   }
   if (draft !== undefined && typeof draft !== 'boolean') throw new StudioError('STUDIO_BAD_REQUEST', '`draft` must be a boolean');
   return { spec: spec as Record<string, unknown>, baseVersion, draft: draft === true };
@@ -84,13 +88,23 @@ export function saveBody(body: unknown): SaveBody {
  * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
  * `baseVersion` (null: it must not exist yet). Written atomically.
  */
-export async function saveMachine(context: StudioContext, id: string, body: SaveBody): Promise<{ version: string; problems: SpecProblem[] }> {
+export async function saveMachine(
+  context: StudioContext,
+  id: string,
+  body: SaveBody,
+): Promise<{ version: string; problems: SpecProblem[] }> {
   if (body.spec.id !== id) {
-    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, { id });
+    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, {
+      id,
+    });
   }
   const { problems } = validateSpec(body.spec, { tools: await context.tools() });
   if (hasErrors(problems) && !body.draft) {
-    throw new StudioError('STUDIO_SPEC_INVALID', `the spec has ${problems.filter((p) => p.severity === 'error').length} error(s); fix them or save as a draft`, { problems });
+    throw new StudioError(
+      'STUDIO_SPEC_INVALID',
+      `the spec has ${problems.filter((p) => p.severity === 'error').length} error(s); fix them or save as a draft`,
+      { problems },
+    );
   }
   const text = formatSpec(body.spec);
   return context.serial(`machine:${id}`, async () => {
@@ -98,9 +112,10 @@ export async function saveMachine(context: StudioContext, id: string, body: Save
     const current = exists ? await readIfExists(file) : undefined;
     const currentVersion = current === undefined ? null : versionOf(current);
     if (currentVersion !== body.baseVersion) {
-      const message = body.baseVersion === null
-        ? `machine ${id} already exists; load it instead of creating it`
-        : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
+      const message =
+        body.baseVersion === null
+          ? `machine ${id} already exists; load it instead of creating it`
+          : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
       throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
     }
     if (current === undefined) {
@@ -110,7 +125,9 @@ export async function saveMachine(context: StudioContext, id: string, body: Save
         await createAtomic(file, text);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, { currentVersion: versionOf((await readIfExists(file)) ?? '') });
+        throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, {
+          currentVersion: versionOf((await readIfExists(file)) ?? ''),
+        });
       }
     } else {
       await writeAtomic(file, text);
@@ -125,7 +142,9 @@ export async function generateMachine(context: StudioContext, id: string) {
   return context.serial('codegen', async () => {
     const machine = await loadMachine(context, id);
     if (hasErrors(machine.problems)) {
-      throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, { problems: machine.problems });
+      throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, {
+        problems: machine.problems,
+      });
     }
     const tools = await context.tools();
     const codegen = await context.codegen();

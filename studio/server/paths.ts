@@ -13,7 +13,9 @@ export const ALLOWED_SUFFIXES = { machines: '.flow.json', tools: '.ts' } as cons
  */
 export function checkSegment(raw: string, pattern: RegExp, what: string): string {
   if (raw.length > 64 || !pattern.test(raw)) {
-    throw new StudioError('STUDIO_BAD_PATH', `${what} ${JSON.stringify(raw.slice(0, 80))} is not a plain identifier`, { segment: raw.slice(0, 80) });
+    throw new StudioError('STUDIO_BAD_PATH', `${what} ${JSON.stringify(raw.slice(0, 80))} is not a plain identifier`, {
+      segment: raw.slice(0, 80),
+    });
   }
   return raw;
 }
@@ -26,7 +28,10 @@ export function machineIdFrom(raw: string): string {
 /** Validates a tool name (snake_case); a bad one is STUDIO_BAD_NAME. */
 export function toolNameFrom(value: unknown): string {
   if (typeof value !== 'string' || value.length > 64 || !TOOL_NAME_PATTERN.test(value)) {
-    throw new StudioError('STUDIO_BAD_NAME', `tool name ${JSON.stringify(String(value).slice(0, 80))} must be snake_case: a-z first, then a-z, 0-9, _`);
+    throw new StudioError(
+      'STUDIO_BAD_NAME',
+      `tool name ${JSON.stringify(String(value).slice(0, 80))} must be snake_case: a-z first, then a-z, 0-9, _`,
+    );
   }
   return value;
 }
@@ -54,7 +59,8 @@ export async function machineFile(roots: ProjectRoots, id: string): Promise<{ di
   const file = join(dir, `${id}${ALLOWED_SUFFIXES.machines}`);
   const dirExists = await checkReal(roots.machinesDir, dir);
   const exists = dirExists && (await checkReal(roots.machinesDir, file));
-  if (exists && !(await lstat(await realpath(file))).isFile()) throw new StudioError('STUDIO_BAD_PATH', `${id}${ALLOWED_SUFFIXES.machines} is not a regular file`);
+  if (exists && !(await lstat(await realpath(file))).isFile())
+    throw new StudioError('STUDIO_BAD_PATH', `${id}${ALLOWED_SUFFIXES.machines} is not a regular file`);
   return { dir, file, exists };
 }
 

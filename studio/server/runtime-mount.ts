@@ -36,13 +36,19 @@ export function runtimeHandler(source: RuntimeAppSource | undefined): RuntimeHan
     loading ??= source().catch((error: unknown) => {
       loading = undefined; // a later request tries again (after `flowing codegen`, say)
       const coded = error as { code?: unknown; message?: unknown };
-      throw new StudioError('STUDIO_RUNTIME_UNAVAILABLE', `the studio's runtime could not start: ${typeof coded.code === 'string' ? `${coded.code} ` : ''}${String(coded.message ?? error)}`);
+      throw new StudioError(
+        'STUDIO_RUNTIME_UNAVAILABLE',
+        `the studio's runtime could not start: ${typeof coded.code === 'string' ? `${coded.code} ` : ''}${String(coded.message ?? error)}`,
+      );
     });
     return loading;
   };
   const handler = async (c: Context): Promise<Response> => {
     if (!source) {
-      throw new StudioError('STUDIO_RUNTIME_UNAVAILABLE', 'this studio was started without a runtime; start it with `flowing studio` (or `npm start`), or connect to a `flowing serve` URL');
+      throw new StudioError(
+        'STUDIO_RUNTIME_UNAVAILABLE',
+        'this studio was started without a runtime; start it with `flowing studio` (or `npm start`), or connect to a `flowing serve` URL',
+      );
     }
     const app = await load();
     const raw = c.req.raw;

@@ -55,15 +55,24 @@ export async function startStudio(options: StudioOptions): Promise<StudioServer>
     throw new StudioError('STUDIO_APP_MISSING', `no built studio app in ${appDir}; run npm run build (vite build) first`, { appDir });
   });
   const context = await createStudioContext(options.rootDir, { checkCase: options.checkCase });
-  const { app, warm, close: closeRuntime } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
+  const {
+    app,
+    warm,
+    close: closeRuntime,
+  } = createStudioApp({ context, appDir, runtimeApp: options.runtimeApp, sessionFile: options.sessionFile });
   const server = createServer(createStudioListener(app, { hostnames: allowedHostnames(host) }));
   const port = options.port ?? DEFAULT_STUDIO_PORT;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       context.dispose();
-      reject(error.code === 'EADDRINUSE'
-        ? new StudioError('STUDIO_PORT_IN_USE', `port ${port} on ${host} is taken; start with --port <another> (0 picks a free one)`, { port, host })
-        : error);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new StudioError('STUDIO_PORT_IN_USE', `port ${port} on ${host} is taken; start with --port <another> (0 picks a free one)`, {
+              port,
+              host,
+            })
+          : error,
+      );
     });
     server.listen(port, host, () => resolve());
   });

@@ -33,12 +33,21 @@ export interface ServedSessionFile {
 export async function loadServedSessionFile(path: string): Promise<ServedSessionFile> {
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile()) throw new StudioError('STUDIO_NOT_FOUND', `no session file at ${path}`, { path });
-  const tooLarge = (size: string) => new StudioError('STUDIO_BODY_TOO_LARGE', `${path} has ${size}; a session file has at most ${MAX_SESSION_FILE_CHARS} characters`, { path });
+  const tooLarge = (size: string) =>
+    new StudioError('STUDIO_BODY_TOO_LARGE', `${path} has ${size}; a session file has at most ${MAX_SESSION_FILE_CHARS} characters`, {
+      path,
+    });
   if (info.size > MAX_READ_BYTES) throw tooLarge(`${info.size} bytes`);
   const text = await readFile(path, 'utf8');
   if (text.length > MAX_SESSION_FILE_CHARS) throw tooLarge(`${text.length} characters`);
   const token = randomBytes(18).toString('base64url');
-  return { urlPath: `${SESSION_FILE_PREFIX}/${token}`, name: basename(path).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200), text };
+  return {
+    urlPath: `${SESSION_FILE_PREFIX}/${token}`,
+    name: basename(path)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 200),
+    text,
+  };
 }
 
 const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -48,7 +57,8 @@ export function sessionFileHandler(file: ServedSessionFile | undefined) {
   return (c: Context): Response => {
     const token = c.req.param('token') ?? '';
     const expected = file ? file.urlPath.slice(SESSION_FILE_PREFIX.length + 1) : '';
-    if (!file || !sameToken(token, expected)) throw new StudioError('STUDIO_NOT_FOUND', 'no session file is served at this path; run flowing inspect FILE again');
+    if (!file || !sameToken(token, expected))
+      throw new StudioError('STUDIO_NOT_FOUND', 'no session file is served at this path; run flowing inspect FILE again');
     return new Response(file.text, {
       headers: {
         'Content-Type': 'application/x-ndjson; charset=utf-8',

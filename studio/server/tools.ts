@@ -8,7 +8,14 @@ export async function listTools(context: StudioContext) {
   return Object.values(catalog)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(({ name, description, idempotent, risk, errors, inputSchema, outputSchema, file }) => ({
-      name, description, idempotent, risk, errors: errors ?? [], inputSchema, outputSchema, file,
+      name,
+      description,
+      idempotent,
+      risk,
+      errors: errors ?? [],
+      inputSchema,
+      outputSchema,
+      file,
     }));
 }
 
@@ -18,7 +25,8 @@ export async function createTool(context: StudioContext, body: unknown): Promise
   const name = toolNameFrom((body as Record<string, unknown>).name);
   return context.serial(`tool:${name}`, async () => {
     // Any existing entry counts, a dangling symlink included: a stub never replaces or writes through anything.
-    if ((await toolFile(context.roots, name)).exists) throw new StudioError('STUDIO_EXISTS', `tools/${name}.ts already exists; it is never overwritten`, { path: `tools/${name}.ts` });
+    if ((await toolFile(context.roots, name)).exists)
+      throw new StudioError('STUDIO_EXISTS', `tools/${name}.ts already exists; it is never overwritten`, { path: `tools/${name}.ts` });
     const { scaffoldTool } = await import('@flowing/codegen');
     const made = await scaffoldTool(context.roots.rootDir, name);
     if (!made.created) throw new StudioError('STUDIO_EXISTS', `${made.path} already exists; it is never overwritten`, { path: made.path });

@@ -21,8 +21,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  */
 export class ApiError extends FlowingError {
   declare readonly details: Readonly<Record<string, unknown>>;
-  constructor(readonly server: ApiServer, readonly status: number, error: FlowError) {
-    super(error.code, error.message, { details: isRecord(error.details) ? error.details : error.details === undefined ? {} : { value: error.details } });
+  constructor(
+    readonly server: ApiServer,
+    readonly status: number,
+    error: FlowError,
+  ) {
+    super(error.code, error.message, {
+      details: isRecord(error.details) ? error.details : error.details === undefined ? {} : { value: error.details },
+    });
     this.name = 'ApiError';
   }
 }
@@ -40,7 +46,10 @@ export function errorFromAnswer(server: ApiServer, status: number, text: string)
   }
   if (isFlowError(body)) return new ApiError(server, status, body);
   const code: ClientErrorCode = server === 'studio' ? 'STUDIO_BAD_RESPONSE' : 'RUNTIME_BAD_RESPONSE';
-  return new ApiError(server, status, { code, message: `the ${server === 'studio' ? 'studio server' : 'runtime'} answered ${status} without a coded error (${text.slice(0, 80) || 'an empty body'})` });
+  return new ApiError(server, status, {
+    code,
+    message: `the ${server === 'studio' ? 'studio server' : 'runtime'} answered ${status} without a coded error (${text.slice(0, 80) || 'an empty body'})`,
+  });
 }
 
 /** The failure of a request that got no answer at all. */
@@ -53,7 +62,13 @@ export function unreachable(server: ApiServer, where: string, error: unknown): A
  * `fetch`, answering the response when it is a success, throwing an ApiError otherwise. `acceptRefusal`: a refused
  * send (`{ applied: false, code, message }`, answered with a 4xx) is an answer, not a failure.
  */
-export async function request(server: ApiServer, where: string, url: string, init: RequestInit, options: { acceptRefusal?: boolean } = {}): Promise<{ response: Response; text: string }> {
+export async function request(
+  server: ApiServer,
+  where: string,
+  url: string,
+  init: RequestInit,
+  options: { acceptRefusal?: boolean } = {},
+): Promise<{ response: Response; text: string }> {
   let response: Response;
   try {
     response = await fetch(url, init);
@@ -78,7 +93,10 @@ export function jsonOf<T>(server: ApiServer, status: number, text: string): T {
   try {
     return (text ? JSON.parse(text) : {}) as T;
   } catch {
-    throw new ApiError(server, status, { code: server === 'studio' ? 'STUDIO_BAD_RESPONSE' : 'RUNTIME_BAD_RESPONSE', message: `the answer (${status}) is not JSON` });
+    throw new ApiError(server, status, {
+      code: server === 'studio' ? 'STUDIO_BAD_RESPONSE' : 'RUNTIME_BAD_RESPONSE',
+      message: `the answer (${status}) is not JSON`,
+    });
   }
 }
 
@@ -89,6 +107,7 @@ export function hasCode(error: unknown, code: KnownErrorCode | ClientErrorCode):
 
 /** `{ code, message }` of any failure for a notice; a code's `details.problem` (the code of what was refused) wins. */
 export function describeError(error: unknown, fallbackCode: string): { code: string; message: string } {
-  if (error instanceof ApiError) return { code: typeof error.details.problem === 'string' ? error.details.problem : error.code, message: error.message };
+  if (error instanceof ApiError)
+    return { code: typeof error.details.problem === 'string' ? error.details.problem : error.code, message: error.message };
   return { code: fallbackCode, message: error instanceof Error ? error.message : String(error) };
 }

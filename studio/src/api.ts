@@ -2,23 +2,68 @@ import type { FlowSpec, SpecProblem } from '@flowing/spec';
 import { jsonOf, request } from './api-error.ts';
 
 /** A machine in the list. */
-export interface MachineSummary { id: string; file: string; version: string; problems: SpecProblem[] }
+export interface MachineSummary {
+  id: string;
+  file: string;
+  version: string;
+  problems: SpecProblem[];
+}
 /** A machine as loaded for editing: `spec` is the parsed JSON even when invalid (null when not JSON). */
-export interface MachineDocument { id: string; file: string; text: string; spec: FlowSpec | null; version: string; problems: SpecProblem[] }
+export interface MachineDocument {
+  id: string;
+  file: string;
+  text: string;
+  spec: FlowSpec | null;
+  version: string;
+  problems: SpecProblem[];
+}
 /** A JSON Schema as the server sends it (from `z.toJSONSchema`). */
-export interface JsonSchema { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; items?: JsonSchema; [key: string]: unknown }
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  enum?: unknown[];
+  items?: JsonSchema;
+  [key: string]: unknown;
+}
 /** A tool from tools/, with its contract. */
 export interface ToolSummary {
-  name: string; description?: string; idempotent: boolean; risk: 'low' | 'medium' | 'high'; errors: string[];
-  inputSchema: JsonSchema; outputSchema: JsonSchema; file: string;
+  name: string;
+  description?: string;
+  idempotent: boolean;
+  risk: 'low' | 'medium' | 'high';
+  errors: string[];
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  file: string;
 }
 /** One generated file, with the text that was on disk before. */
-export interface GeneratedFile { path: string; text: string; previous: string | undefined; changed: boolean }
+export interface GeneratedFile {
+  path: string;
+  text: string;
+  previous: string | undefined;
+  changed: boolean;
+}
 /** The answer to "New machine": the spec written with one initial state. */
-export interface CreatedMachine { id: string; file: string; version: string; spec: FlowSpec }
+export interface CreatedMachine {
+  id: string;
+  file: string;
+  version: string;
+  spec: FlowSpec;
+}
 /** The answer to "Delete machine": project paths removed, and files left in the folder (a hand-written impl.ts). */
-export interface DeletedMachine { id: string; removed: string[]; kept: string[] }
-export interface GenerateResponse { ok: boolean; files: GeneratedFile[]; problems: SpecProblem[]; timings: Record<string, number> }
+export interface DeletedMachine {
+  id: string;
+  removed: string[];
+  kept: string[];
+}
+export interface GenerateResponse {
+  ok: boolean;
+  files: GeneratedFile[];
+  problems: SpecProblem[];
+  timings: Record<string, number>;
+}
 
 /** What the studio answers to a saved case: its project path and whether it replaced a file. */
 export interface SavedCase {

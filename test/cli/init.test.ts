@@ -35,12 +35,18 @@ describe('flowing init', () => {
   it('sets up an empty folder: example machine and tool, package.json, tsconfig.json and .gitignore', async () => {
     const report = await initProject(join(dir, 'my-app'), '0.1.0');
     expect(report.added).toEqual([
-      'machines/order-lookup/order-lookup.flow.json', 'tools/get_order_status.ts', 'package.json', 'tsconfig.json', '.gitignore',
+      'machines/order-lookup/order-lookup.flow.json',
+      'tools/get_order_status.ts',
+      'package.json',
+      'tsconfig.json',
+      '.gitignore',
     ]);
     const pkg = JSON.parse(await readFile(join(dir, 'my-app/package.json'), 'utf8'));
     expect(pkg).toMatchObject({
-      name: 'my-app', type: 'module',
-      dependencies: { '@flowing/runtime': '^0.1.0' }, devDependencies: { flowing: '^0.1.0' },
+      name: 'my-app',
+      type: 'module',
+      dependencies: { '@flowing/runtime': '^0.1.0' },
+      devDependencies: { flowing: '^0.1.0' },
       scripts: { studio: 'flowing studio', codegen: 'flowing codegen', 'codegen:check': 'flowing codegen --check' },
     });
     const tsconfig = JSON.parse(await readFile(join(dir, 'my-app/tsconfig.json'), 'utf8'));
@@ -51,10 +57,16 @@ describe('flowing init', () => {
 
   it('allows the install scripts Flowing needs (better-sqlite3, esbuild) and keeps a decision the project made', async () => {
     await initProject(join(dir, 'new'), '0.1.0');
-    expect(JSON.parse(await readFile(join(dir, 'new/package.json'), 'utf8')).allowScripts).toEqual({ 'better-sqlite3': true, esbuild: true });
+    expect(JSON.parse(await readFile(join(dir, 'new/package.json'), 'utf8')).allowScripts).toEqual({
+      'better-sqlite3': true,
+      esbuild: true,
+    });
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', allowScripts: { 'esbuild@0.28.2': false } }));
     const report = await initProject(dir, '0.1.0');
-    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).allowScripts).toEqual({ 'esbuild@0.28.2': false, 'better-sqlite3': true });
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).allowScripts).toEqual({
+      'esbuild@0.28.2': false,
+      'better-sqlite3': true,
+    });
     expect(report.added).toContain('package.json: allowScripts better-sqlite3');
     expect(report.kept).toContain('package.json: allowScripts esbuild (already decided)');
   });
@@ -68,8 +80,14 @@ describe('flowing init', () => {
   });
 
   it('adds only what an existing project lacks, keeping its comments, values, scripts and files', async () => {
-    await writeFile(join(dir, 'package.json'), '{\n    "name": "shop",\n    "scripts": { "studio": "my-own-studio" },\n    "devDependencies": { "zod": "^4.0.0" }\n}\n');
-    await writeFile(join(dir, 'tsconfig.json'), '{\n  // our settings\n  "compilerOptions": { "module": "NodeNext", "outDir": "build" },\n  "include": ["src"]\n}\n');
+    await writeFile(
+      join(dir, 'package.json'),
+      '{\n    "name": "shop",\n    "scripts": { "studio": "my-own-studio" },\n    "devDependencies": { "zod": "^4.0.0" }\n}\n',
+    );
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      '{\n  // our settings\n  "compilerOptions": { "module": "NodeNext", "outDir": "build" },\n  "include": ["src"]\n}\n',
+    );
     await writeFile(join(dir, '.gitignore'), 'node_modules');
     await mkdir(join(dir, 'tools'));
     await writeFile(join(dir, 'tools/get_order_status.ts'), '// ours\n');
@@ -77,8 +95,12 @@ describe('flowing init', () => {
     const report = await initProject(dir, '0.1.0');
     expect(await readFile(join(dir, 'tools/get_order_status.ts'), 'utf8')).toBe('// ours\n');
     // No "type" and no code outside tools/: the project becomes ES modules.
-    expect(report.added).toContain('package.json: "type": "module" (was no "type", so CommonJS; generated machines and tools are ES modules, and no code here depends on the old type)');
-    expect(report.kept).toEqual(expect.arrayContaining(['tools/get_order_status.ts (exists)', 'package.json: script studio (already "my-own-studio")']));
+    expect(report.added).toContain(
+      'package.json: "type": "module" (was no "type", so CommonJS; generated machines and tools are ES modules, and no code here depends on the old type)',
+    );
+    expect(report.kept).toEqual(
+      expect.arrayContaining(['tools/get_order_status.ts (exists)', 'package.json: script studio (already "my-own-studio")']),
+    );
     const pkgText = await readFile(join(dir, 'package.json'), 'utf8');
     const pkg = JSON.parse(pkgText);
     expect(pkg.scripts.studio).toBe('my-own-studio');
@@ -110,7 +132,10 @@ describe('flowing init', () => {
 
   it('refuses a path that is a file with INIT_NOT_A_DIRECTORY, exit 1 from the CLI', async () => {
     await writeFile(join(dir, 'file'), 'x');
-    const result = await run(process.execPath, cliArgs('init', join(dir, 'file'))).then(() => ({ code: 0, stderr: '' }), (error) => error);
+    const result = await run(process.execPath, cliArgs('init', join(dir, 'file'))).then(
+      () => ({ code: 0, stderr: '' }),
+      (error) => error,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^INIT_NOT_A_DIRECTORY /);
   });
@@ -125,34 +150,50 @@ describe('flowing init', () => {
   });
 
   it('switches a folder fresh from npm init -y ("type": "commonjs", no code) to "type": "module" and says why', async () => {
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', main: 'index.js', scripts: {}, type: 'commonjs' }, null, 2) + '\n');
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'shop', version: '1.0.0', main: 'index.js', scripts: {}, type: 'commonjs' }, null, 2) + '\n',
+    );
     await mkdir(join(dir, 'node_modules/left-pad'), { recursive: true });
     await writeFile(join(dir, 'node_modules/left-pad/index.js'), 'module.exports = 1;\n');
     const report = await initProject(dir, '0.1.0');
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('module');
-    expect(report.added).toContain('package.json: "type": "module" (was "type": "commonjs"; generated machines and tools are ES modules, and no code here depends on the old type)');
+    expect(report.added).toContain(
+      'package.json: "type": "module" (was "type": "commonjs"; generated machines and tools are ES modules, and no code here depends on the old type)',
+    );
     expect(report.added).not.toContain('machines/package.json');
     expect(await readdir(join(dir, 'tools'))).toEqual(['get_order_status.ts']);
   });
 
-  for (const [what, file] of [['TypeScript in src/', 'src/index.ts'], ['a JavaScript config file', 'eslint.config.js']] as const) {
+  for (const [what, file] of [
+    ['TypeScript in src/', 'src/index.ts'],
+    ['a JavaScript config file', 'eslint.config.js'],
+  ] as const) {
     it(`keeps the type of a CommonJS project with ${what}, and makes machines/ and tools/ ES modules with a package.json each`, async () => {
       await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'commonjs' }, null, 2));
       await mkdir(join(dir, 'src'), { recursive: true });
       await writeFile(join(dir, file), 'module.exports = {};\n');
       const report = await initProject(dir, '0.1.0');
       expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('commonjs');
-      expect(report.kept).toContain(`package.json: "type": "commonjs" (${file} depends on it; machines/ and tools/ get a package.json of their own with "type": "module")`);
+      expect(report.kept).toContain(
+        `package.json: "type": "commonjs" (${file} depends on it; machines/ and tools/ get a package.json of their own with "type": "module")`,
+      );
       expect(report.added).toEqual(expect.arrayContaining(['machines/package.json', 'tools/package.json']));
-      for (const folder of ['machines', 'tools']) expect(JSON.parse(await readFile(join(dir, folder, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
+      for (const folder of ['machines', 'tools'])
+        expect(JSON.parse(await readFile(join(dir, folder, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
     });
   }
 
   it('leaves include alone when rootDir excludes machines/ and tools/, and says how to fix it', async () => {
-    await writeFile(join(dir, 'tsconfig.json'), '{ "compilerOptions": { "module": "commonjs", "rootDir": "src", "outDir": "dist" }, "include": ["src"] }');
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      '{ "compilerOptions": { "module": "commonjs", "rootDir": "src", "outDir": "dist" }, "include": ["src"] }',
+    );
     const report = await initProject(dir, '0.1.0');
     expect(parse(await readFile(join(dir, 'tsconfig.json'), 'utf8')).include).toEqual(['src']);
-    expect(report.kept).toContain('tsconfig.json: compilerOptions.rootDir is "src": machines/ and tools/ lie outside it, so tsc refuses them (TS6059) once your code imports a machine; set it to "." (the output then moves to dist/src/)');
+    expect(report.kept).toContain(
+      'tsconfig.json: compilerOptions.rootDir is "src": machines/ and tools/ lie outside it, so tsc refuses them (TS6059) once your code imports a machine; set it to "." (the output then moves to dist/src/)',
+    );
   });
 
   it('writes an example spec that validates against the tools it writes', async () => {

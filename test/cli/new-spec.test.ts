@@ -17,7 +17,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flowing-new-spec-'));
   await symlink(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'new-spec', private: true, type: 'module' }));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true }, include: ['src', 'machines'] }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true }, include: ['src', 'machines'] }),
+  );
   await mkdir(join(dir, 'src'));
   await writeFile(join(dir, 'src/index.ts'), 'export {};\n');
 });
@@ -26,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('new specs carry $schema', () => {
-  it('newSpecSkeleton and init\'s example point $schema at the JSON Schema codegen writes next to them', async () => {
+  it("newSpecSkeleton and init's example point $schema at the JSON Schema codegen writes next to them", async () => {
     const spec = newSpecSkeleton('returns-desk');
     expect(validateSpec(spec).problems.filter((p) => p.severity === 'error')).toEqual([]);
     const text = formatSpec(spec);
@@ -37,7 +40,9 @@ describe('new specs carry $schema', () => {
     await mkdir(dirname(specFile), { recursive: true });
     await writeFile(specFile, text);
     await run(process.execPath, cliArgs('codegen'), { cwd: dir });
-    const schema = JSON.parse(await readFile(resolve(dirname(specFile), SPEC_SCHEMA_REFERENCE), 'utf8')) as { properties?: Record<string, unknown> };
+    const schema = JSON.parse(await readFile(resolve(dirname(specFile), SPEC_SCHEMA_REFERENCE), 'utf8')) as {
+      properties?: Record<string, unknown>;
+    };
     expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(['$schema', 'specVersion', 'id', 'states']));
   }, 120_000);
 });

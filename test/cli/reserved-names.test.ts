@@ -16,7 +16,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flowing-reserved-'));
   await symlink(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'reserved', private: true, type: 'module' }));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true } }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true } }),
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -33,20 +36,31 @@ async function flowing(...args: string[]): Promise<{ code: number; stdout: strin
 }
 
 async function exists(path: string): Promise<boolean> {
-  return access(join(dir, path)).then(() => true, () => false);
+  return access(join(dir, path)).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function writeSpec(id: string, tool: string): Promise<string> {
   const file = `machines/${id}/${id}.flow.json`;
   await mkdir(join(dir, 'machines', id), { recursive: true });
-  const spec = { specVersion: 1, id, events: {}, initial: 'a', states: { a: { invoke: { tool, input: {}, onDone: 'b', onError: 'b' } }, b: { type: 'final' } } };
+  const spec = {
+    specVersion: 1,
+    id,
+    events: {},
+    initial: 'a',
+    states: { a: { invoke: { tool, input: {}, onDone: 'b', onError: 'b' } }, b: { type: 'final' } },
+  };
   await writeFile(join(dir, file), JSON.stringify(spec, null, 2));
   return file;
 }
 
 describe('names that cannot name a file or a module: then, con, node_modules', () => {
   it('are one list, holding then, node_modules and the Windows device names', () => {
-    expect([...RESERVED_FILE_NAMES.keys()]).toEqual(expect.arrayContaining(['then', 'node_modules', 'con', 'prn', 'aux', 'nul', 'com1', 'lpt9']));
+    expect([...RESERVED_FILE_NAMES.keys()]).toEqual(
+      expect.arrayContaining(['then', 'node_modules', 'con', 'prn', 'aux', 'nul', 'com1', 'lpt9']),
+    );
   });
 
   for (const tool of ['then', 'con', 'node_modules']) {
@@ -70,7 +84,10 @@ describe('names that cannot name a file or a module: then, con, node_modules', (
       const validate = await flowing('validate', file, '--json');
       expect(validate.code).toBe(1);
       const problems = (JSON.parse(validate.stdout) as { problems: Array<{ code: string; path: string; message: string }> }).problems;
-      expect(problems.find((p) => p.path === '/id')).toMatchObject({ code: 'SPEC_RESERVED_NAME', message: expect.stringContaining(`machine id '${id}' is reserved`) });
+      expect(problems.find((p) => p.path === '/id')).toMatchObject({
+        code: 'SPEC_RESERVED_NAME',
+        message: expect.stringContaining(`machine id '${id}' is reserved`),
+      });
     }, 60_000);
   }
 });

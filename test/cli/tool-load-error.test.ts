@@ -30,8 +30,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flowing-cjs-tools-'));
   await symlink(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
   // What `npm init -y` writes with npm 11, and the example machine and tool, as an older init left them.
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', main: 'index.js', type: 'commonjs' }, null, 2));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true } }));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'shop', version: '1.0.0', main: 'index.js', type: 'commonjs' }, null, 2),
+  );
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, skipLibCheck: true } }),
+  );
   await mkdir(join(dir, 'machines', EXAMPLE_MACHINE_ID), { recursive: true });
   await writeFile(join(dir, 'machines', EXAMPLE_MACHINE_ID, `${EXAMPLE_MACHINE_ID}.flow.json`), JSON.stringify(EXAMPLE_SPEC, null, 2));
   await mkdir(join(dir, 'tools'));
@@ -42,12 +48,16 @@ afterAll(async () => {
 });
 
 describe('a tool file Node reads as CommonJS', () => {
-  it('codegen and validate name the cause (the package type) and the fix, and say the unknown tool\'s file exists', async () => {
+  it("codegen and validate name the cause (the package type) and the fix, and say the unknown tool's file exists", async () => {
     for (const command of ['codegen', 'validate']) {
       const result = await flowing(command);
       expect(result.code, command).toBe(1);
-      expect(result.stdout, command).toContain(`CODEGEN_TOOL_LOAD_FAILED (warning) tools/${EXAMPLE_TOOL_NAME}.ts could not be imported: Node loads it as CommonJS (package.json has "type": "commonjs"), which does not compile TypeScript, so it failed with "SyntaxError: Missing initializer in const declaration". Generated machines and tools are ES modules: set "type": "module" in package.json, or, if your other code must stay CommonJS, add tools/package.json with {"type": "module"}`);
-      expect(result.stdout, command).toContain(`SPEC_UNKNOWN_TOOL tool '${EXAMPLE_TOOL_NAME}' is in tools/${EXAMPLE_TOOL_NAME}.ts, which exists but could not be imported`);
+      expect(result.stdout, command).toContain(
+        `CODEGEN_TOOL_LOAD_FAILED (warning) tools/${EXAMPLE_TOOL_NAME}.ts could not be imported: Node loads it as CommonJS (package.json has "type": "commonjs"), which does not compile TypeScript, so it failed with "SyntaxError: Missing initializer in const declaration". Generated machines and tools are ES modules: set "type": "module" in package.json, or, if your other code must stay CommonJS, add tools/package.json with {"type": "module"}`,
+      );
+      expect(result.stdout, command).toContain(
+        `SPEC_UNKNOWN_TOOL tool '${EXAMPLE_TOOL_NAME}' is in tools/${EXAMPLE_TOOL_NAME}.ts, which exists but could not be imported`,
+      );
     }
   }, 180_000);
 

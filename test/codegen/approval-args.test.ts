@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { setup } from 'xstate';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { contractOf, createMemoryStore, createRuntime, defineMachine, defineTool, fromTool, FlowingError, type ToolInvokeInfo } from '@flowing/runtime';
+import {
+  contractOf,
+  createMemoryStore,
+  createRuntime,
+  defineMachine,
+  defineTool,
+  fromTool,
+  FlowingError,
+  type ToolInvokeInfo,
+} from '@flowing/runtime';
 import { generate, loadToolCatalog } from '@flowing/codegen';
 import { FlowSpecSchema, parseSpecText } from '@flowing/spec';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
@@ -24,10 +33,13 @@ describe('the arguments a person approves', () => {
     expect(contract).toContain('refund: { tool: "issue_refund", args: toolArgs.refund },');
     expect(text).toContain('input: ({ context }): Input<"tool.issue_refund"> => ({ args: toolArgs.refund(context) }),');
     const refund = orderSupport.invokes.refund as ToolInvokeInfo;
-    expect((refund.args as (context: unknown) => unknown)({ userId: 'u1', orderId: 'A1002', order: { total: 42 } })).toEqual({ order_id: 'A1002', amount: 42 });
+    expect((refund.args as (context: unknown) => unknown)({ userId: 'u1', orderId: 'A1002', order: { total: 42 } })).toEqual({
+      order_id: 'A1002',
+      amount: 42,
+    });
   });
 
-  it('are what the contract\'s function returns for the approval state\'s context, and then exactly what is paid', async () => {
+  it("are what the contract's function returns for the approval state's context, and then exactly what is paid", async () => {
     const refund = orderSupport.invokes.refund as ToolInvokeInfo;
     const seen: unknown[] = [];
     const args = (context: never) => {
@@ -50,26 +62,45 @@ describe('the arguments a person approves', () => {
 
   it('come from the spec for a machine written by hand: its input mapping parsed once, at load', () => {
     const spec = FlowSpecSchema.parse({
-      specVersion: 1, id: 'by-hand', context: { total: { type: 'number', default: 0 }, note: { type: 'string', optional: true } },
-      initial: 'paying', states: { paying: { invoke: { tool: 'pay', input: { amount: 'context.total * 2', memo: "context.note ?? 'none'" }, onDone: 'done' } }, done: { type: 'final' } },
+      specVersion: 1,
+      id: 'by-hand',
+      context: { total: { type: 'number', default: 0 }, note: { type: 'string', optional: true } },
+      initial: 'paying',
+      states: {
+        paying: { invoke: { tool: 'pay', input: { amount: 'context.total * 2', memo: "context.note ?? 'none'" }, onDone: 'done' } },
+        done: { type: 'final' },
+      },
     });
     const paying = contractOf(spec).invokes.paying as ToolInvokeInfo;
     expect(paying).not.toHaveProperty('input');
     expect((paying.args as (context: unknown) => unknown)({ total: 5 })).toEqual({ amount: 10, memo: 'none' });
     const broken = structuredClone(spec);
     (broken.states.paying!.invoke as { input: Record<string, string> }).input.amount = 'context.total *';
-    expect(() => contractOf(broken)).toThrow(expect.objectContaining({ code: 'MACHINE_INVALID', message: expect.stringContaining("input 'amount' of state 'paying'") }));
+    expect(() => contractOf(broken)).toThrow(
+      expect.objectContaining({ code: 'MACHINE_INVALID', message: expect.stringContaining("input 'amount' of state 'paying'") }),
+    );
   });
 
   it('are never ambiguous: the runtime refuses a machine written by hand whose APPROVE can lead to two high-risk calls', () => {
-    const risky = (name: string) => defineTool({
-      name, description: name, risk: 'high', idempotent: false, input: z.object({ id: z.string() }), output: z.object({ ok: z.boolean() }),
-      async run() { return { ok: true }; },
-    });
+    const risky = (name: string) =>
+      defineTool({
+        name,
+        description: name,
+        risk: 'high',
+        idempotent: false,
+        input: z.object({ id: z.string() }),
+        output: z.object({ ok: z.boolean() }),
+        async run() {
+          return { ok: true };
+        },
+      });
     const [cancel, rebook] = [risky('cancel_ticket'), risky('update_ticket_to_new_flight')];
     const spec = FlowSpecSchema.parse({
-      specVersion: 1, id: 'ticket-desk', context: { id: { type: 'string', default: 't1' }, cancel: { type: 'boolean', default: true } },
-      events: { APPROVE: {} }, initial: 'confirm',
+      specVersion: 1,
+      id: 'ticket-desk',
+      context: { id: { type: 'string', default: 't1' }, cancel: { type: 'boolean', default: true } },
+      events: { APPROVE: {} },
+      initial: 'confirm',
       states: {
         confirm: { on: { APPROVE: [{ guard: 'context.cancel', target: 'cancelling' }, { target: 'rebooking' }] } },
         cancelling: { invoke: { tool: 'cancel_ticket', input: { id: 'context.id' }, onDone: 'confirm' } },
@@ -80,14 +111,36 @@ describe('the arguments a person approves', () => {
       types: {} as { context: { id: string; cancel: boolean }; events: { type: 'APPROVE' } },
       actors: { 'tool.cancel_ticket': fromTool(cancel), 'tool.update_ticket_to_new_flight': fromTool(rebook) },
     }).createMachine({
-      id: 'ticket-desk', context: { id: 't1', cancel: true }, initial: 'confirm',
+      id: 'ticket-desk',
+      context: { id: 't1', cancel: true },
+      initial: 'confirm',
       states: {
         confirm: { on: { APPROVE: [{ guard: ({ context }) => context.cancel, target: 'cancelling' }, { target: 'rebooking' }] } },
-        cancelling: { invoke: { id: 'cancelling', src: 'tool.cancel_ticket', input: ({ context }) => ({ args: { id: context.id } }), onDone: 'confirm' } },
-        rebooking: { invoke: { id: 'rebooking', src: 'tool.update_ticket_to_new_flight', input: ({ context }) => ({ args: { id: context.id } }), onDone: 'confirm' } },
+        cancelling: {
+          invoke: {
+            id: 'cancelling',
+            src: 'tool.cancel_ticket',
+            input: ({ context }) => ({ args: { id: context.id } }),
+            onDone: 'confirm',
+          },
+        },
+        rebooking: {
+          invoke: {
+            id: 'rebooking',
+            src: 'tool.update_ticket_to_new_flight',
+            input: ({ context }) => ({ args: { id: context.id } }),
+            onDone: 'confirm',
+          },
+        },
       },
     });
-    const definition = defineMachine({ id: 'ticket-desk', specHash: 'x', spec, machine, tools: { cancel_ticket: cancel, update_ticket_to_new_flight: rebook } });
+    const definition = defineMachine({
+      id: 'ticket-desk',
+      specHash: 'x',
+      spec,
+      machine,
+      tools: { cancel_ticket: cancel, update_ticket_to_new_flight: rebook },
+    });
     let refusal: unknown;
     try {
       createRuntime({ machines: [definition], store: createMemoryStore() });

@@ -19,7 +19,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   });
 
   it('maps a misspelled context field in a guard to the guard pointer', async () => {
-    await editSpec((s) => { s.states.active.states.fetch_order.invoke.onDone[0].guard = "context.intnt == 'refund'"; });
+    await editSpec((s) => {
+      s.states.active.states.fetch_order.invoke.onDone[0].guard = "context.intnt == 'refund'";
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     expect(result.ok).toBe(false);
@@ -30,7 +32,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   }, 60_000);
 
   it('maps a misspelled field in an input mapping to that input field', async () => {
-    await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = "context.ordr ?? ''"; });
+    await editSpec((s) => {
+      s.states.active.states.fetch_order.invoke.input.order_id = "context.ordr ?? ''";
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -39,7 +43,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   }, 60_000);
 
   it('maps a value of the wrong type for a tool input to that input field', async () => {
-    await editSpec((s) => { s.states.active.states.fetch_order.invoke.input.order_id = 'context.order.total'; });
+    await editSpec((s) => {
+      s.states.active.states.fetch_order.invoke.input.order_id = 'context.order.total';
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -47,7 +53,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   }, 60_000);
 
   it('maps a wrong output field in an onDone assign to that assign', async () => {
-    await editSpec((s) => { s.states.active.states.refund.invoke.onDone.assign.refundId = 'output.refundId'; });
+    await editSpec((s) => {
+      s.states.active.states.refund.invoke.onDone.assign.refundId = 'output.refundId';
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -55,7 +63,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   }, 60_000);
 
   it('maps a misspelled field of a call error to the onError guard (the error is typed, not cast)', async () => {
-    await editSpec((s) => { s.states.active.states.fetch_order.invoke.onError[0].guard = "error.cod == 'ORDER_NOT_FOUND'"; });
+    await editSpec((s) => {
+      s.states.active.states.fetch_order.invoke.onError[0].guard = "error.cod == 'ORDER_NOT_FOUND'";
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -65,7 +75,9 @@ describe('type errors in generated code are mapped to the spec element that caus
 
   it('maps an error in an assign several transitions share to each of them', async () => {
     const places = ['idle', 'ask_order_id', 'order_not_found'];
-    await editSpec((s) => { for (const state of places) s.states.active.states[state].on.USER_MESSAGE.assign.lastMessage = 'event.txt'; });
+    await editSpec((s) => {
+      for (const state of places) s.states.active.states[state].on.USER_MESSAGE.assign.lastMessage = 'event.txt';
+    });
     const result = await project.codegen.generate(SPEC, { write: false });
     await restoreSpec(original);
     const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
@@ -77,7 +89,9 @@ describe('type errors in generated code are mapped to the spec element that caus
   it('does not write generated files when they do not type-check', async () => {
     const machineFile = join(project.dir, 'machines/order-support/order-support.machine.ts');
     const before = await readFile(machineFile, 'utf8');
-    await editSpec((s) => { s.states.active.states.idle.on.USER_MESSAGE.assign.lastMessage = 'event.txt'; });
+    await editSpec((s) => {
+      s.states.active.states.idle.on.USER_MESSAGE.assign.lastMessage = 'event.txt';
+    });
     const result = await project.codegen.generate(SPEC, { write: true });
     await restoreSpec(original);
     expect(result.problems.map((p) => [p.code, p.path])).toEqual([

@@ -19,8 +19,11 @@ const expression: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
 })).node;
 
 const contexts = fc.record({
-  a: fc.integer({ min: -3, max: 3 }), b: fc.integer({ min: -3, max: 3 }), s: fc.constantFrom('x', '', 'y'),
-  f: fc.boolean(), m: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  a: fc.integer({ min: -3, max: 3 }),
+  b: fc.integer({ min: -3, max: 3 }),
+  s: fc.constantFrom('x', '', 'y'),
+  f: fc.boolean(),
+  m: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
 });
 
 /** Runs compiled TypeScript (with its one type assertion removed) as JavaScript. */
@@ -30,19 +33,23 @@ function run(code: string, context: unknown): unknown {
 
 describe('expressions in generated code', () => {
   it('print with only the parentheses precedence needs, and evaluate like the spec compiler output', () => {
-    fc.assert(fc.property(expression, contexts, (source, context) => {
-      const parsed = parseExpression(source, ['context']);
-      fc.pre(parsed.ok);
-      if (!parsed.ok) return;
-      const reference = run(compileExpression(parsed.ast), context);
-      const printed = printExpression(source, 'context');
-      expect(Object.is(run(printed, context), reference), `${printed} vs ${compileExpression(parsed.ast)}`).toBe(true);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(expression, contexts, (source, context) => {
+        const parsed = parseExpression(source, ['context']);
+        fc.pre(parsed.ok);
+        if (!parsed.ok) return;
+        const reference = run(compileExpression(parsed.ast), context);
+        const printed = printExpression(source, 'context');
+        expect(Object.is(run(printed, context), reference), `${printed} vs ${compileExpression(parsed.ast)}`).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('reads as written: no parentheses around a left-nested chain, a comparison or a member', () => {
-    expect(printExpression("'A refund of ' + context.order.total + ' for order ' + (context.orderId ?? '')", 'context'))
-      .toBe('"A refund of " + context.order?.total + " for order " + (context.orderId ?? "")');
+    expect(printExpression("'A refund of ' + context.order.total + ' for order ' + (context.orderId ?? '')", 'context')).toBe(
+      '"A refund of " + context.order?.total + " for order " + (context.orderId ?? "")',
+    );
     expect(printExpression("output.label == 'other' && !context.done", 'done')).toBe('output.label === "other" && !context.done');
     expect(printExpression('context.a - (context.b - 1)', 'context')).toBe('context.a - (context.b - 1)');
     expect(printExpression('-(-context.a)', 'context')).toBe('-(-context.a)');

@@ -61,10 +61,11 @@ describe('flowing codegen --check (B2)', () => {
   });
   afterAll(async () => project.remove());
 
-  const cli = (args: string[]) => run(process.execPath, cliArgs(...args), { cwd: project.dir }).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
-  );
+  const cli = (args: string[]) =>
+    run(process.execPath, cliArgs(...args), { cwd: project.dir }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
 
   it('passes on the committed tree', async () => {
     const result = await cli(['codegen', '--check']);
@@ -105,7 +106,9 @@ describe('flowing codegen --check (B2)', () => {
     await writeFile(file, JSON.stringify(spec, null, 2));
     const result = await cli(['codegen', 'machines/incident-triage/incident-triage.flow.json']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('machines/incident-triage/incident-triage.flow.json#/states/waiting/on/ALERT/target SPEC_UNKNOWN_TARGET');
+    expect(result.stdout).toContain(
+      'machines/incident-triage/incident-triage.flow.json#/states/waiting/on/ALERT/target SPEC_UNKNOWN_TARGET',
+    );
     expect(await readFile(machine, 'utf8')).toBe(before);
   });
 
@@ -122,7 +125,9 @@ describe('flowing codegen --check (B2)', () => {
     await writeFile(misnamed, await readFile(join(project.dir, 'machines/order-support/order-support.flow.json'), 'utf8'));
     const validate = await cli(['validate', '--json', 'machines/order-support-copy/order-support-copy.flow.json']);
     expect(validate.code).toBe(1);
-    expect(JSON.parse(validate.stdout).problems.map((p: { code: string; path: string }) => [p.code, p.path])).toEqual([['CODEGEN_FILE_NAME', '/id']]);
+    expect(JSON.parse(validate.stdout).problems.map((p: { code: string; path: string }) => [p.code, p.path])).toEqual([
+      ['CODEGEN_FILE_NAME', '/id'],
+    ]);
     const generate = await cli(['codegen', 'machines/order-support-copy/order-support-copy.flow.json']);
     expect(generate.code).toBe(1);
     expect(await readdir(dirname(misnamed))).toEqual(['order-support-copy.flow.json']);

@@ -14,9 +14,32 @@ import { useCodegenProject } from '../helpers/project.ts';
  */
 const HOSTILE = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: '${' must reach generated code as text, never as a template hole
-  "'", '"', '`', '${', '${globalThis.__flowingTrap()}', '*/', '*/ globalThis.__flowingTrap(); /*', '\\', '\\"); globalThis.__flowingTrap(); ("',
-  '\r', '\r\n', '\n globalThis.__flowingTrap(); //', '\u2028', '\u2029', '\u0085', '\u0000', '\\u0027', '</script><script>alert(1)</script>',
-  '__proto__', 'constructor', 'class', 'a b', 'Grüße, 注文 🚚', 'x'.repeat(10_000), '"); globalThis.__flowingTrap(); ("', '{{ context.secret }}',
+  "'",
+  '"',
+  '`',
+  '${',
+  '${globalThis.__flowingTrap()}',
+  '*/',
+  '*/ globalThis.__flowingTrap(); /*',
+  '\\',
+  '\\"); globalThis.__flowingTrap(); ("',
+  '\r',
+  '\r\n',
+  '\n globalThis.__flowingTrap(); //',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\u0000',
+  '\\u0027',
+  '</script><script>alert(1)</script>',
+  '__proto__',
+  'constructor',
+  'class',
+  'a b',
+  'Grüße, 注文 🚚',
+  'x'.repeat(10_000),
+  '"); globalThis.__flowingTrap(); ("',
+  '{{ context.secret }}',
 ];
 
 const run = promisify(execFile);
@@ -43,7 +66,10 @@ function textSpec(id: string, text: string): any {
       },
       talk: {
         invoke: {
-          llm: 'generate', description: text, system: text, prompt: `${text} {{ context.note }} ${text}`,
+          llm: 'generate',
+          description: text,
+          system: text,
+          prompt: `${text} {{ context.note }} ${text}`,
           scripted: { reply: `${text}|{{ context.note }}` },
           onDone: { target: 'done', assign: { summary: 'output.text' } },
           onError: 'done',
@@ -58,14 +84,34 @@ function textSpec(id: string, text: string): any {
 function nameSpecs(text: string): Array<{ field: string; spec: any }> {
   const base = () => textSpec('names', 'ok');
   const variants: Array<{ field: string; spec: any }> = [];
-  const add = (field: string, edit: (s: any) => void) => { const s = base(); edit(s); variants.push({ field, spec: s }); };
-  add('/states/<name>', (s) => { s.states[text] = { type: 'final' }; s.states.idle.on.GO.target = text; });
-  add('/events/<name>', (s) => { s.events[text] = {}; s.states.idle.on[text] = 'done'; });
-  add('/context/<name>', (s) => { s.context[text] = { type: 'string', optional: true }; });
-  add('/guards/<name>', (s) => { s.guards = { [text]: {} }; });
-  add('/actions/<name>', (s) => { s.actions = { [text]: {} }; });
-  add('/states/idle/tags/0', (s) => { s.states.idle.tags = [text]; });
-  add('/id', (s) => { s.id = text; });
+  const add = (field: string, edit: (s: any) => void) => {
+    const s = base();
+    edit(s);
+    variants.push({ field, spec: s });
+  };
+  add('/states/<name>', (s) => {
+    s.states[text] = { type: 'final' };
+    s.states.idle.on.GO.target = text;
+  });
+  add('/events/<name>', (s) => {
+    s.events[text] = {};
+    s.states.idle.on[text] = 'done';
+  });
+  add('/context/<name>', (s) => {
+    s.context[text] = { type: 'string', optional: true };
+  });
+  add('/guards/<name>', (s) => {
+    s.guards = { [text]: {} };
+  });
+  add('/actions/<name>', (s) => {
+    s.actions = { [text]: {} };
+  });
+  add('/states/idle/tags/0', (s) => {
+    s.states.idle.tags = [text];
+  });
+  add('/id', (s) => {
+    s.id = text;
+  });
   return variants;
 }
 
@@ -81,7 +127,13 @@ describe('hostile strings in specs (RELIABILITY B1)', () => {
         }
         refused++;
         const codes = problems.filter((p) => p.severity === 'error').map((p) => p.code);
-        expect(codes.every((c) => ['SPEC_INVALID_IDENTIFIER', 'SPEC_RESERVED_NAME', 'SPEC_INVALID_ID', 'SPEC_UNDECLARED_EVENT', 'SPEC_UNKNOWN_TARGET'].includes(c))).toBe(true);
+        expect(
+          codes.every((c) =>
+            ['SPEC_INVALID_IDENTIFIER', 'SPEC_RESERVED_NAME', 'SPEC_INVALID_ID', 'SPEC_UNDECLARED_EVENT', 'SPEC_UNKNOWN_TARGET'].includes(
+              c,
+            ),
+          ),
+        ).toBe(true);
         expect(problems.some((p) => p.path !== '' && (field === '/id' ? p.path === '/id' : p.path.split('/').length >= 2))).toBe(true);
       }
     }
@@ -123,8 +175,18 @@ describe('hostile strings in specs (RELIABILITY B1)', () => {
 
     await writeFile(join(project.dir, 'expectations.json'), JSON.stringify(expectations));
     await writeFile(join(project.dir, 'import-check.mts'), IMPORT_CHECK);
-    const { stdout } = await run(process.execPath, ['--conditions=@flowing/source', '--import', 'tsx', 'import-check.mts'], { cwd: project.dir, maxBuffer: 64 * 1024 * 1024 });
-    const report = JSON.parse(stdout) as Array<{ module: string; mismatches: string[]; reply: unknown; summaryOk: boolean; newGlobals: string[]; trapCalls: number }>;
+    const { stdout } = await run(process.execPath, ['--conditions=@flowing/source', '--import', 'tsx', 'import-check.mts'], {
+      cwd: project.dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const report = JSON.parse(stdout) as Array<{
+      module: string;
+      mismatches: string[];
+      reply: unknown;
+      summaryOk: boolean;
+      newGlobals: string[];
+      trapCalls: number;
+    }>;
     expect(report).toHaveLength(expectations.length);
     // Too long for an expression, and a template hole naming an undeclared field: both refused with a code.
     expect(refusedTexts).toEqual(['x'.repeat(10_000), '{{ context.secret }}']);

@@ -21,20 +21,32 @@ async function writeSpec(spec: { id: string }): Promise<string> {
 }
 
 const twoStep = (id: string) => ({
-  specVersion: 1, id, context: {}, events: { GO: {} }, initial: 'a', states: { a: { on: { GO: 'b' } }, b: { type: 'final' } },
+  specVersion: 1,
+  id,
+  context: {},
+  events: { GO: {} },
+  initial: 'a',
+  states: { a: { on: { GO: 'b' } }, b: { type: 'final' } },
 });
 
 describe('reserved and clashing names', () => {
   it('refuses reserved-word tool names with a code and a pointer, or scaffolds a stub that loads and code that type-checks', async () => {
     for (const tool of ['class', 'default', 'import', 'export', 'await', 'yield']) {
       const spec = {
-        specVersion: 1, id: `uses-${tool}`, context: {}, events: { GO: {} }, initial: 'a',
+        specVersion: 1,
+        id: `uses-${tool}`,
+        context: {},
+        events: { GO: {} },
+        initial: 'a',
         states: { a: { on: { GO: 'b' } }, b: { invoke: { tool, input: { x: '1' }, onDone: 'c', onError: 'c' } }, c: { type: 'final' } },
       };
       const result = await project.codegen.generate(await writeSpec(spec));
       const errors = result.problems.filter((p) => p.severity === 'error');
       if (!validateSpec(spec).ok) {
-        expect(errors.map((p) => [p.code, p.path]), tool).toEqual([['SPEC_RESERVED_NAME', '/states/b/invoke/tool']]);
+        expect(
+          errors.map((p) => [p.code, p.path]),
+          tool,
+        ).toEqual([['SPEC_RESERVED_NAME', '/states/b/invoke/tool']]);
         continue;
       }
       expect(errors, tool).toEqual([]);
@@ -50,20 +62,26 @@ describe('reserved and clashing names', () => {
     const tools = await loadToolCatalog(project.dir);
     expect(tools.yield?.exportName).toBe('yieldTool');
     const spec = FlowSpecSchema.parse({
-      specVersion: 1, id: 'uses-yield', initial: 'a', states: { a: { invoke: { tool: 'yield', onDone: 'b' } }, b: { type: 'final' } },
+      specVersion: 1,
+      id: 'uses-yield',
+      initial: 'a',
+      states: { a: { invoke: { tool: 'yield', onDone: 'b' } }, b: { type: 'final' } },
     });
     const registry = generate(spec, { tools })[1]!.text;
     expect(registry).toContain('import { yieldTool } from "../../tools/yield.js";');
     expect(registry).toContain('  yield: yieldTool,');
   });
 
-  it('generates code that type-checks and runs for machine ids that are reserved words or the module\'s own names', async () => {
+  it("generates code that type-checks and runs for machine ids that are reserved words or the module's own names", async () => {
     const ids = ['class', 'default', 'setup', 'assign', 'as-text', 'actors', 'define-machine', 'to-flow-error'];
     for (const id of ids) {
       const spec = twoStep(id);
       const result = await project.codegen.generate(await writeSpec(spec));
       if (!validateSpec(spec).ok) {
-        expect(result.problems.filter((p) => p.severity === 'error').every((p) => p.code.startsWith('SPEC_') && p.path === '/id'), id).toBe(true);
+        expect(
+          result.problems.filter((p) => p.severity === 'error').every((p) => p.code.startsWith('SPEC_') && p.path === '/id'),
+          id,
+        ).toBe(true);
         continue;
       }
       expect(result.problems, id).toEqual([]);
@@ -78,7 +96,11 @@ describe('reserved and clashing names', () => {
 
   it('imports only what a module uses: a model call with no input and no template holes type-checks', async () => {
     const spec = {
-      specVersion: 1, id: 'plain-prompt', context: { reply: { type: 'string', optional: true } }, events: { GO: {} }, initial: 'a',
+      specVersion: 1,
+      id: 'plain-prompt',
+      context: { reply: { type: 'string', optional: true } },
+      events: { GO: {} },
+      initial: 'a',
       states: {
         a: { on: { GO: 'talk' } },
         talk: { invoke: { llm: 'generate', prompt: 'Say hello (asText(context) is not code here)', onDone: 'b', onError: 'b' } },
@@ -92,7 +114,10 @@ describe('reserved and clashing names', () => {
 
   it('generates code that type-checks and runs for a spec with no events', async () => {
     const spec = {
-      specVersion: 1, id: 'no-events', context: { n: { type: 'number', default: 0 } }, initial: 'a',
+      specVersion: 1,
+      id: 'no-events',
+      context: { n: { type: 'number', default: 0 } },
+      initial: 'a',
       states: { a: { after: { 5: { target: 'b', assign: { n: 'context.n + 1' } } } }, b: { type: 'final' } },
     };
     const result = await project.codegen.generate(await writeSpec(spec));
@@ -101,7 +126,9 @@ describe('reserved and clashing names', () => {
       return;
     }
     expect(result.problems).toEqual([]);
-    expect(await readFile(join(project.dir, 'machines/no-events/no-events.machine.ts'), 'utf8')).toContain('export type NoEventsEvent = { type: never };');
+    expect(await readFile(join(project.dir, 'machines/no-events/no-events.machine.ts'), 'utf8')).toContain(
+      'export type NoEventsEvent = { type: never };',
+    );
     const { noEvents } = await import(pathToFileURL(join(project.dir, 'machines/no-events/no-events.machine.ts')).href);
     const actor = createActor(noEvents.machine).start();
     await toPromise(actor);

@@ -35,10 +35,22 @@ beforeAll(async () => {
   }
   await symlink(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: '.', types: [] },
-    include: ['machines', 'tools'],
-  }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'dist',
+        rootDir: '.',
+        types: [],
+      },
+      include: ['machines', 'tools'],
+    }),
+  );
   await writeFile(join(dir, 'session.ts'), SESSION.replace('MACHINE', 'machines/order-support/order-support.machine.js'));
   await writeFile(join(dir, 'session.mjs'), SESSION.replace('MACHINE', 'dist/machines/order-support/order-support.machine.js'));
 });

@@ -10,7 +10,16 @@ function fakeTools(orders: Record<string, { status: 'processing' | 'shipped' | '
   // The real contract, a fake `run`: the adapter still validates input and output against the tool's zod schemas.
   const fake = (name: keyof typeof orderSupportTools, run: (input: any) => unknown): never => {
     const real: AnyTool = orderSupportTools[name];
-    return fromTool(defineTool({ ...real, errors: { ...real.errors }, run: async (input: unknown) => { calls.push(name); return run(input); } })) as never;
+    return fromTool(
+      defineTool({
+        ...real,
+        errors: { ...real.errors },
+        run: async (input: unknown) => {
+          calls.push(name);
+          return run(input);
+        },
+      }),
+    ) as never;
   };
   const machine = orderSupport.machine.provide({
     actors: {
@@ -27,7 +36,10 @@ function fakeTools(orders: Record<string, { status: 'processing' | 'shipped' | '
   return { machine, calls };
 }
 
-const ORDERS = { A1001: { status: 'shipped' as const, total: 40, tracking_number: 'T-1' }, A1002: { status: 'processing' as const, total: 12 } };
+const ORDERS = {
+  A1001: { status: 'shipped' as const, total: 40, tracking_number: 'T-1' },
+  A1002: { status: 'processing' as const, total: 12 },
+};
 
 async function start(message: string) {
   const { machine, calls } = fakeTools(ORDERS);

@@ -22,7 +22,12 @@ describe('generated machine modules read as hand-written XState v5', () => {
     const lines = texts['order-support']!.split('\n');
     expect(lines.length).toBeLessThanOrEqual(400);
     for (const text of Object.values(texts)) {
-      expect(text.split('\n').slice(2).filter((line) => line.length >= 120)).toEqual([]);
+      expect(
+        text
+          .split('\n')
+          .slice(2)
+          .filter((line) => line.length >= 120),
+      ).toEqual([]);
     }
   });
 
@@ -30,7 +35,9 @@ describe('generated machine modules read as hand-written XState v5', () => {
     for (const text of Object.values(texts)) {
       expect(text).not.toMatch(/const spec\b|@flowing\/spec|specVersion/);
       const imports = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
-      expect(imports.filter((s) => !['xstate', '@flowing/runtime'].includes(s!) && !/^\.\/[a-z0-9-]+\.(registry|impl)\.js$/.test(s!))).toEqual([]);
+      expect(
+        imports.filter((s) => !['xstate', '@flowing/runtime'].includes(s!) && !/^\.\/[a-z0-9-]+\.(registry|impl)\.js$/.test(s!)),
+      ).toEqual([]);
     }
   });
 
@@ -41,7 +48,7 @@ describe('generated machine modules read as hand-written XState v5', () => {
     expect(config).not.toMatch(/guard: \(/);
     expect(config).not.toMatch(/assign\(/);
     expect(setup).toMatch(/fetchOrderDoneToTraceShipment: \(_, output: Output<"tool.query_order">\) => output.status === "shipped",/);
-    expect(setup).toContain('// output.status == \'shipped\'');
+    expect(setup).toContain("// output.status == 'shipped'");
     expect(config).toContain('guard: { type: "fetchOrderDoneToTraceShipment", params: ({ event }) => event.output }');
   });
 
@@ -78,7 +85,13 @@ describe('generated machine modules read as hand-written XState v5', () => {
     const text = texts['order-support']!;
     const actors = text.slice(text.indexOf('const actors = {'), text.indexOf('};', text.indexOf('const actors = {')));
     expect([...actors.matchAll(/^ {2}"([^"]+)":/gm)].map((m) => m[1])).toEqual([
-      'tool.issue_refund', 'tool.query_order', 'tool.resolve_user', 'tool.trace_shipment', 'llm.classify', 'llm.extract', 'llm.generate',
+      'tool.issue_refund',
+      'tool.query_order',
+      'tool.resolve_user',
+      'tool.trace_shipment',
+      'llm.classify',
+      'llm.extract',
+      'llm.generate',
     ]);
     expect(text.match(/src: "llm.generate"/g)).toHaveLength(2);
   });

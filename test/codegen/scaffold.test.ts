@@ -10,7 +10,11 @@ const IMPL = 'machines/incident-triage/incident-triage.impl.ts';
 
 const editSpec = (edit: (spec: any) => void) => editJsonFile(join(project.dir, SPEC), edit);
 
-const exists = (path: string) => access(join(project.dir, path)).then(() => true, () => false);
+const exists = (path: string) =>
+  access(join(project.dir, path)).then(
+    () => true,
+    () => false,
+  );
 
 /** Errors only: the validator's warnings (a guarded list without a fallback branch, say) do not stop a run. */
 const errorsOf = (result: { problems: Array<{ severity: string }> }) => result.problems.filter((p) => p.severity === 'error');
@@ -69,7 +73,9 @@ describe('scaffolding of hand-written code', () => {
     expect(stub).toContain('export const openTicket = defineTool({');
     expect(stub).toContain('service: z.unknown(),');
     expect(stub).toContain('title: z.unknown(),');
-    expect(await readFile(join(project.dir, 'machines/incident-triage/incident-triage.registry.ts'), 'utf8')).toContain('open_ticket: openTicket,');
+    expect(await readFile(join(project.dir, 'machines/incident-triage/incident-triage.registry.ts'), 'utf8')).toContain(
+      'open_ticket: openTicket,',
+    );
   }, 90_000);
 
   it('writes no tool stub, impl stub or generated file from a refused run, and all of them once the run succeeds', async () => {
@@ -84,13 +90,17 @@ describe('scaffolding of hand-written code', () => {
     });
     const refused = await project.codegen.generate(SPEC);
     expect(refused.ok).toBe(false);
-    expect(errorsOf(refused).map((p: any) => [p.code, p.path])).toEqual([['CODEGEN_TYPE_ERROR', '/states/paging/invoke/onDone/assign/pageId']]);
+    expect(errorsOf(refused).map((p: any) => [p.code, p.path])).toEqual([
+      ['CODEGEN_TYPE_ERROR', '/states/paging/invoke/onDone/assign/pageId'],
+    ]);
     expect(refused.scaffolded).toEqual([]);
     expect(await exists('tools/open_pager.ts')).toBe(false);
     expect(await readImpl()).toBe(implBefore);
     expect(await readFile(machineFile, 'utf8')).toBe(machineBefore);
 
-    await editSpec((s) => { s.states.paging.invoke.onDone.assign = {}; });
+    await editSpec((s) => {
+      s.states.paging.invoke.onDone.assign = {};
+    });
     const accepted = await project.codegen.generate(SPEC);
     expect(errorsOf(accepted)).toEqual([]);
     expect(accepted.scaffolded).toEqual(['tools/open_pager.ts', IMPL]);

@@ -22,7 +22,8 @@ const machineText = (spec: FlowSpec) => generate(spec, { tools })[0]!.text;
 /** idle --GO--> one of three finals, by two guarded branches and a fallback; each branch prints on one line. */
 function routing(branches: Array<Record<string, unknown>>, extra: Partial<FlowSpec> = {}): FlowSpec {
   return FlowSpecSchema.parse({
-    specVersion: 1, id: 'routing',
+    specVersion: 1,
+    id: 'routing',
     context: { n: { type: 'number', default: 0 }, note: { type: 'string', optional: true } },
     events: { GO: { n: { type: 'number' } } },
     initial: 'idle',
@@ -73,7 +74,11 @@ describe('names of generated guards and actions', () => {
     const after = machineText(swapped);
     const setupOf = (text: string) => text.slice(text.indexOf('setup({'), text.indexOf('}).createMachine('));
     expect(setupOf(after)).toBe(setupOf(before));
-    const unhashed = (text: string) => text.split('\n').filter((line) => !/sha256|specHash/.test(line)).sort();
+    const unhashed = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => !/sha256|specHash/.test(line))
+        .sort();
     expect(unhashed(after)).toEqual(unhashed(before));
     expect(after).not.toBe(before);
   });
@@ -81,13 +86,18 @@ describe('names of generated guards and actions', () => {
   it('names guards by state, event and target, and assigns by the fields they set, with no position in any name', () => {
     const text = machineText(orderSupport);
     expect(setupNames(text, 'guards')).toEqual([
-      'classifyDoneToSmallTalk', 'extractOrderIdDoneToAskOrderId', 'fetchOrderDoneToAwaitApproval',
-      'fetchOrderDoneToTraceShipment', 'fetchOrderErrorToOrderNotFound',
+      'classifyDoneToSmallTalk',
+      'extractOrderIdDoneToAskOrderId',
+      'fetchOrderDoneToAwaitApproval',
+      'fetchOrderDoneToTraceShipment',
+      'fetchOrderErrorToOrderNotFound',
     ]);
     const actions = setupNames(text, 'actions');
     expect(actions).toEqual(expect.arrayContaining(['setLastMessage', 'setError', 'setOrder', 'setRefundIdAndReply', 'setReply']));
     // Five assigns set `reply` alone: the one two places share keeps `setReply`, the others are named by their place.
-    expect(actions).toEqual(expect.arrayContaining(['askOrderIdEntry', 'orderNotFoundEntry', 'awaitApprovalEntry', 'awaitApprovalRejectToIdle']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['askOrderIdEntry', 'orderNotFoundEntry', 'awaitApprovalEntry', 'awaitApprovalRejectToIdle']),
+    );
     for (const name of [...setupNames(text, 'guards'), ...actions]) expect(name).not.toMatch(/\d$/);
   });
 
@@ -95,7 +105,9 @@ describe('names of generated guards and actions', () => {
     const text = machineText(orderSupport);
     const setup = text.slice(text.indexOf('  actions: {'), text.indexOf('}).createMachine('));
     const config = text.slice(text.indexOf('}).createMachine('));
-    const bodies = [...setup.matchAll(/^ {4}[\w$]+: (assign\([\s\S]*?\)),\n(?= {4}[\w$/]|\s*\},)/gm)].map((m) => m[1]!.replace(/\s+/g, ' '));
+    const bodies = [...setup.matchAll(/^ {4}[\w$]+: (assign\([\s\S]*?\)),\n(?= {4}[\w$/]|\s*\},)/gm)].map((m) =>
+      m[1]!.replace(/\s+/g, ' '),
+    );
     expect(bodies).toHaveLength(13);
     expect(new Set(bodies).size).toBe(bodies.length);
     expect(config.match(/type: "setError"/g)).toHaveLength(6);
@@ -105,7 +117,8 @@ describe('names of generated guards and actions', () => {
 
   it('resolves two guards that want one name by a hash of their code, the same names in either order', () => {
     const twice = [{ guard: 'event.n > 10', target: 'big' }, { guard: 'event.n > 100', target: 'big' }, SMALL];
-    const names = (text: string) => Object.fromEntries([...text.matchAll(/^ {4}(idleGoToBig_[0-9a-f]{4}): \(_, event: [^)]+\) => (.*),$/gm)].map((m) => [m[2]!, m[1]!]));
+    const names = (text: string) =>
+      Object.fromEntries([...text.matchAll(/^ {4}(idleGoToBig_[0-9a-f]{4}): \(_, event: [^)]+\) => (.*),$/gm)].map((m) => [m[2]!, m[1]!]));
     const forward = names(machineText(routing(twice)));
     const backward = names(machineText(routing([twice[1]!, twice[0]!, SMALL])));
     expect(Object.keys(forward).sort()).toEqual(['event.n > 10', 'event.n > 100']);

@@ -9,7 +9,21 @@ import { installedPackages, newProject, npm, packAll, type Tarballs } from './pa
 
 const run = promisify(execFile);
 const FLOWING_PACKAGES = ['flowing', '@flowing/spec', '@flowing/protocol', '@flowing/runtime', '@flowing/codegen', '@flowing/studio'];
-const NOT_IN_A_SERVICE = ['react', 'react-dom', 'vite', '@xyflow/react', 'ts-morph', 'typescript', 'tsx', 'elkjs', 'openai', 'better-sqlite3', 'ioredis', 'hono', '@hono/node-server'];
+const NOT_IN_A_SERVICE = [
+  'react',
+  'react-dom',
+  'vite',
+  '@xyflow/react',
+  'ts-morph',
+  'typescript',
+  'tsx',
+  'elkjs',
+  'openai',
+  'better-sqlite3',
+  'ioredis',
+  'hono',
+  '@hono/node-server',
+];
 
 const SERVICE = `import { createMemoryStore, createRuntime } from '@flowing/runtime';
 import { orderLookup } from '../machines/order-lookup/order-lookup.machine.js';
@@ -63,7 +77,9 @@ describe('Flowing installed from its packages into a project outside the reposit
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/index.d.ts.map');
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
-    expect(files.filter((file) => !file.startsWith('package/dist/') && !/^package\/(package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
+    expect(
+      files.filter((file) => !file.startsWith('package/dist/') && !/^package\/(package\.json|README\.md|LICENSE)$/.test(file)),
+    ).toEqual([]);
   });
 
   it('a service depending on @flowing/runtime alone installs no UI, build or code generation packages, and no store driver or HTTP server it did not ask for', async () => {
@@ -71,10 +87,15 @@ describe('Flowing installed from its packages into a project outside the reposit
     await newProject(dir, tarballs, ['@flowing/runtime', '@flowing/protocol', '@flowing/spec']);
     await npm(dir, ['install']);
     const { names, bytes } = await installedPackages(dir);
-    console.log(`runtime-only project: ${names.length} packages, ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (${names.join(', ')})`);
+    console.log(
+      `runtime-only project: ${names.length} packages, ${(bytes / 1024 / 1024).toFixed(1)} MB in node_modules (${names.join(', ')})`,
+    );
     expect(names.filter((name) => NOT_IN_A_SERVICE.includes(name))).toEqual([]);
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e',
-      "const m = await import('@flowing/runtime'); console.log(typeof m.createRuntime, typeof m.defineTool)"], { cwd: dir });
+    const { stdout } = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('@flowing/runtime'); console.log(typeof m.createRuntime, typeof m.defineTool)"],
+      { cwd: dir },
+    );
     expect(stdout.trim()).toBe('function function');
   });
 
@@ -85,7 +106,10 @@ describe('Flowing installed from its packages into a project outside the reposit
     await run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: dir });
     const expected = { found: 'answered', missing: 'idle' };
     const plain = await run(process.execPath, ['dist/src/server.js'], { cwd: dir });
-    expect(JSON.parse(plain.stdout)).toMatchObject({ ...expected, context: { orderId: 'Z9', status: 'shipped', problem: 'no such order' } });
+    expect(JSON.parse(plain.stdout)).toMatchObject({
+      ...expected,
+      context: { orderId: 'Z9', status: 'shipped', problem: 'no such order' },
+    });
     const viaTsx = await run('npx', ['--no-install', 'tsx', 'src/server.ts'], { cwd: dir });
     expect(JSON.parse(viaTsx.stdout)).toMatchObject(expected);
   });
@@ -94,17 +118,27 @@ describe('Flowing installed from its packages into a project outside the reposit
     const dir = await appProject();
     const started = performance.now();
     // The installed bin, as `npx flowing studio` runs it (without npx's own start-up, so the time is the studio's).
-    const studio = spawn(process.execPath, ['node_modules/.bin/flowing', 'studio', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const studio = spawn(process.execPath, ['node_modules/.bin/flowing', 'studio', '--port', '0'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    studio.stdout.on('data', (chunk) => { output += chunk; });
-    studio.stderr.on('data', (chunk) => { output += chunk; });
+    studio.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    studio.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     const browser = await launchChromium();
     try {
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`flowing studio printed no URL: ${output}`)), 30_000);
         const check = () => {
           const match = /(http:\/\/\S+)/.exec(output);
-          if (match) { clearTimeout(timer); resolve(match[1]!); }
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
         };
         check();
         studio.stdout.on('data', check);

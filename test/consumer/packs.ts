@@ -35,7 +35,10 @@ export function npm(cwd: string, args: string[], timeout = 600_000) {
 export async function newProject(dir: string, tarballs: Tarballs, names: string[], extra: Record<string, unknown> = {}): Promise<void> {
   await mkdir(dir, { recursive: true });
   const dependencies = Object.fromEntries(names.map((name) => [name, `file:${tarballs[name]}`]));
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies, ...extra }, null, 2));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies, ...extra }, null, 2),
+  );
 }
 
 /** Every installed package under node_modules (nested ones included) and the folder's size in bytes. */

@@ -29,9 +29,16 @@ const NATIVE_BINDING = { name: 'better-sqlite3', file: 'build/Release/better_sql
 async function bindingTarball(): Promise<{ version: string; path: string; bytes: Buffer }> {
   const packageDir = join(REPO_DIR, 'node_modules', NATIVE_BINDING.name);
   const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { version: string };
-  const libc = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime ? 'musl' : '';
+  const libc =
+    process.platform === 'linux' &&
+    !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime
+      ? 'musl'
+      : '';
   const name = `${NATIVE_BINDING.name}-v${version}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
-  const { stdout } = await run('tar', ['czf', '-', '-C', packageDir, NATIVE_BINDING.file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('tar', ['czf', '-', '-C', packageDir, NATIVE_BINDING.file], {
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { version, path: `v${version}/${name}`, bytes: stdout };
 }
 
@@ -46,7 +53,11 @@ export async function startLocalRegistry(tarballs: Tarballs, upstream = 'https:/
   for (const [name, path] of Object.entries(tarballs)) {
     const { stdout } = await run('tar', ['xzfO', path, 'package/package.json'], { maxBuffer: 4 * 1024 * 1024 });
     const bytes = await readFile(path);
-    ours.set(name, { manifest: JSON.parse(stdout) as Record<string, unknown>, bytes, file: `${name.replace('/', '-').replace(/^@/, '')}.tgz` });
+    ours.set(name, {
+      manifest: JSON.parse(stdout) as Record<string, unknown>,
+      bytes,
+      file: `${name.replace('/', '-').replace(/^@/, '')}.tgz`,
+    });
   }
   const server: Server = createServer((request, response) => {
     void (async () => {
@@ -68,8 +79,15 @@ export async function startLocalRegistry(tarballs: Tarballs, upstream = 'https:/
         const integrity = `sha512-${createHash('sha512').update(entry.bytes).digest('base64')}`;
         const shasum = createHash('sha1').update(entry.bytes).digest('hex');
         const packument = {
-          name: path, 'dist-tags': { latest: version },
-          versions: { [version]: { ...entry.manifest, _id: `${path}@${version}`, dist: { tarball: `http://${address}:${port}/-/${entry.file}`, integrity, shasum } } },
+          name: path,
+          'dist-tags': { latest: version },
+          versions: {
+            [version]: {
+              ...entry.manifest,
+              _id: `${path}@${version}`,
+              dist: { tarball: `http://${address}:${port}/-/${entry.file}`, integrity, shasum },
+            },
+          },
         };
         return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(packument));
       }
@@ -78,7 +96,9 @@ export async function startLocalRegistry(tarballs: Tarballs, upstream = 'https:/
         headers: { accept: request.headers.accept ?? 'application/json' },
       });
       const body = Buffer.from(await upstreamResponse.arrayBuffer());
-      response.writeHead(upstreamResponse.status, { 'content-type': upstreamResponse.headers.get('content-type') ?? 'application/json' }).end(body);
+      response
+        .writeHead(upstreamResponse.status, { 'content-type': upstreamResponse.headers.get('content-type') ?? 'application/json' })
+        .end(body);
     })().catch((error: Error) => {
       if (!response.headersSent) response.writeHead(502);
       response.end(String(error.message));

@@ -21,7 +21,7 @@ const SKIP_MARKER = /^<!-- doc-test: skip \((.+)\) -->$/;
 
 /** Every fenced block between USER_FACING.from and USER_FACING.to, in order. */
 export async function readmeBlocks(text?: string): Promise<ReadmeBlock[]> {
-  const lines = (text ?? await readFile(join(REPO_DIR, 'README.md'), 'utf8')).split('\n');
+  const lines = (text ?? (await readFile(join(REPO_DIR, 'README.md'), 'utf8'))).split('\n');
   const blocks: ReadmeBlock[] = [];
   let inside = false;
   let section = '';

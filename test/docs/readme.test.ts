@@ -77,7 +77,9 @@ describe('the README', () => {
     }
     expect(blocks.filter((b) => b.skip).length).toBeLessThanOrEqual(3);
     const first = ownProjectBlocks().flatMap((b) => shellCommands(b.text));
-    expect(first[0]).toBe('npm install --save-dev flowing && npx flowing init   # example machine + tool, dependencies, tsconfig, npm scripts');
+    expect(first[0]).toBe(
+      'npm install --save-dev flowing && npx flowing init   # example machine + tool, dependencies, tsconfig, npm scripts',
+    );
     expect(first.some((c) => c.startsWith('npx flowing run order-lookup --events events.jsonl'))).toBe(true);
     expect(first.some((c) => c.startsWith('npx flowing test'))).toBe(true);
     expect(blocks.at(-1)!.line).toBeGreaterThan(blocks[0]!.line);
@@ -111,25 +113,76 @@ describe('the README, run from the packed packages', { timeout: 1_800_000 }, () 
     expect(flowingTest.output).toContain('cases: 1/1 passed');
 
     expect(snippets.length).toBeGreaterThanOrEqual(4);
-    await writeFile(join(dir, 'tsconfig.readme.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: [...snippets, 'machines', 'tools'] }));
-    const tsc = await run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.readme.json'], { cwd: dir }).then(() => '', (error) => `${error.stdout}${error.stderr}`);
+    await writeFile(
+      join(dir, 'tsconfig.readme.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: [...snippets, 'machines', 'tools'] }),
+    );
+    const tsc = await run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.readme.json'], { cwd: dir }).then(
+      () => '',
+      (error) => `${error.stdout}${error.stderr}`,
+    );
     expect(tsc).toBe('');
   });
 
   const kinds: Array<[string, (dir: string) => Promise<void>]> = [
     ['an empty folder', async () => {}],
-    ['an existing ES module project', async (dir) => {
-      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'esm-service', version: '1.0.0', type: 'module', scripts: { build: 'tsc' } }, null, 2));
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', rootDir: '.', outDir: 'dist', strict: true, skipLibCheck: true }, include: ['src'] }, null, 2));
-      await mkdir(join(dir, 'src'));
-      await writeFile(join(dir, 'src/index.ts'), 'export const answer: number = 42;\n');
-    }],
-    ['an existing CommonJS TypeScript project', async (dir) => {
-      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'cjs-service', version: '1.0.0', type: 'commonjs', main: 'dist/src/index.js', scripts: { build: 'tsc' } }, null, 2));
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', esModuleInterop: true, types: ['node'], rootDir: '.', outDir: 'dist', strict: true, skipLibCheck: true }, include: ['src'] }, null, 2));
-      await mkdir(join(dir, 'src'));
-      await writeFile(join(dir, 'src/index.ts'), "import { join } from 'node:path';\nexport const home = join('var', 'app');\n");
-    }],
+    [
+      'an existing ES module project',
+      async (dir) => {
+        await writeFile(
+          join(dir, 'package.json'),
+          JSON.stringify({ name: 'esm-service', version: '1.0.0', type: 'module', scripts: { build: 'tsc' } }, null, 2),
+        );
+        await writeFile(
+          join(dir, 'tsconfig.json'),
+          JSON.stringify(
+            {
+              compilerOptions: { target: 'ES2022', module: 'NodeNext', rootDir: '.', outDir: 'dist', strict: true, skipLibCheck: true },
+              include: ['src'],
+            },
+            null,
+            2,
+          ),
+        );
+        await mkdir(join(dir, 'src'));
+        await writeFile(join(dir, 'src/index.ts'), 'export const answer: number = 42;\n');
+      },
+    ],
+    [
+      'an existing CommonJS TypeScript project',
+      async (dir) => {
+        await writeFile(
+          join(dir, 'package.json'),
+          JSON.stringify(
+            { name: 'cjs-service', version: '1.0.0', type: 'commonjs', main: 'dist/src/index.js', scripts: { build: 'tsc' } },
+            null,
+            2,
+          ),
+        );
+        await writeFile(
+          join(dir, 'tsconfig.json'),
+          JSON.stringify(
+            {
+              compilerOptions: {
+                target: 'ES2022',
+                module: 'commonjs',
+                esModuleInterop: true,
+                types: ['node'],
+                rootDir: '.',
+                outDir: 'dist',
+                strict: true,
+                skipLibCheck: true,
+              },
+              include: ['src'],
+            },
+            null,
+            2,
+          ),
+        );
+        await mkdir(join(dir, 'src'));
+        await writeFile(join(dir, 'src/index.ts'), "import { join } from 'node:path';\nexport const home = join('var', 'app');\n");
+      },
+    ],
   ];
   for (const [kind, setUp] of kinds) {
     it(`in ${kind}: the commands of "Use it in your own project" and its quick start succeed`, async () => {
@@ -141,19 +194,24 @@ describe('the README, run from the packed packages', { timeout: 1_800_000 }, () 
         // The project stays CommonJS; its own build compiles the machine with it and plain node runs it.
         expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).type).toBe('commonjs');
         expect(JSON.parse(await readFile(join(dir, 'tools/package.json'), 'utf8'))).toEqual({ type: 'module' });
-        await writeFile(join(dir, 'src/lookup.ts'), [
-          "import { createMemoryStore, createRuntime } from '@flowing/runtime';",
-          "import { orderLookup } from '../machines/order-lookup/order-lookup.machine.js';",
-          'async function main() {',
-          '  const runtime = createRuntime({ machines: [orderLookup], store: createMemoryStore() });',
-          '  const session = await runtime.createSession(orderLookup);',
-          "  const result = await session.send({ type: 'ASK', orderId: 'A2' });",
-          "  console.log(result.applied ? result.state : result.code, JSON.stringify((await session.snapshot()).context));",
-          '}',
-          'void main();',
-          '',
-        ].join('\n'));
-        await run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: dir }).catch((error) => { throw new Error(`${error.stdout}${error.stderr}`); });
+        await writeFile(
+          join(dir, 'src/lookup.ts'),
+          [
+            "import { createMemoryStore, createRuntime } from '@flowing/runtime';",
+            "import { orderLookup } from '../machines/order-lookup/order-lookup.machine.js';",
+            'async function main() {',
+            '  const runtime = createRuntime({ machines: [orderLookup], store: createMemoryStore() });',
+            '  const session = await runtime.createSession(orderLookup);',
+            "  const result = await session.send({ type: 'ASK', orderId: 'A2' });",
+            '  console.log(result.applied ? result.state : result.code, JSON.stringify((await session.snapshot()).context));',
+            '}',
+            'void main();',
+            '',
+          ].join('\n'),
+        );
+        await run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: dir }).catch((error) => {
+          throw new Error(`${error.stdout}${error.stderr}`);
+        });
         const { stdout } = await run(process.execPath, ['dist/src/lookup.js'], { cwd: dir });
         expect(stdout.trim()).toBe('answered {"orderId":"A2","status":"delivered"}');
       } else {

@@ -24,12 +24,18 @@ export function runCommand(command: string, cwd: string, env: Record<string, str
   const started = performance.now();
   // A process group of its own, so stopping it stops npx and the node process npx started.
   const child = spawn('bash', ['-c', command], {
-    cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env, ...(serving ? { PORT: '0' } : {}) },
   });
   let output = '';
-  child.stdout.on('data', (chunk) => { output += chunk; });
-  child.stderr.on('data', (chunk) => { output += chunk; });
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
   const stop = () => {
     try {
       process.kill(-child.pid!, 'SIGTERM');
@@ -47,7 +53,10 @@ export function runCommand(command: string, cwd: string, env: Record<string, str
   }
   return new Promise<CommandRun>((resolve, reject) => {
     let url: string | undefined;
-    const timer = setTimeout(() => { stop(); reject(new Error(`${command} printed no URL within ${SERVE_TIMEOUT_MS} ms:\n${output}`)); }, SERVE_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`${command} printed no URL within ${SERVE_TIMEOUT_MS} ms:\n${output}`));
+    }, SERVE_TIMEOUT_MS);
     void exited.then((code) => {
       clearTimeout(timer);
       if (url === undefined) reject(new Error(`${command} exited with ${code} before serving:\n${output}`));

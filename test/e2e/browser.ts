@@ -19,7 +19,9 @@ export async function openPage(browser: Browser): Promise<{ page: Page; errors: 
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
   return { page, errors };
 }
 
@@ -57,7 +59,12 @@ export function readCanvasGeometry(page: Page, groupHeaderPx = 40): Promise<Canv
     const labels = [...document.querySelectorAll<HTMLElement>('.edge-label')].map((el) => {
       const r = el.getBoundingClientRect();
       return {
-        id: el.dataset.testid ?? '', text: el.textContent ?? '', x: r.x, y: r.y, width: r.width, height: r.height,
+        id: el.dataset.testid ?? '',
+        text: el.textContent ?? '',
+        x: r.x,
+        y: r.y,
+        width: r.width,
+        height: r.height,
         fontPx: parseFloat(getComputedStyle(el).fontSize) * zoom,
         clipped: el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5,
       };
@@ -74,7 +81,8 @@ export function readCanvasGeometry(page: Page, groupHeaderPx = 40): Promise<Canv
 /** Pairs of overlapping boxes (by more than `slack` screen pixels each way): labels on states, labels on labels. */
 export function findOverlaps(geometry: CanvasGeometry, slack = 0.5): { labelOnNode: string[]; labelOnLabel: string[] } {
   type R = { id: string; x: number; y: number; width: number; height: number };
-  const hit = (a: R, b: R) => a.x + slack < b.x + b.width && b.x + slack < a.x + a.width && a.y + slack < b.y + b.height && b.y + slack < a.y + a.height;
+  const hit = (a: R, b: R) =>
+    a.x + slack < b.x + b.width && b.x + slack < a.x + a.width && a.y + slack < b.y + b.height && b.y + slack < a.y + a.height;
   const labelOnNode: string[] = [];
   const labelOnLabel: string[] = [];
   geometry.labels.forEach((label, i) => {
@@ -93,7 +101,14 @@ export async function zoomOutUntilVisible(page: Page, selectors: string[], maxSt
   if (!canvas) throw new Error('no canvas on the page');
   for (let step = 0; step <= maxSteps; step++) {
     const boxes = await Promise.all(selectors.map((s) => page.locator(s).boundingBox()));
-    const inside = boxes.every((b) => b && b.x >= canvas.x + 8 && b.y >= canvas.y + 8 && b.x + b.width <= canvas.x + canvas.width - 8 && b.y + b.height <= canvas.y + canvas.height - 8);
+    const inside = boxes.every(
+      (b) =>
+        b &&
+        b.x >= canvas.x + 8 &&
+        b.y >= canvas.y + 8 &&
+        b.x + b.width <= canvas.x + canvas.width - 8 &&
+        b.y + b.height <= canvas.y + canvas.height - 8,
+    );
     if (inside) return;
     if (step === maxSteps) throw new Error(`not all of ${selectors.join(', ')} fit in the canvas after ${maxSteps} zoom-outs`);
     await page.click('.react-flow__controls-zoomout');

@@ -35,8 +35,15 @@ afterAll(async () => {
   await new Promise((resolve) => other?.close(resolve));
 });
 
-const sha = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
-const exists = (path: string) => access(path).then(() => true, () => false);
+const sha = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 describe('the studio API seen from a page on another origin', () => {
   it('cannot be read, written or made to create files by a foreign page', async () => {
@@ -54,7 +61,9 @@ describe('the studio API seen from a page on another origin', () => {
       }
       try {
         const response = await fetch(`${base}api/machines/order-support`, {
-          method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spec: {}, baseVersion: null, draft: true }),
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ spec: {}, baseVersion: null, draft: true }),
         });
         out.put = response.status;
       } catch (error) {

@@ -9,8 +9,12 @@ import { startStudioServer, type StudioTestServer } from '../helpers/studio-serv
 import { drag, launchChromium, openPage, screenshot, zoomOutUntilVisible } from './browser.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 async function open(page: Page, studio: StudioTestServer, id: string) {
   await page.goto(`${studio.url}#${id}`);
@@ -41,8 +45,10 @@ describe('building a machine only through the studio UI (Chromium)', () => {
     try {
       // What "New machine" writes: an id and one initial state. Everything else is built in the browser.
       await mkdir(join(studio.rootDir, 'machines/approval-check'), { recursive: true });
-      await writeFile(join(studio.rootDir, 'machines/approval-check/approval-check.flow.json'),
-        JSON.stringify({ specVersion: 1, id: 'approval-check', initial: 'start', states: { start: {} } }, null, 2) + '\n');
+      await writeFile(
+        join(studio.rootDir, 'machines/approval-check/approval-check.flow.json'),
+        JSON.stringify({ specVersion: 1, id: 'approval-check', initial: 'start', states: { start: {} } }, null, 2) + '\n',
+      );
       await open(page, studio, 'approval-check');
       await page.locator('[data-testid=empty-hint]').waitFor();
 
@@ -73,8 +79,12 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       await page.locator('[data-testid=transition-panel]').waitFor();
       await page.fill('[data-testid=transition-guard]', 'output.total <= 100');
       await connect(page, '[data-testid=port-lookup-done]', 'denied');
-      await expect.poll(() => page.locator('[data-testid=edge-lookup-onDone-0]').getAttribute('data-full-label')).toBe('done #1 [output.total <= 100]');
-      await expect.poll(() => page.locator('[data-testid=edge-lookup-onDone-1]').getAttribute('data-full-label')).toBe('done #2 · fallback');
+      await expect
+        .poll(() => page.locator('[data-testid=edge-lookup-onDone-0]').getAttribute('data-full-label'))
+        .toBe('done #1 [output.total <= 100]');
+      await expect
+        .poll(() => page.locator('[data-testid=edge-lookup-onDone-1]').getAttribute('data-full-label'))
+        .toBe('done #2 · fallback');
 
       // lookup --after 5000--> timed_out, from the dialog.
       await connect(page, '[data-testid=handle-lookup-out]', 'timed_out');
@@ -107,7 +117,10 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       await page.click('[data-testid=generate]');
       await page.locator('[data-testid=generated-view]').waitFor({ timeout: 120_000 });
       await expect.poll(() => page.locator('[data-testid=notice]').textContent(), { timeout: 60_000 }).toMatch(/Generated /);
-      expect(await page.locator('[data-testid=notice]').textContent(), (await page.locator('[data-testid=problems-panel]').textContent()) ?? '').toMatch(/Generated \d file/);
+      expect(
+        await page.locator('[data-testid=notice]').textContent(),
+        (await page.locator('[data-testid=problems-panel]').textContent()) ?? '',
+      ).toMatch(/Generated \d file/);
 
       const dir = join(studio.rootDir, 'machines/approval-check');
       const spec = JSON.parse(await readFile(join(dir, 'approval-check.flow.json'), 'utf8'));
@@ -115,7 +128,8 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       expect(spec.states.start).toEqual({ always: 'lookup' });
       expect(spec.states.lookup).toMatchObject({
         invoke: {
-          tool: 'query_order', input: { order_id: 'context.orderId', customer_id: "'c-100'" },
+          tool: 'query_order',
+          input: { order_id: 'context.orderId', customer_id: "'c-100'" },
           onDone: [{ target: 'approved', guard: 'output.total <= 100' }, { target: 'denied' }],
           onError: 'denied',
         },
@@ -126,7 +140,7 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       for (const name of ['approved', 'denied', 'timed_out']) expect(spec.states[name]).toEqual({ type: 'final' });
 
       // The generated machine, under the runtime, with a counting query_order: both branches.
-      const module = await import(pathToFileURL(join(dir, 'approval-check.machine.ts')).href) as Record<string, AnyMachineDefinition>;
+      const module = (await import(pathToFileURL(join(dir, 'approval-check.machine.ts')).href)) as Record<string, AnyMachineDefinition>;
       const machine = module.approvalCheck!;
       const { tools, counts } = countingTools(machine.tools);
       const runtime = createRuntime({ machines: [machine], store: createMemoryStore(), tools });
@@ -150,7 +164,13 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       const badges = page.locator('[data-testid=contract-refund] [data-badge]');
       await expect.poll(() => badges.count()).toBe(5);
       const text = Object.fromEntries(await badges.evaluateAll((els) => els.map((el) => [el.getAttribute('data-badge'), el.textContent])));
-      expect(text).toEqual({ timeout: expect.stringContaining('timeout'), retries: 'no retry', idempotent: 'not idempotent', risk: 'high risk', approval: 'needs approval' });
+      expect(text).toEqual({
+        timeout: expect.stringContaining('timeout'),
+        retries: 'no retry',
+        idempotent: 'not idempotent',
+        risk: 'high risk',
+        approval: 'needs approval',
+      });
       expect(await page.locator('[data-testid=contract-refund] [data-badge=approval]').isVisible()).toBe(true);
       expect(await page.locator('[data-testid=invoke-refund]').getAttribute('title')).toContain('order_id ← context.orderId');
       // A low-risk idempotent call with retries shows those instead, and no approval.
@@ -173,7 +193,7 @@ describe('building a machine only through the studio UI (Chromium)', () => {
       expect(await option.textContent()).toBe('order-support');
       await zoomOutUntilVisible(page, ['[data-testid="edge-fetch_order-onDone-0"]']);
       await page.click('[data-testid="edge-fetch_order-onDone-0"]');
-      await page.fill('[data-testid=transition-guard]', "context.intent == ");
+      await page.fill('[data-testid=transition-guard]', 'context.intent == ');
       await page.click('[data-testid=save]');
       await page.locator('[data-testid=notice-save-draft]').click();
       await expect.poll(() => option.textContent()).toBe('order-support (errors)');

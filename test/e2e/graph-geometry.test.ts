@@ -44,8 +44,12 @@ describe('a studio graph people can read (Chromium, 1280x800, fit-view)', () => 
         const edgeCount = await page.locator('.react-flow__edge').count();
         const smallest = Math.min(...geometry.labels.map((l) => l.fontPx));
         figures[id] = {
-          zoom: Math.round(geometry.zoom * 1000) / 1000, smallestLabelFontPx: Math.round(smallest * 10) / 10,
-          labels: geometry.labels.length, states: geometry.nodes.length, labelOnNode: labelOnNode.length, labelOnLabel: labelOnLabel.length,
+          zoom: Math.round(geometry.zoom * 1000) / 1000,
+          smallestLabelFontPx: Math.round(smallest * 10) / 10,
+          labels: geometry.labels.length,
+          states: geometry.nodes.length,
+          labelOnNode: labelOnNode.length,
+          labelOnLabel: labelOnLabel.length,
           clipped: geometry.labels.filter((l) => l.clipped).length,
         };
         await screenshot(page, `graph-${id}-fit`);
@@ -67,7 +71,9 @@ describe('a studio graph people can read (Chromium, 1280x800, fit-view)', () => 
     try {
       await openAt(page, 'incident-triage');
       const box = async (name: string) => (await page.locator(`[data-testid=state-${name}]`).boundingBox())!;
-      const [waiting, gathering, summarize, logs, metrics] = await Promise.all(['waiting', 'gathering', 'summarize', 'logs', 'metrics'].map(box));
+      const [waiting, gathering, summarize, logs, metrics] = await Promise.all(
+        ['waiting', 'gathering', 'summarize', 'logs', 'metrics'].map(box),
+      );
       expect(waiting!.y + waiting!.height).toBeLessThan(gathering!.y);
       expect(gathering!.y + gathering!.height).toBeLessThan(summarize!.y);
       // Parallel regions: side by side (same top, one right of the other).
@@ -96,7 +102,10 @@ describe('a studio graph people can read (Chromium, 1280x800, fit-view)', () => 
       await openAt(page, 'order-support');
       const nodes = await page.locator('.react-flow__minimap-node').count();
       expect(nodes).toBe(await page.locator('.react-flow__node').count());
-      const filled = await page.locator('.react-flow__minimap-node').first().evaluate((el) => getComputedStyle(el).fill);
+      const filled = await page
+        .locator('.react-flow__minimap-node')
+        .first()
+        .evaluate((el) => getComputedStyle(el).fill);
       expect(filled).not.toBe('none');
     } finally {
       await page.context().close();

@@ -7,11 +7,16 @@ import { ARTIFACTS_DIR, launchChromium, openPage, screenshot } from './browser.t
 import { countStates, generatedMachine } from './graph-machines.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 /** Durations of every Performance API measure of that name, in ms. */
-const measures = (page: Page, name: string) => page.evaluate((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration), name);
+const measures = (page: Page, name: string) =>
+  page.evaluate((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration), name);
 
 function summary(values: number[]): { n: number; median: number; p95: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,7 +45,9 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         // The longest task on the page's main thread while the machine opens: a layout on it would show here.
         const w = window as unknown as { longest: number };
         w.longest = 0;
-        new PerformanceObserver((list) => { for (const e of list.getEntries()) w.longest = Math.max(w.longest, e.duration); }).observe({ type: 'longtask' });
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) w.longest = Math.max(w.longest, e.duration);
+        }).observe({ type: 'longtask' });
       });
       await page.selectOption('[data-testid=machine-select]', 'generated-300');
       await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 120_000 });
@@ -69,7 +76,9 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       await page.locator('[data-testid=transition-guard]').pressSequentially('context.n >= 10', { delay: 30 });
       await page.waitForTimeout(300);
       figures.guardKeystrokeMs = summary(await measures(page, 'flowing:edit'));
-      await expect.poll(() => page.locator('[data-testid=edge-intake-on-START-0]').getAttribute('data-full-label')).toBe('START [context.n >= 10]');
+      await expect
+        .poll(() => page.locator('[data-testid=edge-intake-on-START-0]').getAttribute('data-full-label'))
+        .toBe('START [context.n >= 10]');
 
       await mkdir(ARTIFACTS_DIR, { recursive: true });
       await writeFile(join(ARTIFACTS_DIR, 'graph-perf-300.json'), JSON.stringify(figures, null, 2) + '\n');

@@ -20,8 +20,12 @@ import { recordLongSession, withSpecHash } from './inspect-history-files.ts';
 import { startInspectStudio, type InspectStudio } from './inspect-live-harness.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 const ORDER_QUESTION = 'where is my order A1001';
 
@@ -36,12 +40,15 @@ async function openInspect(page: Page, url: string): Promise<void> {
 /** Picks a session in the list and waits until its whole log (`events` long) is loaded. */
 async function selectSession(page: Page, sessionId: string, events: number): Promise<void> {
   await page.locator(`[data-testid=inspect-session][data-session-id="${sessionId}"]`).click({ timeout: 15_000 });
-  await expect.poll(() => page.locator('[data-testid=inspect-event-count]').getAttribute('data-count'), { timeout: 15_000 }).toBe(String(events));
+  await expect
+    .poll(() => page.locator('[data-testid=inspect-event-count]').getAttribute('data-count'), { timeout: 15_000 })
+    .toBe(String(events));
 }
 
 const cursorSeq = async (page: Page) => Number(await page.locator('[data-testid=cursor-position]').getAttribute('data-seq'));
 const activeStates = (page: Page) => page.locator('[data-testid=inspect-graph]').getAttribute('data-active');
-const shownContext = async (page: Page) => JSON.parse((await page.locator('[data-testid=inspect-context]').textContent()) ?? 'null') as unknown;
+const shownContext = async (page: Page) =>
+  JSON.parse((await page.locator('[data-testid=inspect-context]').textContent()) ?? 'null') as unknown;
 
 /** The runtime's own answer for the session at `seq` (its fold of the stored log, over HTTP from the test). */
 async function runtimeAt(studio: InspectStudio, sessionId: string, seq: number): Promise<{ activeStates: string[]; context: unknown }> {
@@ -59,7 +66,8 @@ function listedEvents(page: Page): Promise<string[]> {
     scroller.scrollTop = 0;
     await frame();
     for (;;) {
-      for (const row of scroller.querySelectorAll<HTMLElement>('[data-testid=inspect-event]')) seen.set(Number(row.dataset.seq), row.dataset.type!);
+      for (const row of scroller.querySelectorAll<HTMLElement>('[data-testid=inspect-event]'))
+        seen.set(Number(row.dataset.seq), row.dataset.type!);
       if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
       scroller.scrollTop += scroller.clientHeight / 2;
       await frame();
@@ -82,13 +90,16 @@ async function highlightsByStep(page: Page, count: number): Promise<string[]> {
 
 /** Puts a file into the page's drop target the way a drag from the desktop does (dragover, then drop with its bytes). */
 async function dropFile(page: Page, name: string, text: string): Promise<void> {
-  await page.evaluate(({ name, text }) => {
-    const data = new DataTransfer();
-    data.items.add(new File([text], name, { type: 'application/x-ndjson' }));
-    const target = document.querySelector('[data-testid=history-panel]') ?? document.body;
-    target.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
-    target.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
-  }, { name, text });
+  await page.evaluate(
+    ({ name, text }) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], name, { type: 'application/x-ndjson' }));
+      const target = document.querySelector('[data-testid=history-panel]') ?? document.body;
+      target.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      target.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    },
+    { name, text },
+  );
 }
 
 describe('studio Inspect mode: step through recorded sessions in Chromium', () => {
@@ -204,13 +215,20 @@ describe('studio Inspect mode: step through recorded sessions in Chromium', () =
       const file = join(dir, download.suggestedFilename());
       await download.saveAs(file);
       const text = await readFile(file, 'utf8');
-      expect(JSON.parse(text.slice(0, text.indexOf('\n')))).toMatchObject({ kind: 'flowing.session', formatVersion: 1, sessionId: session.id, events: logLength });
+      expect(JSON.parse(text.slice(0, text.indexOf('\n')))).toMatchObject({
+        kind: 'flowing.session',
+        formatVersion: 1,
+        sessionId: session.id,
+        events: logLength,
+      });
 
       // A fresh page with no runtime: every request to it fails.
       await page.route('**/api/runtime/**', (route) => route.abort('connectionrefused'));
       // The sessions list keeps polling the (unreachable) runtime; nothing may ask it about a session.
       const runtimeRequests: string[] = [];
-      page.on('request', (request) => { if (request.url().includes('/api/runtime/sessions/')) runtimeRequests.push(request.url()); });
+      page.on('request', (request) => {
+        if (request.url().includes('/api/runtime/sessions/')) runtimeRequests.push(request.url());
+      });
       await page.reload();
       await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 30_000 });
       await page.click('[data-testid=mode-inspect]');
@@ -243,8 +261,14 @@ describe('studio Inspect mode: step through recorded sessions in Chromium', () =
     const { page, errors } = await openPage(browser);
     try {
       await openInspect(page, studio.url);
-      await page.setInputFiles('[data-testid=session-file-input]', { name: 'long.flowing.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(long.text) });
-      await expect.poll(() => page.locator('[data-testid=history-panel]').getAttribute('data-events'), { timeout: 30_000 }).toBe(String(long.events));
+      await page.setInputFiles('[data-testid=session-file-input]', {
+        name: 'long.flowing.jsonl',
+        mimeType: 'application/x-ndjson',
+        buffer: Buffer.from(long.text),
+      });
+      await expect
+        .poll(() => page.locator('[data-testid=history-panel]').getAttribute('data-events'), { timeout: 30_000 })
+        .toBe(String(long.events));
       await page.locator('[data-testid=offline-view] [data-testid=inspect-graph]').waitFor();
       await expect.poll(() => page.evaluate(() => performance.getEntriesByName('flowing:inspect:file-render').length)).toBe(1);
       const firstRenderMs = await page.evaluate(() => performance.getEntriesByName('flowing:inspect:file-render')[0]!.duration);
@@ -274,7 +298,9 @@ describe('studio Inspect mode: step through recorded sessions in Chromium', () =
       const median = all[Math.floor(all.length / 2)]!;
       const p95 = all[Math.floor(all.length * 0.95)]!;
       const figures = {
-        events: long.events, fileBytes: Buffer.byteLength(long.text), firstRenderMs: Math.round(firstRenderMs),
+        events: long.events,
+        fileBytes: Buffer.byteLength(long.text),
+        firstRenderMs: Math.round(firstRenderMs),
         stepMs: { median: Number(median.toFixed(1)), p95: Number(p95.toFixed(1)), max: Number(all.at(-1)!.toFixed(1)), steps: all.length },
       };
       console.log(`[inspect-history] 10,000-event file: ${JSON.stringify(figures)}`);
@@ -324,7 +350,11 @@ describe('studio Inspect mode: step through recorded sessions in Chromium', () =
       const hostile: Array<[string, string, string]> = [
         ['truncated.jsonl', exported.slice(0, Math.floor(exported.length * 0.6)), 'INSPECT_FILE_TRUNCATED'],
         ['cut-at-line.jsonl', `${lines.slice(0, 6).join('\n')}\n`, 'INSPECT_FILE_TRUNCATED'],
-        ['spec.json', await readFile(join(studio.rootDir, 'machines/order-support/order-support.flow.json'), 'utf8'), 'INSPECT_FILE_WRONG_KIND'],
+        [
+          'spec.json',
+          await readFile(join(studio.rootDir, 'machines/order-support/order-support.flow.json'), 'utf8'),
+          'INSPECT_FILE_WRONG_KIND',
+        ],
         ['kind.jsonl', exported.replace('"kind":"flowing.session"', '"kind":"flowing.case"'), 'INSPECT_FILE_WRONG_KIND'],
         ['binary.jsonl', '\u0000\u0001PK\u0003\u0004\n\u00ff\u00fe', 'INSPECT_FILE_NOT_JSON'],
         ['empty.jsonl', '', 'INSPECT_FILE_EMPTY'],
@@ -356,10 +386,18 @@ describe('studio Inspect mode: step through recorded sessions in Chromium', () =
     const file = join(copy.dir, 'refund.flowing.jsonl');
     await writeFile(file, long.text);
     await writeFile(join(copy.dir, 'notes.jsonl'), '{"kind":"notes"}\n');
-    const refused = spawnSync(process.execPath, cliArgs('inspect', 'notes.jsonl', '--port', '0'), { cwd: copy.dir, encoding: 'utf8', timeout: 60_000 });
+    const refused = spawnSync(process.execPath, cliArgs('inspect', 'notes.jsonl', '--port', '0'), {
+      cwd: copy.dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('INSPECT_FILE_WRONG_KIND');
-    const missing = spawnSync(process.execPath, cliArgs('inspect', 'nothing-here.jsonl'), { cwd: copy.dir, encoding: 'utf8', timeout: 60_000 });
+    const missing = spawnSync(process.execPath, cliArgs('inspect', 'nothing-here.jsonl'), {
+      cwd: copy.dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('INSPECT_FILE_NOT_FOUND');
     const help = spawnSync(process.execPath, cliArgs('--help'), { cwd: REPO_DIR, encoding: 'utf8', timeout: 60_000 });

@@ -24,7 +24,15 @@ export function cuttableStreams(app: RuntimeApp): RuntimeApp & { cut(): number; 
       if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
       wrapped.streamsOpened++;
       let controller!: TransformStreamDefaultController<Uint8Array>;
-      const pass = new TransformStream<Uint8Array, Uint8Array>({ start(c) { controller = c; open.add(c); }, flush() { open.delete(controller); } });
+      const pass = new TransformStream<Uint8Array, Uint8Array>({
+        start(c) {
+          controller = c;
+          open.add(c);
+        },
+        flush() {
+          open.delete(controller);
+        },
+      });
       void response.body.pipeTo(pass.writable).catch(() => undefined);
       return new Response(pass.readable, { status: response.status, headers: response.headers });
     },
@@ -58,16 +66,31 @@ export interface InspectStudio {
 export async function startInspectStudio(options: { toolDelayMs?: number } = {}): Promise<InspectStudio> {
   const copy = await copyProject('flowing-inspect-');
   const store = createSqliteStore({ projectDir: copy.dir });
-  const { tools, counts } = countingTools({ ...orderSupport.tools, ...incidentTriage.tools } as Record<string, AnyTool>, { delayMs: options.toolDelayMs });
+  const { tools, counts } = countingTools({ ...orderSupport.tools, ...incidentTriage.tools } as Record<string, AnyTool>, {
+    delayMs: options.toolDelayMs,
+  });
   const xstateTrace = createXStateTrace(); // as `flowing studio` mounts its runtime
   const runtime = createRuntime({ machines: [orderSupport, incidentTriage], store, tools, inspect: xstateTrace.inspect });
   const specs: Record<string, unknown> = {};
-  for (const id of ['order-support', 'incident-triage']) specs[id] = JSON.parse(await readFile(join(copy.dir, 'machines', id, `${id}.flow.json`), 'utf8'));
+  for (const id of ['order-support', 'incident-triage'])
+    specs[id] = JSON.parse(await readFile(join(copy.dir, 'machines', id, `${id}.flow.json`), 'utf8'));
   const app = createServer(runtime, { specs, xstateTrace, rateLimit: { client: false, session: false }, log: () => {} });
   const streams = cuttableStreams({ fetch: app.fetch, close: async () => app.dispose() });
-  const studio = await startStudio({ rootDir: copy.dir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1', runtimeApp: streams, checkCase });
+  const studio = await startStudio({
+    rootDir: copy.dir,
+    appDir: inject('studioAppDir'),
+    port: 0,
+    host: '127.0.0.1',
+    runtimeApp: streams,
+    checkCase,
+  });
   return {
-    url: studio.url, rootDir: copy.dir, runtime, store, counts, streams,
+    url: studio.url,
+    rootDir: copy.dir,
+    runtime,
+    store,
+    counts,
+    streams,
     async close() {
       await studio.close();
       await store.close();

@@ -5,8 +5,12 @@ import { ARTIFACTS_DIR, launchChromium, openPage, screenshot } from './browser.t
 import { startInspectStudio, type InspectStudio } from './inspect-live-harness.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 /** Opens the studio on a machine and switches to Inspect mode. */
 async function openInspect(page: Page, studio: InspectStudio, machineId: string): Promise<void> {
@@ -40,7 +44,8 @@ async function listedEvents(page: Page): Promise<Array<{ seq: number; type: stri
     const scroller = document.querySelector<HTMLElement>('[data-testid=inspect-events]')!;
     const seen = new Map<number, string>();
     const read = () => {
-      for (const row of scroller.querySelectorAll<HTMLElement>('[data-testid=inspect-event]')) seen.set(Number(row.dataset.seq), row.dataset.type!);
+      for (const row of scroller.querySelectorAll<HTMLElement>('[data-testid=inspect-event]'))
+        seen.set(Number(row.dataset.seq), row.dataset.type!);
     };
     scroller.scrollTop = 0;
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -59,7 +64,9 @@ async function listedEvents(page: Page): Promise<Array<{ seq: number; type: stri
  * the page shows as a refusal) and a stream the test cut on purpose.
  */
 function unexpected(errors: readonly string[]): string[] {
-  return errors.filter((e) => !/Failed to load resource: (the server responded with a status of 409|net::ERR_INCOMPLETE_CHUNKED_ENCODING)/.test(e));
+  return errors.filter(
+    (e) => !/Failed to load resource: (the server responded with a status of 409|net::ERR_INCOMPLETE_CHUNKED_ENCODING)/.test(e),
+  );
 }
 
 /** Whether `items` appear in `sequence` in the same order (not necessarily next to each other). */
@@ -101,7 +108,16 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       // The highlight walks the run's own path, in order; states that lasted less than a frame (the scripted model's
       // instant answers) may be skipped, the tool states (400 ms each) never are.
       const path = log.filter((e) => e.type === 'state.changed').map((e) => `active.${(e.data.state as { active: string }).active}`);
-      expect(path).toEqual(['active.idle', 'active.classify', 'active.extract_order_id', 'active.resolve_user', 'active.fetch_order', 'active.trace_shipment', 'active.compose_reply', 'active.idle']);
+      expect(path).toEqual([
+        'active.idle',
+        'active.classify',
+        'active.extract_order_id',
+        'active.resolve_user',
+        'active.fetch_order',
+        'active.trace_shipment',
+        'active.compose_reply',
+        'active.idle',
+      ]);
       expect(isSubsequence(highlights, path)).toBe(true);
       expect(highlights).toEqual(expect.arrayContaining(['active.resolve_user', 'active.fetch_order', 'active.trace_shipment']));
       expect(highlights.at(-1)).toBe('active.idle');
@@ -112,7 +128,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       expect(tools).toEqual(['resolve_user', 'query_order', 'trace_shipment']);
       expect(listed.filter((e) => e.type === 'tool.started')).toHaveLength(3);
       expect(studio.counts).toMatchObject({ resolve_user: 1, query_order: 1, trace_shipment: 1, issue_refund: 0 });
-      await expect.poll(() => page.locator('[data-testid=inspect-messages] .inspect-message[data-complete=true]').first().textContent()).toContain('Order A1001 is shipped');
+      await expect
+        .poll(() => page.locator('[data-testid=inspect-messages] .inspect-message[data-complete=true]').first().textContent())
+        .toContain('Order A1001 is shipped');
       // XState's own view of a step, in the event's details: the microstep of the machine that led to the state.
       const toFetch = log.find((e) => e.type === 'state.changed' && (e.data.state as { active: string }).active === 'fetch_order')!;
       await page.locator(`[data-testid=inspect-event][data-seq="${toFetch.seq}"] .inspect-event__line`).click();
@@ -120,7 +138,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       await details.locator('summary').click();
       const microstep = details.locator('[data-testid=xstate-record][data-type="@xstate.microstep"][data-root=true]');
       await microstep.first().waitFor();
-      expect(await microstep.first().textContent()).toContain(`${String(toFetch.data.event)}: order-support.active.resolve_user → order-support.active.fetch_order`);
+      expect(await microstep.first().textContent()).toContain(
+        `${String(toFetch.data.event)}: order-support.active.resolve_user → order-support.active.fetch_order`,
+      );
       await screenshot(page, 'inspect-live-1-run');
       expect(unexpected(errors)).toEqual([]);
     } finally {
@@ -158,7 +178,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       const view = await studio.runtime.session(sessionId).snapshot();
       expect(view.status).toBe('waiting');
       const log = await studio.runtime.session(sessionId).events();
-      expect(log.filter((e) => e.type === 'transition.rejected').map((e) => [e.data.event, e.data.code])).toEqual([['APPROVE', 'NO_TRANSITION']]);
+      expect(log.filter((e) => e.type === 'transition.rejected').map((e) => [e.data.event, e.data.code])).toEqual([
+        ['APPROVE', 'NO_TRANSITION'],
+      ]);
       await screenshot(page, 'inspect-live-2-rejected');
       expect(unexpected(errors)).toEqual([]);
     } finally {
@@ -176,7 +198,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       await sendEvent(page, 'USER_MESSAGE', { text: 'I want a refund for order A1002' });
       await expect.poll(() => activeStates(page), { timeout: 15_000 }).toBe('active.await_approval');
       // The list badges it, the controls show what will run.
-      await page.locator(`[data-testid=inspect-session][data-session-id="${sessionId}"] [data-testid=badge-approval]`).waitFor({ timeout: 10_000 });
+      await page
+        .locator(`[data-testid=inspect-session][data-session-id="${sessionId}"] [data-testid=badge-approval]`)
+        .waitFor({ timeout: 10_000 });
       const box = page.locator('[data-testid=inspect-approval]');
       await box.waitFor();
       expect(await box.textContent()).toContain('issue_refund');
@@ -240,7 +264,9 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
         await expect.poll(() => studio.streams.streamsOpened, { timeout: 10_000 }).toBe(opened + 1);
       }
       const log = await session.events();
-      await expect.poll(() => page.locator('[data-testid=inspect-event-count]').getAttribute('data-last-seq'), { timeout: 10_000 }).toBe(String(log.length));
+      await expect
+        .poll(() => page.locator('[data-testid=inspect-event-count]').getAttribute('data-last-seq'), { timeout: 10_000 })
+        .toBe(String(log.length));
       const listed = await listedEvents(page);
       expect(listed).toEqual(log.map((e) => ({ seq: e.seq, type: e.type })));
       expect(await page.locator('[data-testid=inspect-event-count]').getAttribute('data-count')).toBe(String(log.length));
@@ -263,15 +289,23 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       await openInspect(page, studio, 'order-support');
       await startSession(page);
       for (const text of ['where is my order A1001', 'where is my order A1003', 'where is my order A1001']) {
-        await page.evaluate(() => { performance.clearMeasures('flowing:inspect:highlight'); performance.clearMeasures('flowing:inspect:commit'); });
+        await page.evaluate(() => {
+          performance.clearMeasures('flowing:inspect:highlight');
+          performance.clearMeasures('flowing:inspect:commit');
+        });
         await sendEvent(page, 'USER_MESSAGE', { text });
         await expect.poll(() => activeStates(page), { timeout: 15_000 }).toBe('active.idle');
         await page.waitForTimeout(300);
-        const runs = await page.evaluate(() => performance.getEntriesByName('flowing:inspect:highlight').map((m) => ({
-          ms: m.duration,
-          commitMs: performance.getEntriesByName('flowing:inspect:commit').find((c) => (c as PerformanceMeasure).detail.seq === (m as PerformanceMeasure).detail.seq)?.duration ?? Number.NaN,
-          ...(m as PerformanceMeasure).detail as { seq: number; sinceEventMs: number },
-        })));
+        const runs = await page.evaluate(() =>
+          performance.getEntriesByName('flowing:inspect:highlight').map((m) => ({
+            ms: m.duration,
+            commitMs:
+              performance
+                .getEntriesByName('flowing:inspect:commit')
+                .find((c) => (c as PerformanceMeasure).detail.seq === (m as PerformanceMeasure).detail.seq)?.duration ?? Number.NaN,
+            ...((m as PerformanceMeasure).detail as { seq: number; sinceEventMs: number }),
+          })),
+        );
         samples.push(...runs);
       }
       // At least the end of each run (states shorter than a frame share one highlight with the next).
@@ -282,8 +316,16 @@ describe('studio Inspect mode: live sessions in Chromium', () => {
       const figures = {
         samples: samples.length,
         arrivalToCommitMs: { median: round(median(commit)), max: round(commit.at(-1)!) },
-        arrivalToHighlightMs: { median: round(median(arrival)), p95: round(arrival[Math.floor(arrival.length * 0.95)]!), max: round(arrival.at(-1)!) },
-        eventToHighlightMs: { median: round(median(sinceEvent)), p95: round(sinceEvent[Math.floor(sinceEvent.length * 0.95)]!), max: round(sinceEvent.at(-1)!) },
+        arrivalToHighlightMs: {
+          median: round(median(arrival)),
+          p95: round(arrival[Math.floor(arrival.length * 0.95)]!),
+          max: round(arrival.at(-1)!),
+        },
+        eventToHighlightMs: {
+          median: round(median(sinceEvent)),
+          p95: round(sinceEvent[Math.floor(sinceEvent.length * 0.95)]!),
+          max: round(sinceEvent.at(-1)!),
+        },
       };
       console.log(`[inspect] time from event to highlight on screen: ${JSON.stringify(figures)}`);
       await mkdir(ARTIFACTS_DIR, { recursive: true });

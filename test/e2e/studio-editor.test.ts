@@ -11,8 +11,12 @@ import { cliArgs } from '../helpers/cli.ts';
 const run = promisify(execFile);
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 async function openMachine(page: Page, studio: StudioTestServer, id: string) {
   await page.goto(studio.url);
@@ -59,7 +63,9 @@ describe('studio graph editor in Chromium', () => {
       await page.press('[data-testid=connect-value]', 'Enter');
       await page.locator('[data-testid=transition-panel]').waitFor();
       await page.fill('[data-testid=transition-guard]', 'context.orderId != undefined');
-      await expect.poll(() => page.locator('[data-testid=edge-idle-on-CHECK-0]').getAttribute('data-full-label')).toBe('CHECK [context.orderId != undefined]');
+      await expect
+        .poll(() => page.locator('[data-testid=edge-idle-on-CHECK-0]').getAttribute('data-full-label'))
+        .toBe('CHECK [context.orderId != undefined]');
       await screenshot(page, 'e2e-1-edited');
 
       // Save, then generate.

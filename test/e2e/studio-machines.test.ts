@@ -8,17 +8,23 @@ import { startStudioServer } from '../helpers/studio-server.ts';
 import { launchChromium, openPage, screenshot } from './browser.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 const machineOptions = (page: Page) =>
-  page.locator('[data-testid=machine-select] option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+  page
+    .locator('[data-testid=machine-select] option')
+    .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
 
 /** Types an id into the dialog and returns the inline error's code (undefined when there is none). */
 async function tryId(page: Page, id: string): Promise<string | undefined> {
   await page.getByLabel('Machine id').fill(id);
   const error = page.locator('[data-testid=new-machine-error]');
-  return (await error.count()) > 0 ? (await error.getAttribute('data-code')) ?? undefined : undefined;
+  return (await error.count()) > 0 ? ((await error.getAttribute('data-code')) ?? undefined) : undefined;
 }
 
 describe('New machine and Delete machine in Chromium', () => {
@@ -34,8 +40,14 @@ describe('New machine and Delete machine in Chromium', () => {
       const create = dialog.getByRole('button', { name: 'Create' });
 
       for (const [id, code] of [
-        ['Returns-Desk', 'SPEC_INVALID_ID'], ['../returns', 'SPEC_INVALID_ID'], ['returns_desk', 'SPEC_INVALID_ID'], ['returns-', 'SPEC_INVALID_ID'],
-        ['r'.repeat(65), 'SPEC_INVALID_ID'], ['class', 'SPEC_RESERVED_NAME'], ['constructor', 'SPEC_RESERVED_NAME'], ['order-support', 'STUDIO_MACHINE_EXISTS'],
+        ['Returns-Desk', 'SPEC_INVALID_ID'],
+        ['../returns', 'SPEC_INVALID_ID'],
+        ['returns_desk', 'SPEC_INVALID_ID'],
+        ['returns-', 'SPEC_INVALID_ID'],
+        ['r'.repeat(65), 'SPEC_INVALID_ID'],
+        ['class', 'SPEC_RESERVED_NAME'],
+        ['constructor', 'SPEC_RESERVED_NAME'],
+        ['order-support', 'STUDIO_MACHINE_EXISTS'],
       ] as const) {
         expect(await tryId(page, id), id).toBe(code);
         expect(await dialog.textContent()).toContain(`(${code})`);
@@ -68,7 +80,9 @@ describe('New machine and Delete machine in Chromium', () => {
       expect(Object.keys(JSON.parse(await readFile(specFile, 'utf8')).states).sort()).toEqual(['closed', 'idle']);
       await page.click('[data-testid=generate]');
       await page.locator('[data-testid=generated-view]').waitFor({ timeout: 90_000 });
-      await expect.poll(() => existsSync(join(studio.rootDir, 'machines/returns-desk/returns-desk.machine.ts')), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => existsSync(join(studio.rootDir, 'machines/returns-desk/returns-desk.machine.ts')), { timeout: 30_000 })
+        .toBe(true);
       expect(existsSync(join(studio.rootDir, 'machines/returns-desk/returns-desk.registry.ts'))).toBe(true);
       expect(await readFile(join(studio.rootDir, 'machines/returns-desk/returns-desk.machine.ts'), 'utf8')).toContain('closed');
       expect(errors).toEqual([]);
@@ -86,8 +100,13 @@ describe('New machine and Delete machine in Chromium', () => {
       await writeFile(join(dir, 'order-support.impl.ts'), '// hand-written guards\n', { flag: 'a' });
       const implBefore = await readFile(join(dir, 'order-support.impl.ts'), 'utf8');
       const filesBefore = (await readdir(dir)).sort();
-      expect(filesBefore).toEqual(expect.arrayContaining(['order-support.flow.json', 'order-support.machine.ts', 'order-support.registry.ts']));
-      page.on('dialog', (native) => { errors.push(`native dialog: ${native.message()}`); void native.dismiss(); });
+      expect(filesBefore).toEqual(
+        expect.arrayContaining(['order-support.flow.json', 'order-support.machine.ts', 'order-support.registry.ts']),
+      );
+      page.on('dialog', (native) => {
+        errors.push(`native dialog: ${native.message()}`);
+        void native.dismiss();
+      });
 
       await page.goto(`${studio.url}#order-support`);
       await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 30_000 });
@@ -110,7 +129,9 @@ describe('New machine and Delete machine in Chromium', () => {
       // Recorded regression cases (cases/) are the team's, like the impl: deleting the machine keeps them.
       expect((await readdir(dir)).sort()).toEqual(['cases', 'order-support.impl.ts']);
       expect(await readFile(join(dir, 'order-support.impl.ts'), 'utf8')).toBe(implBefore);
-      expect(await page.locator('[data-testid=notice]').textContent()).toContain('Kept (hand-written): machines/order-support/cases, machines/order-support/order-support.impl.ts');
+      expect(await page.locator('[data-testid=notice]').textContent()).toContain(
+        'Kept (hand-written): machines/order-support/cases, machines/order-support/order-support.impl.ts',
+      );
       expect(await page.locator('.react-flow__node').count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Delete machine' }).count()).toBe(0);
       await screenshot(page, 'machines-4-deleted');

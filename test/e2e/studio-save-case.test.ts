@@ -13,8 +13,12 @@ import { launchChromium, openPage, screenshot } from './browser.ts';
 import { startInspectStudio, type InspectStudio } from './inspect-live-harness.ts';
 
 let browser: Browser;
-beforeAll(async () => { browser = await launchChromium(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 /** Opens the studio on order-support in Inspect mode. */
 async function openInspect(page: Page, studio: InspectStudio): Promise<void> {
@@ -128,11 +132,18 @@ describe('studio Inspect mode: Save as case', () => {
     }
   }, 120_000);
 
-  it('saves a session of a remote flowing serve (URL and token) into the studio\'s project', async () => {
+  it("saves a session of a remote flowing serve (URL and token) into the studio's project", async () => {
     const studio = await startInspectStudio();
     const token = 'save-case-remote-token-0123456789';
     const remote = createRuntime({ machines: [orderSupport], store: createMemoryStore() });
-    const server = await startServer(remote, { port: 0, host: '127.0.0.1', token, corsOrigins: [new URL(studio.url).origin], recover: false, log: () => {} });
+    const server = await startServer(remote, {
+      port: 0,
+      host: '127.0.0.1',
+      token,
+      corsOrigins: [new URL(studio.url).origin],
+      recover: false,
+      log: () => {},
+    });
     const { page, errors } = await openPage(browser);
     try {
       const session = await remote.createSession('order-support');

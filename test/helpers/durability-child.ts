@@ -17,19 +17,31 @@ import { openStore } from './store-spec.ts';
 const [mode, where, ledger] = process.argv.slice(2);
 
 /** A tool that records in the ledger that it ran, then crashes the process (SIGKILL) before it can answer. */
-const crashing = (name: string, options: { idempotent: boolean; risk: 'low' | 'high' }) => defineTool({
-  name, description: 'records that it ran, then the process dies', input: z.object({ amount: z.number() }), output: z.object({ receipt: z.string() }),
-  idempotent: options.idempotent, risk: options.risk, timeoutMs: 600_000,
-  async run(_input, { idempotencyKey }) {
-    appendFileSync(ledger!, `RAN ${idempotencyKey}\n`);
-    process.kill(process.pid, 'SIGKILL');
-    return await new Promise<never>(() => {});
-  },
-});
+const crashing = (name: string, options: { idempotent: boolean; risk: 'low' | 'high' }) =>
+  defineTool({
+    name,
+    description: 'records that it ran, then the process dies',
+    input: z.object({ amount: z.number() }),
+    output: z.object({ receipt: z.string() }),
+    idempotent: options.idempotent,
+    risk: options.risk,
+    timeoutMs: 600_000,
+    async run(_input, { idempotencyKey }) {
+      appendFileSync(ledger!, `RAN ${idempotencyKey}\n`);
+      process.kill(process.pid, 'SIGKILL');
+      return await new Promise<never>(() => {});
+    },
+  });
 
 const echo = defineTool({
-  name: 'echo', description: 'answers at once', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }), idempotent: true,
-  async run(input) { return input; },
+  name: 'echo',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  idempotent: true,
+  async run(input) {
+    return input;
+  },
 });
 
 async function main() {
@@ -38,15 +50,17 @@ async function main() {
     // Several sessions at once, so one kill lands at different points of different commits.
     const machine = singleToolMachine(echo);
     const runtime = createRuntime({ machines: [machine], store });
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      const session = await runtime.createSession(machine);
-      console.log(`SESSION ${session.id}`);
-      for (let n = 1; ; n++) {
-        const result = await session.send({ type: 'RUN', args: { n } });
-        if (!result.applied) throw new Error(`refused: ${result.code}`);
-        console.log(`ACK ${session.id} ${result.events.at(-1)!.seq}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const session = await runtime.createSession(machine);
+        console.log(`SESSION ${session.id}`);
+        for (let n = 1; ; n++) {
+          const result = await session.send({ type: 'RUN', args: { n } });
+          if (!result.applied) throw new Error(`refused: ${result.code}`);
+          console.log(`ACK ${session.id} ${result.events.at(-1)!.seq}`);
+        }
+      }),
+    );
   }
   if (mode === 'charge') {
     const machine = singleToolMachine(crashing('charge', { idempotent: false, risk: 'low' }));

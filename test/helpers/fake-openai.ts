@@ -5,15 +5,30 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 
 /** Token counts the fake reports for a turn. */
-export interface FakeUsage { prompt: number; completion: number }
-export interface FakeToolCall { id?: string; name: string; arguments: string }
+export interface FakeUsage {
+  prompt: number;
+  completion: number;
+}
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
 
 /**
  * One scripted answer. A `reply` is sent as a JSON completion, or as SSE chunks when the request asks to stream
  * (`chunks`, else the content in one piece); `stallAfterChunks` sends that many chunks and then hangs.
  */
 export type FakeTurn =
-  | { type: 'reply'; content?: string; toolCalls?: FakeToolCall[]; chunks?: string[]; usage?: FakeUsage; intervalMs?: number; stallAfterChunks?: number }
+  | {
+      type: 'reply';
+      content?: string;
+      toolCalls?: FakeToolCall[];
+      chunks?: string[];
+      usage?: FakeUsage;
+      intervalMs?: number;
+      stallAfterChunks?: number;
+    }
   | { type: 'error'; status: number; message?: string; headers?: Record<string, string> }
   | { type: 'stall' };
 
@@ -34,14 +49,35 @@ export interface RecordedRequest {
 export interface ChatBody {
   model: string;
   stream?: boolean;
-  messages: Array<{ role: string; content?: unknown; tool_calls?: Array<{ id: string; type?: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: unknown;
+    tool_calls?: Array<{ id: string; type?: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   [key: string]: unknown;
 }
 
-export const reply = (content: string, extra: Omit<Extract<FakeTurn, { type: 'reply' }>, 'type' | 'content'> = {}): FakeTurn => ({ type: 'reply', content, ...extra });
-export const toolCalls = (calls: FakeToolCall[], extra: { usage?: FakeUsage; content?: string } = {}): FakeTurn => ({ type: 'reply', toolCalls: calls, ...extra });
-export const streamed = (chunks: string[], extra: { usage?: FakeUsage; intervalMs?: number; stallAfterChunks?: number } = {}): FakeTurn => ({ type: 'reply', chunks, ...extra });
-export const httpError = (status: number, message = `fake error ${status}`, headers?: Record<string, string>): FakeTurn => ({ type: 'error', status, message, ...(headers ? { headers } : {}) });
+export const reply = (content: string, extra: Omit<Extract<FakeTurn, { type: 'reply' }>, 'type' | 'content'> = {}): FakeTurn => ({
+  type: 'reply',
+  content,
+  ...extra,
+});
+export const toolCalls = (calls: FakeToolCall[], extra: { usage?: FakeUsage; content?: string } = {}): FakeTurn => ({
+  type: 'reply',
+  toolCalls: calls,
+  ...extra,
+});
+export const streamed = (
+  chunks: string[],
+  extra: { usage?: FakeUsage; intervalMs?: number; stallAfterChunks?: number } = {},
+): FakeTurn => ({ type: 'reply', chunks, ...extra });
+export const httpError = (status: number, message = `fake error ${status}`, headers?: Record<string, string>): FakeTurn => ({
+  type: 'error',
+  status,
+  message,
+  ...(headers ? { headers } : {}),
+});
 export const stall = (): FakeTurn => ({ type: 'stall' });
 
 /**
@@ -52,12 +88,13 @@ export function findPairingError(messages: ChatBody['messages']): string | undef
   let open = new Set<string>();
   for (const [index, message] of messages.entries()) {
     if (message.role === 'tool') {
-      if (!message.tool_call_id || !open.has(message.tool_call_id)) return `messages[${index}]: tool message for '${message.tool_call_id}' answers no open tool call`;
+      if (!message.tool_call_id || !open.has(message.tool_call_id))
+        return `messages[${index}]: tool message for '${message.tool_call_id}' answers no open tool call`;
       open.delete(message.tool_call_id);
       continue;
     }
     if (open.size > 0) return `messages[${index}]: tool call(s) ${[...open].join(', ')} have no tool message`;
-    open = new Set((message.role === 'assistant' ? message.tool_calls ?? [] : []).map((call) => call.id));
+    open = new Set((message.role === 'assistant' ? (message.tool_calls ?? []) : []).map((call) => call.id));
   }
   return open.size > 0 ? `tool call(s) ${[...open].join(', ')} have no tool message` : undefined;
 }
@@ -91,7 +128,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const body = (await c.req.json()) as ChatBody;
     const record: RecordedRequest = { body, status: 0, clientClosed: false, chunksSent: 0 };
     requests.push(record);
-    c.req.raw.signal.addEventListener('abort', () => { if (!finished.has(record)) record.clientClosed = true; }, { once: true });
+    c.req.raw.signal.addEventListener(
+      'abort',
+      () => {
+        if (!finished.has(record)) record.clientClosed = true;
+      },
+      { once: true },
+    );
 
     const pairingError = findPairingError(body.messages ?? []);
     if (pairingError) {
@@ -123,7 +166,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     record.status = 200;
     return streamSSE(c, async (stream) => {
-      stream.onAbort(() => { if (!finished.has(record)) record.clientClosed = true; });
+      stream.onAbort(() => {
+        if (!finished.has(record)) record.clientClosed = true;
+      });
       for (const chunk of chunksOf(id, body.model, turn)) {
         if (turn.stallAfterChunks !== undefined && record.chunksSent >= turn.stallAfterChunks) {
           await untilClosed(c.req.raw.signal, closing.signal);
@@ -173,15 +218,29 @@ function usageOf(turn: Extract<FakeTurn, { type: 'reply' }>) {
 }
 
 function wireToolCalls(turn: Extract<FakeTurn, { type: 'reply' }>) {
-  return turn.toolCalls?.map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  return turn.toolCalls?.map((call, index) => ({
+    id: call.id ?? `call_${index}`,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
 }
 
 function completion(id: string, model: string, turn: Extract<FakeTurn, { type: 'reply' }>) {
   const calls = wireToolCalls(turn);
   const content = turn.content ?? turn.chunks?.join('') ?? null;
   return {
-    id, object: 'chat.completion', created: 0, model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, ...(calls ? { tool_calls: calls } : {}) }, finish_reason: calls ? 'tool_calls' : 'stop', logprobs: null }],
+    id,
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, ...(calls ? { tool_calls: calls } : {}) },
+        finish_reason: calls ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
     usage: usageOf(turn),
   };
 }
@@ -190,10 +249,15 @@ function chunksOf(id: string, model: string, turn: Extract<FakeTurn, { type: 're
   const base = { id, object: 'chat.completion.chunk', created: 0, model };
   const pieces = turn.chunks ?? (turn.content !== undefined ? [turn.content] : []);
   const out: object[] = pieces.map((piece, index) => ({
-    ...base, choices: [{ index: 0, delta: { ...(index === 0 ? { role: 'assistant' } : {}), content: piece }, finish_reason: null, logprobs: null }],
+    ...base,
+    choices: [{ index: 0, delta: { ...(index === 0 ? { role: 'assistant' } : {}), content: piece }, finish_reason: null, logprobs: null }],
   }));
   const calls = wireToolCalls(turn);
-  if (calls) out.push({ ...base, choices: [{ index: 0, delta: { tool_calls: calls.map((call, index) => ({ index, ...call })) }, finish_reason: null }] });
+  if (calls)
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: { tool_calls: calls.map((call, index) => ({ index, ...call })) }, finish_reason: null }],
+    });
   out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: calls ? 'tool_calls' : 'stop', logprobs: null }] });
   out.push({ ...base, choices: [], usage: usageOf(turn) });
   return out;

@@ -34,7 +34,9 @@ db.exec(`CREATE TABLE IF NOT EXISTS requests (
   at INTEGER NOT NULL
 )`);
 const insert = db.prepare('INSERT INTO requests (tool, idempotency_key, args, at) VALUES (?, ?, ?, ?)');
-const select = db.prepare<[number], { id: number; tool: string; idempotency_key: string; args: string; at: number }>('SELECT * FROM requests WHERE id > ? ORDER BY id');
+const select = db.prepare<[number], { id: number; tool: string; idempotency_key: string; args: string; at: number }>(
+  'SELECT * FROM requests WHERE id > ? ORDER BY id',
+);
 
 let delayMs = 0;
 const app = new Hono();
@@ -52,7 +54,8 @@ app.post('/call/:tool', async (c) => {
 
 app.put('/config', async (c) => {
   const body = (await c.req.json()) as { delayMs?: unknown };
-  if (typeof body.delayMs !== 'number' || body.delayMs < 0) return c.json({ code: 'LEDGER_BAD_CONFIG', message: 'delayMs is a non-negative number' }, 400);
+  if (typeof body.delayMs !== 'number' || body.delayMs < 0)
+    return c.json({ code: 'LEDGER_BAD_CONFIG', message: 'delayMs is a non-negative number' }, 400);
   delayMs = body.delayMs;
   return c.json({ delayMs });
 });

@@ -11,7 +11,10 @@ async function callLedger(tool: string, args: unknown, idempotencyKey: string, s
   const url = process.env.LEDGER_URL;
   if (!url) throw new ToolError('LEDGER_NOT_CONFIGURED', 'LEDGER_URL is not set');
   const response = await fetch(`${url}/call/${tool}`, {
-    method: 'POST', signal, body: JSON.stringify({ args }), headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    method: 'POST',
+    signal,
+    body: JSON.stringify({ args }),
+    headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
   });
   if (!response.ok) throw new ToolError('LEDGER_REFUSED', `the ledger answered ${response.status}`);
   return (await response.json()) as { requestId: number };

@@ -27,17 +27,22 @@ export async function startServeChild(dir: string, args: string[], env: NodeJS.P
     void exited.then((code) => reject(new Error(`flowing serve exited ${code}: ${stderr}`)));
   });
   // Nothing is printed when recovery is over (only when it resumed something): /readyz is the signal.
-  await vi.waitFor(async () => {
-    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
-    expect(status, `flowing serve at ${url} ready (stderr: ${stderr})`).toBe(200);
-  }, { timeout: 30_000, interval: 20 });
+  await vi.waitFor(
+    async () => {
+      const status = await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      expect(status, `flowing serve at ${url} ready (stderr: ${stderr})`).toBe(200);
+    },
+    { timeout: 30_000, interval: 20 },
+  );
   return { child, url, exited, stderr: () => stderr };
 }
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
 
 /** An event as the server returns and stores it. */
 export interface WireEvent {
@@ -93,8 +98,11 @@ export class AckingClient {
   /** The whole stored log of a session, paged. */
   async log(sessionId: string): Promise<WireEvent[]> {
     const all: WireEvent[] = [];
-    for (let after = 0; ;) {
-      const page = (await okJson(await this.request('GET', `/sessions/${sessionId}/events?after=${after}&limit=1000`))) as { events: WireEvent[]; nextAfter?: number };
+    for (let after = 0; ; ) {
+      const page = (await okJson(await this.request('GET', `/sessions/${sessionId}/events?after=${after}&limit=1000`))) as {
+        events: WireEvent[];
+        nextAfter?: number;
+      };
       all.push(...page.events);
       if (page.nextAfter === undefined) return all;
       after = page.nextAfter;
@@ -104,8 +112,10 @@ export class AckingClient {
   /** Every stored session id, paged. */
   async sessionIds(): Promise<Array<{ sessionId: string; status: string }>> {
     const all: Array<{ sessionId: string; status: string }> = [];
-    for (let cursor: string | undefined; ;) {
-      const page = (await okJson(await this.request('GET', `/sessions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`))) as { sessions: Array<{ sessionId: string; status: string }>; nextCursor?: string };
+    for (let cursor: string | undefined; ; ) {
+      const page = (await okJson(
+        await this.request('GET', `/sessions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+      )) as { sessions: Array<{ sessionId: string; status: string }>; nextCursor?: string };
       all.push(...page.sessions);
       if (!page.nextCursor) return all;
       cursor = page.nextCursor;
@@ -119,7 +129,10 @@ export class AckingClient {
   /** One request; a 429 of the server's rate limit is waited out (Retry-After) and sent again. */
   private async request(method: string, path: string, body?: unknown): Promise<Response> {
     for (;;) {
-      const response = await fetch(`${this.url}${path}`, body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(
+        `${this.url}${path}`,
+        body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
       if (response.status !== 429) return response;
       await response.body?.cancel();
       await sleep(Math.max(50, Number(response.headers.get('retry-after') ?? 1) * 1000));

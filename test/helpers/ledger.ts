@@ -27,7 +27,11 @@ export interface Ledger {
 
 /** Starts the ledger service with its SQLite file at `file` and waits until it listens. */
 export async function startLedger(file: string): Promise<Ledger> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL('./ledger-service.ts', import.meta.url).pathname, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), new URL('./ledger-service.ts', import.meta.url).pathname, file],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

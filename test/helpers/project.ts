@@ -18,7 +18,8 @@ export async function copyProject(prefix = 'flowing-project-'): Promise<{ dir: s
   await cp(join(REPO_DIR, 'machines'), join(dir, 'machines'), { recursive: true });
   await cp(join(REPO_DIR, 'tools'), join(dir, 'tools'), { recursive: true });
   for (const name of ['node_modules', 'spec', 'runtime', 'codegen', 'bin']) await symlink(join(REPO_DIR, name), join(dir, name), 'dir');
-  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.base.json']) await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
+  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.base.json'])
+    await writeFile(join(dir, name), await readFile(join(REPO_DIR, name)));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -47,8 +48,12 @@ export function useCodegenProject(prefix?: string): { readonly dir: string; read
     await project?.remove();
   });
   return {
-    get dir() { return project!.dir; },
-    get codegen() { return codegen!; },
+    get dir() {
+      return project!.dir;
+    },
+    get codegen() {
+      return codegen!;
+    },
   };
 }
 
@@ -63,7 +68,13 @@ export async function treeHashes(root: string, dir = root, into = new Map<string
     const rel = relative(root, path);
     if (stat.isSymbolicLink()) into.set(rel, `link:${await readlink(path)}`);
     else if (stat.isDirectory()) await treeHashes(root, path, into);
-    else into.set(rel, createHash('sha256').update(await readFile(path)).digest('hex'));
+    else
+      into.set(
+        rel,
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex'),
+      );
   }
   return into;
 }

@@ -28,14 +28,23 @@ export interface TestRedis {
  * redis-server fails the calling test with a message saying how to install it; it is never skipped.
  * @example const redis = await startRedis(); ...; await redis.stop();
  */
-export async function startRedis(args: readonly string[] = ['--save', '', '--appendonly', 'no'], options: { dir?: string; port?: number } = {}): Promise<TestRedis> {
+export async function startRedis(
+  args: readonly string[] = ['--save', '', '--appendonly', 'no'],
+  options: { dir?: string; port?: number } = {},
+): Promise<TestRedis> {
   if (!existsSync(REDIS_SERVER)) {
-    throw new Error(`redis-server is not installed at ${REDIS_SERVER}: install it (apt-get install redis-server) — the Redis store tests need a real server`);
+    throw new Error(
+      `redis-server is not installed at ${REDIS_SERVER}: install it (apt-get install redis-server) — the Redis store tests need a real server`,
+    );
   }
-  const port = options.port ?? await freePort();
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', ...(options.dir ? ['--dir', options.dir] : []), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const port = options.port ?? (await freePort());
+  const child = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', ...(options.dir ? ['--dir', options.dir] : []), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   // redis-server logs this line once it listens and has loaded its data (an append-only file, on a restart).
   let ready!: () => void;
@@ -48,7 +57,16 @@ export async function startRedis(args: readonly string[] = ['--save', '', '--app
   child.stderr!.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    await within(Promise.race([listening, exited.then(() => { throw new Error('it exited'); })]), 10_000, 'redis-server to accept connections');
+    await within(
+      Promise.race([
+        listening,
+        exited.then(() => {
+          throw new Error('it exited');
+        }),
+      ]),
+      10_000,
+      'redis-server to accept connections',
+    );
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`redis-server did not start on port ${port} (${(error as Error).message}): ${output.trim()}`);

@@ -8,8 +8,16 @@ import { defineTestMachine } from './runtime-machines.ts';
 export function payTool() {
   const paid: Array<{ amount: number }> = [];
   const tool = defineTool({
-    name: 'pay', description: 'moves money', risk: 'high', idempotent: false, input: z.object({ amount: z.number() }), output: z.object({ receipt: z.string() }),
-    async run(input) { paid.push(input); return { receipt: `r-${paid.length}` }; },
+    name: 'pay',
+    description: 'moves money',
+    risk: 'high',
+    idempotent: false,
+    input: z.object({ amount: z.number() }),
+    output: z.object({ receipt: z.string() }),
+    async run(input) {
+      paid.push(input);
+      return { receipt: `r-${paid.length}` };
+    },
   });
   return { tool, paid };
 }
@@ -22,27 +30,49 @@ export function payTool() {
  */
 export function leakyApprovalMachine(pay: AnyTool) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'leaky-approvals',
-    context: { amount: { type: 'number', default: 0 }, paid: { type: 'string', optional: true }, error: { type: 'string', optional: true } },
+    specVersion: 1,
+    id: 'leaky-approvals',
+    context: {
+      amount: { type: 'number', default: 0 },
+      paid: { type: 'string', optional: true },
+      error: { type: 'string', optional: true },
+    },
     events: { REQUEST: { amount: { type: 'number' } }, AMEND: { amount: { type: 'number' } }, APPROVE: {}, REJECT: {}, PAY_AGAIN: {} },
     initial: 'idle',
     states: {
       idle: { on: { REQUEST: { target: 'await_approval', assign: { amount: 'event.amount' } }, PAY_AGAIN: 'paying' } },
       await_approval: { on: { APPROVE: 'paying', REJECT: 'idle', AMEND: { assign: { amount: 'event.amount' } } } },
-      paying: { invoke: { tool: pay.name, input: { amount: 'context.amount' }, onDone: { target: 'idle', assign: { paid: 'output.receipt' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+      paying: {
+        invoke: {
+          tool: pay.name,
+          input: { amount: 'context.amount' },
+          onDone: { target: 'idle', assign: { paid: 'output.receipt' } },
+          onError: { target: 'idle', assign: { error: 'error.code' } },
+        },
+      },
     },
   };
   type Ctx = { amount: number; paid?: string; error?: string };
-  type Ev = { type: 'REQUEST'; amount: number } | { type: 'AMEND'; amount: number } | { type: 'APPROVE' } | { type: 'REJECT' } | { type: 'PAY_AGAIN' };
+  type Ev =
+    | { type: 'REQUEST'; amount: number }
+    | { type: 'AMEND'; amount: number }
+    | { type: 'APPROVE' }
+    | { type: 'REJECT' }
+    | { type: 'PAY_AGAIN' };
   const machine = setup({
     types: {} as { context: Ctx; events: Ev },
     actors: { [`tool.${pay.name}`]: fromTool(pay) },
   }).createMachine({
-    id: 'leaky-approvals', context: { amount: 0 }, initial: 'idle',
+    id: 'leaky-approvals',
+    context: { amount: 0 },
+    initial: 'idle',
     states: {
       idle: {
         on: {
-          REQUEST: { target: '#leaky-approvals.await_approval', actions: assign({ amount: ({ event }) => event.amount, paid: undefined, error: undefined }) },
+          REQUEST: {
+            target: '#leaky-approvals.await_approval',
+            actions: assign({ amount: ({ event }) => event.amount, paid: undefined, error: undefined }),
+          },
           PAY_AGAIN: { target: '#leaky-approvals.paying', actions: assign({ paid: undefined, error: undefined }) },
         },
       },
@@ -55,8 +85,13 @@ export function leakyApprovalMachine(pay: AnyTool) {
       },
       paying: {
         invoke: {
-          id: 'paying', src: `tool.${pay.name}`, input: ({ context }) => ({ args: { amount: context.amount } }),
-          onDone: { target: '#leaky-approvals.idle', actions: assign({ paid: ({ event }) => (event.output as { receipt: string }).receipt }) },
+          id: 'paying',
+          src: `tool.${pay.name}`,
+          input: ({ context }) => ({ args: { amount: context.amount } }),
+          onDone: {
+            target: '#leaky-approvals.idle',
+            actions: assign({ paid: ({ event }) => (event.output as { receipt: string }).receipt }),
+          },
           onError: { target: '#leaky-approvals.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
         },
       },

@@ -8,8 +8,12 @@ import { defineTestMachine } from './runtime-machines.ts';
 export function quoteTool() {
   const calls: unknown[] = [];
   const tool = defineTool({
-    name: 'quote', description: 'prices an order', idempotent: true, retries: 0,
-    input: z.object({ amount: z.number(), fail: z.boolean().optional() }), output: z.object({ total: z.number() }),
+    name: 'quote',
+    description: 'prices an order',
+    idempotent: true,
+    retries: 0,
+    input: z.object({ amount: z.number(), fail: z.boolean().optional() }),
+    output: z.object({ total: z.number() }),
     errors: { QUOTE_FAILED: 'the quote service said no' },
     async run(input) {
       calls.push(input);
@@ -27,15 +31,21 @@ export function quoteTool() {
  */
 export function guardedDoneMachine(quote: AnyTool, options: { assignThrows?: boolean } = {}) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'guarded-done',
-    context: { amount: { type: 'number', default: 0 }, fail: { type: 'boolean', default: false }, total: { type: 'number', optional: true } },
+    specVersion: 1,
+    id: 'guarded-done',
+    context: {
+      amount: { type: 'number', default: 0 },
+      fail: { type: 'boolean', default: false },
+      total: { type: 'number', optional: true },
+    },
     events: { CHECK: { amount: { type: 'number' }, fail: { type: 'boolean', optional: true } }, RESET: {} },
     initial: 'idle',
     states: {
       idle: { on: { CHECK: { target: 'checking', assign: { amount: 'event.amount' } } } },
       checking: {
         invoke: {
-          tool: quote.name, input: { amount: 'context.amount' },
+          tool: quote.name,
+          input: { amount: 'context.amount' },
           onDone: [{ guard: 'output.total <= 100', target: 'approved', assign: { total: 'output.total' } }],
           onError: [{ guard: "error.code == 'OTHER'", target: 'idle' }],
         },
@@ -49,21 +59,35 @@ export function guardedDoneMachine(quote: AnyTool, options: { assignThrows?: boo
     types: {} as { context: Ctx; events: Ev },
     actors: { [`tool.${quote.name}`]: fromTool(quote) },
   }).createMachine({
-    id: 'guarded-done', context: { amount: 0, fail: false }, initial: 'idle',
+    id: 'guarded-done',
+    context: { amount: 0, fail: false },
+    initial: 'idle',
     states: {
-      idle: { on: { CHECK: { target: '#guarded-done.checking', actions: assign({ amount: ({ event }) => event.amount, fail: ({ event }) => event.fail ?? false }) } } },
+      idle: {
+        on: {
+          CHECK: {
+            target: '#guarded-done.checking',
+            actions: assign({ amount: ({ event }) => event.amount, fail: ({ event }) => event.fail ?? false }),
+          },
+        },
+      },
       checking: {
         invoke: {
-          id: 'checking', src: `tool.${quote.name}`, input: ({ context }) => ({ args: { amount: context.amount, ...(context.fail ? { fail: true } : {}) } }),
-          onDone: [{
-            guard: ({ event }) => (event.output as { total: number }).total <= 100, target: '#guarded-done.approved',
-            actions: assign({
-              total: ({ event }) => {
-                if (options.assignThrows) throw new TypeError('total is not a number');
-                return (event.output as { total: number }).total;
-              },
-            }),
-          }],
+          id: 'checking',
+          src: `tool.${quote.name}`,
+          input: ({ context }) => ({ args: { amount: context.amount, ...(context.fail ? { fail: true } : {}) } }),
+          onDone: [
+            {
+              guard: ({ event }) => (event.output as { total: number }).total <= 100,
+              target: '#guarded-done.approved',
+              actions: assign({
+                total: ({ event }) => {
+                  if (options.assignThrows) throw new TypeError('total is not a number');
+                  return (event.output as { total: number }).total;
+                },
+              }),
+            },
+          ],
           onError: [{ guard: ({ event }) => (event.error as FlowError).code === 'OTHER', target: '#guarded-done.idle' }],
         },
       },
@@ -79,7 +103,8 @@ export function guardedDoneMachine(quote: AnyTool, options: { assignThrows?: boo
  */
 export function throwingImplMachine(throws: { guard?: boolean; action?: boolean; initialGuard?: boolean; inlineGuard?: boolean }) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'throwing-impl',
+    specVersion: 1,
+    id: 'throwing-impl',
     context: { pings: { type: 'number', default: 0 } },
     events: { GO: {}, PING: {} },
     initial: 'start',
@@ -110,7 +135,9 @@ export function throwingImplMachine(throws: { guard?: boolean; action?: boolean;
       record: assign({ pings: ({ context }) => context.pings + 1 }),
     },
   }).createMachine({
-    id: 'throwing-impl', context: { pings: 0 }, initial: 'start',
+    id: 'throwing-impl',
+    context: { pings: 0 },
+    initial: 'start',
     states: {
       start: { always: [{ guard: 'isReady', target: '#throwing-impl.idle' }] },
       idle: {
@@ -135,7 +162,8 @@ export function throwingImplMachine(throws: { guard?: boolean; action?: boolean;
 /** A machine whose initial state invokes `tool` (so `createSession` waits for the call): calling --done--> idle. */
 export function startsWithCallMachine(tool: AnyTool) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'starts-with-call',
+    specVersion: 1,
+    id: 'starts-with-call',
     events: { PING: {} },
     initial: 'calling',
     states: {
@@ -147,9 +175,18 @@ export function startsWithCallMachine(tool: AnyTool) {
     types: {} as { events: { type: 'PING' } },
     actors: { [`tool.${tool.name}`]: fromTool(tool) },
   }).createMachine({
-    id: 'starts-with-call', initial: 'calling',
+    id: 'starts-with-call',
+    initial: 'calling',
     states: {
-      calling: { invoke: { id: 'calling', src: `tool.${tool.name}`, input: () => ({ args: {} }), onDone: { target: '#starts-with-call.idle' }, onError: { target: '#starts-with-call.idle' } } },
+      calling: {
+        invoke: {
+          id: 'calling',
+          src: `tool.${tool.name}`,
+          input: () => ({ args: {} }),
+          onDone: { target: '#starts-with-call.idle' },
+          onError: { target: '#starts-with-call.idle' },
+        },
+      },
       idle: { on: { PING: { target: '#starts-with-call.idle' } } },
     },
   });

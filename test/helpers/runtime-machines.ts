@@ -8,7 +8,10 @@ import { FlowSpecSchema, type FlowSpecInput } from '@flowing/spec';
 export function defineTestMachine(spec: FlowSpecInput, machine: AnyStateMachine, tools: AnyTool[]): AnyMachineDefinition {
   const parsed = FlowSpecSchema.parse(spec);
   return defineMachine({
-    id: parsed.id, spec: parsed, specHash: createHash('sha256').update(JSON.stringify(parsed)).digest('hex'), machine,
+    id: parsed.id,
+    spec: parsed,
+    specHash: createHash('sha256').update(JSON.stringify(parsed)).digest('hex'),
+    machine,
     tools: Object.fromEntries(tools.map((t) => [t.name, t])),
   });
 }
@@ -22,7 +25,11 @@ export function gateTool(name = 'wait') {
   let returns: Array<Promise<void>> = [];
   const state = { calls: 0, signal: undefined as AbortSignal | undefined };
   const tool = defineTool({
-    name, description: 'waits to be released', input: z.object({}), output: z.object({ ok: z.boolean() }), timeoutMs: 60_000,
+    name,
+    description: 'waits to be released',
+    input: z.object({}),
+    output: z.object({ ok: z.boolean() }),
+    timeoutMs: 60_000,
     async run(_input, { signal }) {
       state.calls++;
       state.signal = signal;
@@ -37,7 +44,8 @@ export function gateTool(name = 'wait') {
     },
   });
   return {
-    tool, state,
+    tool,
+    state,
     release(): Promise<void> {
       const [r, answered] = [releases, returns];
       releases = [];
@@ -54,7 +62,8 @@ export function gateTool(name = 'wait') {
  */
 export function refusalMachine(wait: AnyTool) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'refusals',
+    specVersion: 1,
+    id: 'refusals',
     context: { n: { type: 'number', default: 0 } },
     events: { GO: { n: { type: 'number' } }, PING: {}, FINISH: {} },
     initial: 'idle',
@@ -69,10 +78,25 @@ export function refusalMachine(wait: AnyTool) {
     types: {} as { context: { n: number }; events: Ev },
     actors: { [`tool.${wait.name}`]: fromTool(wait) },
   }).createMachine({
-    id: 'refusals', context: { n: 0 }, initial: 'idle',
+    id: 'refusals',
+    context: { n: 0 },
+    initial: 'idle',
     states: {
-      idle: { on: { GO: { guard: ({ event }) => event.n > 0, target: '#refusals.working', actions: assign({ n: ({ event }) => event.n }) }, FINISH: { target: '#refusals.done' } } },
-      working: { invoke: { id: 'working', src: `tool.${wait.name}`, input: () => ({ args: {} }), onDone: { target: '#refusals.idle' }, onError: { target: '#refusals.idle' } } },
+      idle: {
+        on: {
+          GO: { guard: ({ event }) => event.n > 0, target: '#refusals.working', actions: assign({ n: ({ event }) => event.n }) },
+          FINISH: { target: '#refusals.done' },
+        },
+      },
+      working: {
+        invoke: {
+          id: 'working',
+          src: `tool.${wait.name}`,
+          input: () => ({ args: {} }),
+          onDone: { target: '#refusals.idle' },
+          onError: { target: '#refusals.idle' },
+        },
+      },
       done: { type: 'final' },
     },
   });
@@ -82,13 +106,26 @@ export function refusalMachine(wait: AnyTool) {
 /** idle --RUN{args}--> calling (invokes the tool with `args`) --> idle with `result` or `error` (the code). */
 export function singleToolMachine(tool: AnyTool, options: { idempotencyKey?: string; retries?: number; timeoutMs?: number } = {}) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'single-tool',
-    context: { args: { type: 'unknown', optional: true }, result: { type: 'unknown', optional: true }, error: { type: 'string', optional: true } },
+    specVersion: 1,
+    id: 'single-tool',
+    context: {
+      args: { type: 'unknown', optional: true },
+      result: { type: 'unknown', optional: true },
+      error: { type: 'string', optional: true },
+    },
     events: { RUN: { args: { type: 'unknown' } } },
     initial: 'idle',
     states: {
       idle: { on: { RUN: { target: 'calling', assign: { args: 'event.args' } } } },
-      calling: { invoke: { tool: tool.name, ...(options.retries === undefined ? {} : { retries: options.retries }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), onDone: { target: 'idle', assign: { result: 'output' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+      calling: {
+        invoke: {
+          tool: tool.name,
+          ...(options.retries === undefined ? {} : { retries: options.retries }),
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+          onDone: { target: 'idle', assign: { result: 'output' } },
+          onError: { target: 'idle', assign: { error: 'error.code' } },
+        },
+      },
     },
   };
   type Ctx = { args?: unknown; result?: unknown; error?: string };
@@ -97,13 +134,26 @@ export function singleToolMachine(tool: AnyTool, options: { idempotencyKey?: str
     types: {} as { context: Ctx; events: Ev },
     actors: { [`tool.${tool.name}`]: fromTool(tool) },
   }).createMachine({
-    id: 'single-tool', context: {}, initial: 'idle',
+    id: 'single-tool',
+    context: {},
+    initial: 'idle',
     states: {
-      idle: { on: { RUN: { target: '#single-tool.calling', actions: assign({ args: ({ event }) => event.args, result: undefined, error: undefined }) } } },
+      idle: {
+        on: {
+          RUN: {
+            target: '#single-tool.calling',
+            actions: assign({ args: ({ event }) => event.args, result: undefined, error: undefined }),
+          },
+        },
+      },
       calling: {
         invoke: {
-          id: 'calling', src: `tool.${tool.name}`,
-          input: ({ context }) => ({ args: context.args, ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }) }),
+          id: 'calling',
+          src: `tool.${tool.name}`,
+          input: ({ context }) => ({
+            args: context.args,
+            ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+          }),
           onDone: { target: '#single-tool.idle', actions: assign({ result: ({ event }) => event.output }) },
           onError: { target: '#single-tool.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
         },
@@ -116,14 +166,26 @@ export function singleToolMachine(tool: AnyTool, options: { idempotencyKey?: str
 /** idle --REQUEST{amount}--> await_approval --APPROVE--> paying (high-risk `pay`) --> idle; REJECT --> idle. */
 export function approvalMachine(pay: AnyTool) {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'approvals',
-    context: { amount: { type: 'number', default: 0 }, paid: { type: 'string', optional: true }, error: { type: 'string', optional: true } },
+    specVersion: 1,
+    id: 'approvals',
+    context: {
+      amount: { type: 'number', default: 0 },
+      paid: { type: 'string', optional: true },
+      error: { type: 'string', optional: true },
+    },
     events: { REQUEST: { amount: { type: 'number' } }, APPROVE: {}, REJECT: { reason: { type: 'string', optional: true } } },
     initial: 'idle',
     states: {
       idle: { on: { REQUEST: { target: 'await_approval', assign: { amount: 'event.amount' } } } },
       await_approval: { on: { APPROVE: 'paying', REJECT: 'idle' } },
-      paying: { invoke: { tool: pay.name, input: { amount: 'context.amount' }, onDone: { target: 'idle', assign: { paid: 'output.receipt' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+      paying: {
+        invoke: {
+          tool: pay.name,
+          input: { amount: 'context.amount' },
+          onDone: { target: 'idle', assign: { paid: 'output.receipt' } },
+          onError: { target: 'idle', assign: { error: 'error.code' } },
+        },
+      },
     },
   };
   type Ev = { type: 'REQUEST'; amount: number } | { type: 'APPROVE' } | { type: 'REJECT'; reason?: string };
@@ -131,13 +193,17 @@ export function approvalMachine(pay: AnyTool) {
     types: {} as { context: { amount: number; paid?: string; error?: string }; events: Ev },
     actors: { [`tool.${pay.name}`]: fromTool(pay) },
   }).createMachine({
-    id: 'approvals', context: { amount: 0 }, initial: 'idle',
+    id: 'approvals',
+    context: { amount: 0 },
+    initial: 'idle',
     states: {
       idle: { on: { REQUEST: { target: '#approvals.await_approval', actions: assign({ amount: ({ event }) => event.amount }) } } },
       await_approval: { on: { APPROVE: { target: '#approvals.paying' }, REJECT: { target: '#approvals.idle' } } },
       paying: {
         invoke: {
-          id: 'paying', src: `tool.${pay.name}`, input: ({ context }) => ({ args: { amount: context.amount } }),
+          id: 'paying',
+          src: `tool.${pay.name}`,
+          input: ({ context }) => ({ args: { amount: context.amount } }),
           onDone: { target: '#approvals.idle', actions: assign({ paid: ({ event }) => (event.output as { receipt: string }).receipt }) },
           onError: { target: '#approvals.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
         },
@@ -156,13 +222,27 @@ export function expectGapless(events: ReadonlyArray<{ seq: number }>): boolean {
 export function agentMachine(tools: AnyTool[], maxIterations = 3) {
   const names = tools.map((t) => t.name);
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'agent-test',
-    context: { text: { type: 'string', optional: true }, answer: { type: 'string', optional: true }, error: { type: 'string', optional: true } },
+    specVersion: 1,
+    id: 'agent-test',
+    context: {
+      text: { type: 'string', optional: true },
+      answer: { type: 'string', optional: true },
+      error: { type: 'string', optional: true },
+    },
     events: { ASK: { text: { type: 'string' } } },
     initial: 'idle',
     states: {
       idle: { on: { ASK: { target: 'helping', assign: { text: 'event.text' } } } },
-      helping: { invoke: { llm: 'agent', prompt: '{{ context.text }}', tools: names, maxIterations, onDone: { target: 'idle', assign: { answer: 'output.text' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+      helping: {
+        invoke: {
+          llm: 'agent',
+          prompt: '{{ context.text }}',
+          tools: names,
+          maxIterations,
+          onDone: { target: 'idle', assign: { answer: 'output.text' } },
+          onError: { target: 'idle', assign: { error: 'error.code' } },
+        },
+      },
     },
   };
   type Ev = { type: 'ASK'; text: string };
@@ -170,12 +250,19 @@ export function agentMachine(tools: AnyTool[], maxIterations = 3) {
     types: {} as { context: { text?: string; answer?: string; error?: string }; events: Ev },
     actors: { 'llm.agent.helping': fromLlm('agent') },
   }).createMachine({
-    id: 'agent-test', context: {}, initial: 'idle',
+    id: 'agent-test',
+    context: {},
+    initial: 'idle',
     states: {
-      idle: { on: { ASK: { target: '#agent-test.helping', actions: assign({ text: ({ event }) => event.text, answer: undefined, error: undefined }) } } },
+      idle: {
+        on: {
+          ASK: { target: '#agent-test.helping', actions: assign({ text: ({ event }) => event.text, answer: undefined, error: undefined }) },
+        },
+      },
       helping: {
         invoke: {
-          id: 'helping', src: 'llm.agent.helping',
+          id: 'helping',
+          src: 'llm.agent.helping',
           input: ({ context }) => ({ kind: 'agent' as const, prompt: context.text ?? '', tools: names, maxIterations }),
           onDone: { target: '#agent-test.idle', actions: assign({ answer: ({ event }) => event.output.text }) },
           onError: { target: '#agent-test.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },

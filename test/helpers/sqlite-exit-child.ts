@@ -6,5 +6,6 @@ import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { testEvents, testRecord } from './stores.ts';
 
 const store = createSqliteStore({ file: process.argv[2]! });
-void store.commit({ expectedVersion: 0, record: testRecord('left-open', 1, 3), events: testEvents('left-open', 1, 3), journal: [] })
+void store
+  .commit({ expectedVersion: 0, record: testRecord('left-open', 1, 3), events: testEvents('left-open', 1, 3), journal: [] })
   .then(() => process.stdout.write('COMMITTED\n'));

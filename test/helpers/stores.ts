@@ -24,10 +24,19 @@ export interface StoreBackend {
 let backends = 0;
 
 /** `sqliteReadPageSize` makes SQLite read logs in small pages, each a turn of the event loop apart (as long logs are). */
-export async function createBackend(kind: StoreKind, redis?: TestRedis, options: { sqliteReadPageSize?: number } = {}): Promise<StoreBackend> {
+export async function createBackend(
+  kind: StoreKind,
+  redis?: TestRedis,
+  options: { sqliteReadPageSize?: number } = {},
+): Promise<StoreBackend> {
   const opened: SessionStore[] = [];
-  const track = (store: SessionStore) => { opened.push(store); return store; };
-  const closeAll = async () => { for (const store of opened) await store.close?.(); };
+  const track = (store: SessionStore) => {
+    opened.push(store);
+    return store;
+  };
+  const closeAll = async () => {
+    for (const store of opened) await store.close?.();
+  };
   if (kind === 'memory') {
     const store = createMemoryStore();
     return { kind, where: {}, open: () => store, remove: async () => {} };
@@ -36,15 +45,21 @@ export async function createBackend(kind: StoreKind, redis?: TestRedis, options:
     const dir = await mkdtemp(join(tmpdir(), 'flowing-sqlite-'));
     const file = join(dir, 'sessions.db');
     return {
-      kind, where: { file },
-      open: () => track(createSqliteStore({ file, pollMs: 10, ...(options.sqliteReadPageSize ? { readPageSize: options.sqliteReadPageSize } : {}) })),
-      remove: async () => { await closeAll(); await rm(dir, { recursive: true, force: true }); },
+      kind,
+      where: { file },
+      open: () =>
+        track(createSqliteStore({ file, pollMs: 10, ...(options.sqliteReadPageSize ? { readPageSize: options.sqliteReadPageSize } : {}) })),
+      remove: async () => {
+        await closeAll();
+        await rm(dir, { recursive: true, force: true });
+      },
     };
   }
   if (!redis) throw new Error('a Redis backend needs a running redis-server (startRedis())');
   const prefix = `t${process.pid}-${++backends}:`;
   return {
-    kind, where: { url: redis.url, prefix },
+    kind,
+    where: { url: redis.url, prefix },
     open: () => track(createRedisStore({ url: redis.url, prefix })),
     remove: closeAll,
   };
@@ -53,8 +68,19 @@ export async function createBackend(kind: StoreKind, redis?: TestRedis, options:
 /** A stored record as the runtime writes it, for store-level tests. */
 export function testRecord(sessionId: string, version: number, seq: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
-    sessionId, machineId: 'm', specHash: 'h', traceId: 't', status: 'waiting', version, seq, step: version, snapshot: { value: 'idle', context: { n: version } },
-    usage: { promptTokens: 0, completionTokens: 0 }, createdAt: 1_000, updatedAt: 1_000 + version, ...overrides,
+    sessionId,
+    machineId: 'm',
+    specHash: 'h',
+    traceId: 't',
+    status: 'waiting',
+    version,
+    seq,
+    step: version,
+    snapshot: { value: 'idle', context: { n: version } },
+    usage: { promptTokens: 0, completionTokens: 0 },
+    createdAt: 1_000,
+    updatedAt: 1_000 + version,
+    ...overrides,
   };
 }
 

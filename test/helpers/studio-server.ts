@@ -40,14 +40,14 @@ export async function startStudioServer(options: StudioTestServerOptions = {}): 
   const rootDir = options.rootDir ?? copy!.dir;
   const studio = options.dev
     ? await startStudioDevServer({
-      rootDir,
-      appDir: options.appDir,
-      port: 0,
-      host: '127.0.0.1',
-      logLevel: 'warn',
-      cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
-      checkCase,
-    })
+        rootDir,
+        appDir: options.appDir,
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'warn',
+        cacheDir: join(REPO_DIR, 'node_modules', '.vite-studio-test'),
+        checkCase,
+      })
     : await startStudio({ rootDir, appDir: options.appDir ?? inject('studioAppDir'), port: 0, host: '127.0.0.1', checkCase });
   return {
     url: studio.url,
@@ -121,7 +121,13 @@ export function requestText(port: number, method: string, path: string, headers:
 }
 
 /** Sends a request byte for byte (JSON body) and returns the raw response with its body parsed as JSON when it is JSON. */
-export async function sendRaw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<RawResponse & { json: any }> {
+export async function sendRaw(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<RawResponse & { json: any }> {
   const response = await rawHttp(port, requestText(port, method, path, headers, body === undefined ? undefined : JSON.stringify(body)));
   let json: any;
   try {

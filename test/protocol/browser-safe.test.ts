@@ -36,13 +36,19 @@ afterAll(async () => {
  */
 async function plantedProject(name: string, source: string): Promise<string> {
   const file = join(dir, `${name}.ts`);
-  await writeFile(file, `import { sessionAt } from '${relative(dir, join(REPO_DIR, 'protocol/index.ts'))}';\nexport const fold = sessionAt;\n${source}\n`);
+  await writeFile(
+    file,
+    `import { sessionAt } from '${relative(dir, join(REPO_DIR, 'protocol/index.ts'))}';\nexport const fold = sessionAt;\n${source}\n`,
+  );
   const config = join(dir, `${name}.tsconfig.json`);
-  await writeFile(config, JSON.stringify({
-    extends: join(REPO_DIR, 'protocol/tsconfig.json'),
-    compilerOptions: { composite: false, declaration: false, declarationMap: false, rootDir: '/', noEmit: true },
-    files: [file],
-  }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      extends: join(REPO_DIR, 'protocol/tsconfig.json'),
+      compilerOptions: { composite: false, declaration: false, declarationMap: false, rootDir: '/', noEmit: true },
+      files: [file],
+    }),
+  );
   return config;
 }
 
@@ -60,7 +66,9 @@ describe('@flowing/protocol is browser-safe', () => {
   }, 120_000);
 
   it('refuses a use of Node (process, Buffer) under that configuration', async () => {
-    const result = await typecheck(await plantedProject('node', 'export const home = process.env.HOME;\nexport const bytes = Buffer.from("x");'));
+    const result = await typecheck(
+      await plantedProject('node', 'export const home = process.env.HOME;\nexport const bytes = Buffer.from("x");'),
+    );
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/node\.ts\(\d+,\d+\): error TS\d+: Cannot find name 'process'/);
     expect(result.output).toMatch(/node\.ts\(\d+,\d+\): error TS\d+: Cannot find name 'Buffer'/);

@@ -43,7 +43,11 @@ describe('parseSessionFile', () => {
     const spec = readFileSync(new URL('../../machines/order-support/order-support.flow.json', import.meta.url), 'utf8');
     expect(refusal(spec)).toMatchObject({ line: 1, reason: 'wrong_kind', message: expect.stringContaining('one JSON document') });
     const header = JSON.parse(text.split('\n')[0]!) as Record<string, unknown>;
-    expect(refusal(JSON.stringify(header, null, 2))).toMatchObject({ line: 1, reason: 'wrong_kind', message: expect.stringContaining('several lines') });
+    expect(refusal(JSON.stringify(header, null, 2))).toMatchObject({
+      line: 1,
+      reason: 'wrong_kind',
+      message: expect.stringContaining('several lines'),
+    });
   });
 
   it('refuses a file whose last line is cut off, or that has a header and nothing after it, as truncated', () => {

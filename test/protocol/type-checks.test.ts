@@ -53,7 +53,11 @@ beforeAll(async () => {
     await writeFile(file, source(root));
     files.push(file);
   }
-  const config = ts.getParsedCommandLineOfConfigFile(join(REPO_DIR, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(REPO_DIR, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const program = ts.createProgram(files, { ...config.options, noEmit: true });
   errors = Object.fromEntries(Object.keys(SNIPPETS).map((name) => [name, [] as string[]]));
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
@@ -67,28 +71,34 @@ afterAll(async () => {
 });
 
 describe('the compiler holds code to the protocol', () => {
-  it('compiles declared codes, relayed codes, a handler answering its route\'s type and a complete route table', () => {
+  it("compiles declared codes, relayed codes, a handler answering its route's type and a complete route table", () => {
     expect(errors.control).toEqual([]);
     expect(Object.keys(errors).sort()).toEqual(Object.keys(SNIPPETS).sort());
   });
 
   it('refuses a handler that answers another type than its route declares', () => {
     expect(errors['wrong-answer']).toHaveLength(1);
-    expect(errors['wrong-answer']![0]).toMatch(/^TS2322: Type 'Answer<\{ machines: string; \}>' is not assignable to type 'Answer<MachineList> \| Promise<Answer<MachineList>>'/);
+    expect(errors['wrong-answer']![0]).toMatch(
+      /^TS2322: Type 'Answer<\{ machines: string; \}>' is not assignable to type 'Answer<MachineList> \| Promise<Answer<MachineList>>'/,
+    );
     expect(errors['wrong-answer']![0]).toContain("Type 'string' is not assignable to type 'RuntimeMachine[]'");
   });
 
   it('refuses a route table that leaves a route of RuntimeRoutes out', () => {
     expect(errors['missing-route']).toHaveLength(1);
-    expect(errors['missing-route']![0]).toMatch(/^TS2741: Property '"GET \/sessions\/:id\/xstate"' is missing in type .* but required in type 'RouteHandlers'/);
+    expect(errors['missing-route']![0]).toMatch(
+      /^TS2741: Property '"GET \/sessions\/:id\/xstate"' is missing in type .* but required in type 'RouteHandlers'/,
+    );
   });
 
   it('refuses a misspelt literal error code, naming the known ones', () => {
     expect(errors['misspelt-code']).toHaveLength(1);
-    expect(errors['misspelt-code']![0]).toMatch(/^TS2345: Argument of type '"SESION_NOT_FOUND"' is not assignable to parameter of type 'KnownErrorCode'/);
+    expect(errors['misspelt-code']![0]).toMatch(
+      /^TS2345: Argument of type '"SESION_NOT_FOUND"' is not assignable to parameter of type 'KnownErrorCode'/,
+    );
   });
 
-  it('refuses a misspelt code where the studio tests a failure\'s code', () => {
+  it("refuses a misspelt code where the studio tests a failure's code", () => {
     expect(errors['misspelt-client-code']).toHaveLength(1);
     expect(errors['misspelt-client-code']![0]).toMatch(/^TS2345: Argument of type '"STUDIO_CONFLCT"' is not assignable to parameter/);
   });

@@ -7,8 +7,15 @@ describe('cancel while a non-idempotent call waits for its start to be stored', 
   it('never runs the tool, and records the call as cancelled', async () => {
     let runs = 0;
     const charge = defineTool({
-      name: 'charge', description: 'moves money', input: z.object({}), output: z.object({ ok: z.boolean() }), idempotent: false,
-      async run() { runs++; return { ok: true }; },
+      name: 'charge',
+      description: 'moves money',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      idempotent: false,
+      async run() {
+        runs++;
+        return { ok: true };
+      },
     });
     const inner = createMemoryStore();
     let slowCommits = false;
@@ -42,8 +49,15 @@ describe('send with queue: false', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow = defineTool({
-      name: 'slow', description: 'waits for the test the first time', input: z.object({}), output: z.object({ ok: z.boolean() }), idempotent: true,
-      async run() { await gate; return { ok: true }; },
+      name: 'slow',
+      description: 'waits for the test the first time',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      idempotent: true,
+      async run() {
+        await gate;
+        return { ok: true };
+      },
     });
     const definition = singleToolMachine(slow);
     const runtime = createRuntime({ machines: [definition], store: createMemoryStore() });

@@ -15,7 +15,11 @@ function capture() {
 }
 
 /** Runs the real CLI from the sources in `cwd`; resolves with its exit code and output (killed after 20 s). */
-function runCli(cwd: string, args: string[], options: { closeStdoutAfterFirstLine?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  cwd: string,
+  args: string[],
+  options: { closeStdoutAfterFirstLine?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArgs(...args), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -26,7 +30,9 @@ function runCli(cwd: string, args: string[], options: { closeStdoutAfterFirstLin
       // Like `| head -1`: the reader goes away after the first line, and the writer's next write gets EPIPE.
       if (options.closeStdoutAfterFirstLine && stdout.includes('\n')) child.stdout.destroy();
     });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -41,13 +47,20 @@ beforeAll(async () => {
   // Machines that fail the ways issue 8 found, placed where `flowing run` looks for machines.
   const helpers = join(REPO_DIR, 'test/helpers/runtime-failing-machines.ts');
   await mkdir(join(project.dir, 'machines/guarded-done'));
-  await writeFile(join(project.dir, 'machines/guarded-done/guarded-done.machine.ts'),
-    `import { guardedDoneMachine, quoteTool } from ${JSON.stringify(helpers)};\nexport const guardedDone = guardedDoneMachine(quoteTool().tool);\n`);
+  await writeFile(
+    join(project.dir, 'machines/guarded-done/guarded-done.machine.ts'),
+    `import { guardedDoneMachine, quoteTool } from ${JSON.stringify(helpers)};\nexport const guardedDone = guardedDoneMachine(quoteTool().tool);\n`,
+  );
   await mkdir(join(project.dir, 'machines/throwing-impl'));
-  await writeFile(join(project.dir, 'machines/throwing-impl/throwing-impl.machine.ts'),
-    `import { throwingImplMachine } from ${JSON.stringify(helpers)};\nexport const throwingImpl = throwingImplMachine({ initialGuard: true });\n`);
+  await writeFile(
+    join(project.dir, 'machines/throwing-impl/throwing-impl.machine.ts'),
+    `import { throwingImplMachine } from ${JSON.stringify(helpers)};\nexport const throwingImpl = throwingImplMachine({ initialGuard: true });\n`,
+  );
   await mkdir(join(project.dir, 'machines/new-flow'));
-  await writeFile(join(project.dir, 'machines/new-flow/new-flow.flow.json'), '{ "specVersion": 1, "id": "new-flow", "initial": "a", "states": { "a": {} } }\n');
+  await writeFile(
+    join(project.dir, 'machines/new-flow/new-flow.flow.json'),
+    '{ "specVersion": 1, "id": "new-flow", "initial": "a", "states": { "a": {} } }\n',
+  );
 });
 afterAll(async () => {
   await project?.remove();
@@ -62,7 +75,7 @@ describe('flowing run exit status and messages (issue 8)', () => {
     expect(stdout).toMatch(/transition\.rejected\s+xstate\.done\.actor\.checking refused: GUARD_REJECTED/);
     expect(stdout).toMatch(/session \S+ needs_attention/);
     expect(stderr).toContain('error RUN_EVENTS_REFUSED: 1 of 2 events were refused; first: event 2 (RESET): SESSION_NEEDS_ATTENTION');
-    expect(stderr).toContain('error GUARD_REJECTED: the result of \'checking\' matches no onDone branch');
+    expect(stderr).toContain("error GUARD_REJECTED: the result of 'checking' matches no onDone branch");
   });
 
   it('reports a machine that throws while starting with its code and exit 1, showing the events it logged', async () => {
@@ -77,7 +90,9 @@ describe('flowing run exit status and messages (issue 8)', () => {
     const events = join(project.dir, 'many.jsonl');
     // Enough output to outlast the pipe's buffer, so the writer is still writing when the reader is gone.
     await writeFile(events, `${'{"type":"USER_MESSAGE","text":"hello there"}\n'.repeat(300)}`);
-    const { code, stdout, stderr } = await runCli(project.dir, ['run', 'order-support', '--events', events, '--json'], { closeStdoutAfterFirstLine: true });
+    const { code, stdout, stderr } = await runCli(project.dir, ['run', 'order-support', '--events', events, '--json'], {
+      closeStdoutAfterFirstLine: true,
+    });
     expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ seq: 1, type: 'session.started' });
     expect(stderr).not.toMatch(/EPIPE|Error:|\n\s+at /);
     expect(code).toBe(0);
@@ -86,7 +101,9 @@ describe('flowing run exit status and messages (issue 8)', () => {
   it('says to run codegen only for a machine that has a spec but no generated code', async () => {
     const { code, stderr } = await runCli(project.dir, ['run', 'new-flow']);
     expect(code).toBe(2);
-    expect(stderr).toContain("error UNKNOWN_MACHINE: machine 'new-flow' has a spec (machines/new-flow/new-flow.flow.json) but no generated code; run `flowing codegen` first");
+    expect(stderr).toContain(
+      "error UNKNOWN_MACHINE: machine 'new-flow' has a spec (machines/new-flow/new-flow.flow.json) but no generated code; run `flowing codegen` first",
+    );
   });
 });
 
@@ -97,7 +114,9 @@ describe('flowing run in process', () => {
     await writeFile(refused, '{"type":"APPROVE"}\n{"type":"USER_MESSAGE","text":"where is my order A1001"}\n');
     const io = capture();
     expect(await runCommand('order-support', { events: refused, ...io.options })).toBe(1);
-    expect(io.err).toEqual([expect.stringMatching(/^error RUN_EVENTS_REFUSED: 1 of 2 events were refused; first: event 1 \(APPROVE\): NO_TRANSITION/)]);
+    expect(io.err).toEqual([
+      expect.stringMatching(/^error RUN_EVENTS_REFUSED: 1 of 2 events were refused; first: event 1 \(APPROVE\): NO_TRANSITION/),
+    ]);
     const fine = join(dir, 'fine.jsonl');
     await writeFile(fine, '{"type":"USER_MESSAGE","text":"where is my order A1001"}\n');
     const ok = capture();
@@ -109,7 +128,9 @@ describe('flowing run in process', () => {
   it('suggests the nearest machine ids for a typo, without telling to run codegen', async () => {
     const io = capture();
     expect(await runCommand('order-suport', io.options)).toBe(2);
-    expect(io.err[0]).toBe("error UNKNOWN_MACHINE: no machine 'order-suport' (looked for machines/order-suport/); did you mean 'order-support'?");
+    expect(io.err[0]).toBe(
+      "error UNKNOWN_MACHINE: no machine 'order-suport' (looked for machines/order-suport/); did you mean 'order-support'?",
+    );
     const far = capture();
     expect(await runCommand('zzz', far.options)).toBe(2);
     expect(far.err[0]).toMatch(/^error UNKNOWN_MACHINE: no machine 'zzz' .*; known machines: .*incident-triage.*order-support/);
@@ -120,7 +141,9 @@ describe('flowing run in process', () => {
 describe('flowing run --store and --session', () => {
   let dir: string;
   let redis: TestRedis | undefined;
-  beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'flowing-run-store-')); });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'flowing-run-store-'));
+  });
   afterAll(async () => {
     await redis?.stop();
     await rm(dir, { recursive: true, force: true });

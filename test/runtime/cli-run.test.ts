@@ -78,14 +78,21 @@ describe('flowing run with OPENAI_BASE_URL', () => {
       expect(await runCommand('order-support', { message: 'where is my order A1001', json: true, ...io.options })).toBe(0);
       const events = io.out.map((l) => JSON.parse(l) as { type: string; data: Record<string, any> });
       expect(events.filter((e) => e.type === 'llm.started').every((e) => e.data.isModel === true)).toBe(true);
-      expect(events.filter((e) => e.type === 'message.delta').map((e) => e.data.text).join('')).toBe('Your order is on its way.');
+      expect(
+        events
+          .filter((e) => e.type === 'message.delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('Your order is on its way.');
       expect(fake.requests).toHaveLength(3);
       // FLOWING_MODEL overrides the spec's per-step model (gpt-4o-mini): the deployment picks the model.
       expect(fake.requests.map((r) => r.body.model)).toEqual(['fake-model', 'fake-model', 'fake-model']);
       expect(events.filter((e) => e.type === 'llm.started').map((e) => e.data.model)).toEqual(['fake-model', 'fake-model', 'fake-model']);
     } finally {
-      if (saved.base === undefined) delete process.env.OPENAI_BASE_URL; else process.env.OPENAI_BASE_URL = saved.base;
-      if (saved.model === undefined) delete process.env.FLOWING_MODEL; else process.env.FLOWING_MODEL = saved.model;
+      if (saved.base === undefined) delete process.env.OPENAI_BASE_URL;
+      else process.env.OPENAI_BASE_URL = saved.base;
+      if (saved.model === undefined) delete process.env.FLOWING_MODEL;
+      else process.env.FLOWING_MODEL = saved.model;
       await fake.close();
     }
   });

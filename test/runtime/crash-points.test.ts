@@ -21,7 +21,12 @@ import { seededRandom } from '../helpers/seeded.ts';
 import { storePlace } from '../helpers/store-spec.ts';
 
 const CHILD = join(REPO_DIR, 'test/helpers/crash-point-child.ts');
-const TOOL_POINTS: readonly CrashPoint[] = ['before-append', 'after-append-before-call', 'after-effect-before-complete', 'after-complete-before-transition'];
+const TOOL_POINTS: readonly CrashPoint[] = [
+  'before-append',
+  'after-append-before-call',
+  'after-effect-before-complete',
+  'after-complete-before-transition',
+];
 const CASES: ReadonlyArray<{ mode: CrashPointMode; point: CrashPoint }> = [
   ...TOOL_POINTS.map((point) => ({ mode: 'charge' as const, point })),
   ...TOOL_POINTS.map((point) => ({ mode: 'lookup' as const, point })),
@@ -46,7 +51,9 @@ afterAll(async () => {
 /** Runs the child to its crash; resolves with its stdout lines and how it ended. */
 function runChild(args: string[], fault: string): Promise<{ lines: string[]; ended: string }> {
   const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], {
-    cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOWING_FAULT: fault },
+    cwd: REPO_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FLOWING_FAULT: fault },
   });
   let stdout = '';
   let stderr = '';
@@ -62,7 +69,11 @@ function runChild(args: string[], fault: string): Promise<{ lines: string[]; end
 }
 
 /** Ledger lines as [idempotency key, amount]. */
-const ledgerOf = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => line.split(' ').slice(1) as [string, string]);
+const ledgerOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ').slice(1) as [string, string]);
 const countOf = (ledger: Array<[string, string]>, key: string) => ledger.filter(([k]) => k === key).length;
 const dataOf = (event: RuntimeEvent) => event.data as Record<string, any>;
 
@@ -76,66 +87,76 @@ function checkLog(events: readonly RuntimeEvent[]) {
 }
 
 describe.each(['sqlite', 'redis'] as const)('crash points on the %s store', (kind) => {
-  it.each(CASES)('$mode killed at $point: resumed, the tool ran as its contract allows and the log holds', async ({ mode, point }) => {
-    const nth = mode === 'pay' ? 1 : 1 + Math.floor(random() * 2);
-    const where = storePlace(kind, dir, redis.url, ++runs);
-    const ledgerFile = join(dir, `ledger-${runs}.txt`);
-    writeFileSync(ledgerFile, '');
-    const child = await runChild([mode, where.spec, ledgerFile], `${point}:${nth}`);
-    expect(child.ended, `seed ${seed}: the child reached ${point}:${nth}`).toBe('SIGKILL');
-    const sessionId = child.lines.find((l) => l.startsWith('SESSION '))!.slice('SESSION '.length);
+  it.each(CASES)(
+    '$mode killed at $point: resumed, the tool ran as its contract allows and the log holds',
+    async ({ mode, point }) => {
+      const nth = mode === 'pay' ? 1 : 1 + Math.floor(random() * 2);
+      const where = storePlace(kind, dir, redis.url, ++runs);
+      const ledgerFile = join(dir, `ledger-${runs}.txt`);
+      writeFileSync(ledgerFile, '');
+      const child = await runChild([mode, where.spec, ledgerFile], `${point}:${nth}`);
+      expect(child.ended, `seed ${seed}: the child reached ${point}:${nth}`).toBe('SIGKILL');
+      const sessionId = child.lines.find((l) => l.startsWith('SESSION '))!.slice('SESSION '.length);
 
-    const store = where.open();
-    try {
-      const { machine } = crashPointMachine(mode, ledgerFile);
-      const runtime = createRuntime({ machines: [machine], store });
-      await runtime.resume(sessionId);
-      const session = runtime.session(sessionId);
-      let snapshot = await session.snapshot();
-      // An approval the crash kept from being stored is given again, as the person would: it must still pay once.
-      if (mode === 'pay' && snapshot.approval && !snapshot.approval.decision) {
-        expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: true });
-        snapshot = await session.snapshot();
-      }
-      const events = await session.events();
-      checkLog(events);
-      const ledger = ledgerOf(ledgerFile);
-      const started = events.filter((e) => e.type === 'tool.started').map(dataOf);
-      const completedIds = new Set(events.filter((e) => e.type === 'tool.completed').map((e) => dataOf(e).callId));
-      const context = `seed ${seed}, ${mode} at ${point}:${nth}`;
+      const store = where.open();
+      try {
+        const { machine } = crashPointMachine(mode, ledgerFile);
+        const runtime = createRuntime({ machines: [machine], store });
+        await runtime.resume(sessionId);
+        const session = runtime.session(sessionId);
+        let snapshot = await session.snapshot();
+        // An approval the crash kept from being stored is given again, as the person would: it must still pay once.
+        if (mode === 'pay' && snapshot.approval && !snapshot.approval.decision) {
+          expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: true });
+          snapshot = await session.snapshot();
+        }
+        const events = await session.events();
+        checkLog(events);
+        const ledger = ledgerOf(ledgerFile);
+        const started = events.filter((e) => e.type === 'tool.started').map(dataOf);
+        const completedIds = new Set(events.filter((e) => e.type === 'tool.completed').map((e) => dataOf(e).callId));
+        const context = `seed ${seed}, ${mode} at ${point}:${nth}`;
 
-      if (mode === 'charge') {
-        // D1: never a second request for a step; a call that may have run waits for a person, never retried.
-        for (const [key] of ledger) expect(countOf(ledger, key), context).toBe(1);
-        const unclear = point === 'after-append-before-call' || point === 'after-effect-before-complete';
-        expect(snapshot.status, context).toBe(unclear ? 'needs_attention' : 'waiting');
-        if (unclear) {
-          expect(snapshot.error, context).toMatchObject({ code: 'TOOL_UNKNOWN_OUTCOME' });
-          const crashed = started.at(-1)!;
-          expect(completedIds.has(crashed.callId), context).toBe(false);
-          expect(countOf(ledger, crashed.idempotencyKey), context).toBe(point === 'after-effect-before-complete' ? 1 : 0);
+        if (mode === 'charge') {
+          // D1: never a second request for a step; a call that may have run waits for a person, never retried.
+          for (const [key] of ledger) expect(countOf(ledger, key), context).toBe(1);
+          const unclear = point === 'after-append-before-call' || point === 'after-effect-before-complete';
+          expect(snapshot.status, context).toBe(unclear ? 'needs_attention' : 'waiting');
+          if (unclear) {
+            expect(snapshot.error, context).toMatchObject({ code: 'TOOL_UNKNOWN_OUTCOME' });
+            const crashed = started.at(-1)!;
+            expect(completedIds.has(crashed.callId), context).toBe(false);
+            expect(countOf(ledger, crashed.idempotencyKey), context).toBe(point === 'after-effect-before-complete' ? 1 : 0);
+          }
+        } else if (mode === 'lookup') {
+          // D2: the session goes on; each step has one idempotency key, was requested at least once, completed once.
+          expect(snapshot.status, context).toBe('waiting');
+          for (const call of started) {
+            expect(completedIds.has(call.callId), context).toBe(true);
+            expect(countOf(ledger, call.idempotencyKey), context).toBeGreaterThanOrEqual(1);
+          }
+          expect(new Set(ledger.map(([key]) => key)).size, context).toBeLessThanOrEqual(2);
+        } else {
+          // D3: paid for exactly the approved arguments, under one idempotency key, whatever the crash.
+          expect(snapshot, context).toMatchObject({ status: 'waiting', context: { paid: 'r-25' } });
+          expect(new Set(ledger.map(([key]) => key)).size, context).toBe(1);
+          expect(
+            ledger.every(([, amount]) => amount === '25'),
+            context,
+          ).toBe(true);
+          const decided = events.filter((e) => e.type === 'approval.decided').map(dataOf);
+          expect(
+            decided.map((d) => d.decision),
+            context,
+          ).toEqual(['approved']);
+          const paid = started.filter((call) => call.tool === 'pay');
+          expect(paid.length, context).toBeGreaterThanOrEqual(1);
+          for (const call of paid) expect(argsHash(call.args), context).toBe(decided[0]!.argsHash);
         }
-      } else if (mode === 'lookup') {
-        // D2: the session goes on; each step has one idempotency key, was requested at least once, completed once.
-        expect(snapshot.status, context).toBe('waiting');
-        for (const call of started) {
-          expect(completedIds.has(call.callId), context).toBe(true);
-          expect(countOf(ledger, call.idempotencyKey), context).toBeGreaterThanOrEqual(1);
-        }
-        expect(new Set(ledger.map(([key]) => key)).size, context).toBeLessThanOrEqual(2);
-      } else {
-        // D3: paid for exactly the approved arguments, under one idempotency key, whatever the crash.
-        expect(snapshot, context).toMatchObject({ status: 'waiting', context: { paid: 'r-25' } });
-        expect(new Set(ledger.map(([key]) => key)).size, context).toBe(1);
-        expect(ledger.every(([, amount]) => amount === '25'), context).toBe(true);
-        const decided = events.filter((e) => e.type === 'approval.decided').map(dataOf);
-        expect(decided.map((d) => d.decision), context).toEqual(['approved']);
-        const paid = started.filter((call) => call.tool === 'pay');
-        expect(paid.length, context).toBeGreaterThanOrEqual(1);
-        for (const call of paid) expect(argsHash(call.args), context).toBe(decided[0]!.argsHash);
+      } finally {
+        await store.close?.();
       }
-    } finally {
-      await store.close?.();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 });

@@ -6,7 +6,10 @@ import { attemptTool } from '../../runtime/calls/tool-attempt.ts';
 import { sleep } from '../../runtime/deadline.ts';
 
 const echo = defineTool({
-  name: 'echo', description: 'answers at once', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }),
+  name: 'echo',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
   async run(input, { signal }) {
     if (signal.aborted) throw new Error('aborted before it ran');
     return input;

@@ -7,7 +7,16 @@ import { settle } from '@flowing/runtime';
 import { createBackend, type StoreKind } from '../helpers/stores.ts';
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
 
-const echo = defineTool({ name: 'echo', description: 'answers at once', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }), idempotent: true, async run(input) { return input; } });
+const echo = defineTool({
+  name: 'echo',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  idempotent: true,
+  async run(input) {
+    return input;
+  },
+});
 
 type Op = { kind: 'send'; n: number } | { kind: 'subscribe'; from: number } | { kind: 'tick' };
 
@@ -25,7 +34,9 @@ describe('subscribe(fromSeq) delivers every later event exactly once, in order',
         const runtime = createRuntime({ machines: [machine], store: createMemoryStore() });
         const session = await runtime.createSession(machine);
         let known = 0;
-        session.subscribe(0, (e) => { known = e.seq; });
+        session.subscribe(0, (e) => {
+          known = e.seq;
+        });
         const subscribers: Array<{ from: number; seen: RuntimeEvent[] }> = [];
         const subscribe = (from: number) => {
           const sub = { from, seen: [] as RuntimeEvent[] };
@@ -70,7 +81,9 @@ describe('subscribe(fromSeq) delivers every later event exactly once, in order',
     const runtime = createRuntime({ machines: [machine], store: createMemoryStore() });
     const session = await runtime.createSession(machine);
     const seen: number[] = [];
-    session.subscribe(0, () => { throw new Error('bad listener'); });
+    session.subscribe(0, () => {
+      throw new Error('bad listener');
+    });
     session.subscribe(0, (e) => seen.push(e.seq));
     await session.send({ type: 'RUN', args: { n: 1 } });
     await settle();
@@ -80,7 +93,11 @@ describe('subscribe(fromSeq) delivers every later event exactly once, in order',
 
 /** An echo that answers after a random short wait, so commits and reads of the store overlap. */
 const slowEcho = defineTool({
-  name: 'echo', description: 'answers after a moment', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }), idempotent: true,
+  name: 'echo',
+  description: 'answers after a moment',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  idempotent: true,
   async run(input) {
     await new Promise((resolve) => setTimeout(resolve, input.n % 3));
     return input;
@@ -90,14 +107,32 @@ const slowEcho = defineTool({
 type SharedOp = { kind: 'send'; via: 0 | 1; n: number } | { kind: 'subscribe'; via: 0 | 1; from: number } | { kind: 'tick'; ms: number };
 
 const sharedOp: fc.Arbitrary<SharedOp> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('send' as const), via: fc.constantFrom(0 as const, 1 as const), n: fc.integer({ min: 0, max: 100 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('subscribe' as const), via: fc.constantFrom(0 as const, 1 as const), from: fc.nat({ max: 40 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      via: fc.constantFrom(0 as const, 1 as const),
+      n: fc.integer({ min: 0, max: 100 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('subscribe' as const),
+      via: fc.constantFrom(0 as const, 1 as const),
+      from: fc.nat({ max: 40 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 4 }) }) },
 );
 
 let redis: TestRedis;
-beforeAll(async () => { redis = await startRedis(); });
-afterAll(async () => { await redis?.stop(); });
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
 
 /**
  * Two runtimes on one shared store (two connections, as two processes have): events are sent through either, and
@@ -118,7 +153,9 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('subscribe(fromSeq) on a store
           const created = await runtimes[0]!.createSession(machine);
           const sessions = runtimes.map((r) => r.session(created.id));
           let known = 0;
-          sessions[0]!.subscribe(0, (e) => { known = Math.max(known, e.seq); });
+          sessions[0]!.subscribe(0, (e) => {
+            known = Math.max(known, e.seq);
+          });
           const subscribers: Array<{ from: number; seen: RuntimeEvent[]; stop: () => void }> = [];
           const subscribe = (via: 0 | 1, from: number) => {
             const sub = { from, seen: [] as RuntimeEvent[], stop: () => {} };
@@ -140,7 +177,10 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('subscribe(fromSeq) on a store
           expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
           const last = log.length;
           // Every subscriber has caught up with the last event (the checks below then say what each one saw).
-          await vi.waitFor(() => expect(subscribers.map((s) => s.seen.at(-1)?.seq ?? s.from)).toEqual(subscribers.map(() => last)), { timeout: 3_000, interval: 5 });
+          await vi.waitFor(() => expect(subscribers.map((s) => s.seen.at(-1)?.seq ?? s.from)).toEqual(subscribers.map(() => last)), {
+            timeout: 3_000,
+            interval: 5,
+          });
           await settle();
           for (const sub of subscribers) {
             sub.stop();
@@ -161,7 +201,7 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('subscribe(fromSeq) on a store
 });
 
 describe.each(['sqlite', 'redis'] as StoreKind[])('a live subscriber on a shared store: %s', (kind) => {
-  it('drops the feed\'s repeats of events its runtime already delivered without reading the store again', async () => {
+  it("drops the feed's repeats of events its runtime already delivered without reading the store again", async () => {
     const backend = await createBackend(kind, redis);
     try {
       const arrivals: Arrivals = { buffered: 0, duplicate: 0, outOfOrder: 0 };
@@ -191,7 +231,12 @@ describe.each(['sqlite', 'redis'] as StoreKind[])('a live subscriber on a shared
 });
 
 /** How deliveries reached one runtime's subscriptions, counted by watching its store (a pass-through, not a fake). */
-interface Arrivals { buffered: number; duplicate: number; outOfOrder: number; reads?: number }
+interface Arrivals {
+  buffered: number;
+  duplicate: number;
+  outOfOrder: number;
+  reads?: number;
+}
 
 /**
  * The store of one runtime, counting: deliveries (local or from the feed) that land while a catch-up read is in flight (buffered), feed

@@ -5,7 +5,8 @@ import { incidentTriage } from '../../machines/incident-triage/incident-triage.m
 import { settle } from '@flowing/runtime';
 import { countingTools } from '../helpers/runtime-counting.ts';
 
-const types = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
+const types = (events: readonly RuntimeEvent[], type: string) =>
+  events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 
 function orderRuntime(overrides: Record<string, ReturnType<typeof defineTool>> = {}) {
   const { tools, counts } = countingTools({ ...orderSupport.tools, ...overrides });
@@ -35,14 +36,20 @@ describe('order-support end to end with the scripted provider', () => {
     const result = await session.send({ type: 'USER_MESSAGE', text: 'where is order Z9999' });
     expect(result).toMatchObject({ applied: true, state: { active: 'order_not_found' } });
     expect(counts.trace_shipment).toBe(0);
-    expect(types(await session.events(), 'tool.failed')[0]).toMatchObject({ tool: 'query_order', error: { code: 'ORDER_NOT_FOUND' }, attempts: 1 });
+    expect(types(await session.events(), 'tool.failed')[0]).toMatchObject({
+      tool: 'query_order',
+      error: { code: 'ORDER_NOT_FOUND' },
+      attempts: 1,
+    });
     expect((await session.snapshot()).context).toMatchObject({ reply: 'I could not find order Z9999. Please check the number.' });
   });
 
   it('pays a refund once after APPROVE', async () => {
     const { runtime, counts } = orderRuntime();
     const session = await runtime.createSession(orderSupport);
-    expect(await session.send({ type: 'USER_MESSAGE', text: 'I want a refund for A1002' })).toMatchObject({ state: { active: 'await_approval' } });
+    expect(await session.send({ type: 'USER_MESSAGE', text: 'I want a refund for A1002' })).toMatchObject({
+      state: { active: 'await_approval' },
+    });
     expect(counts.issue_refund).toBe(0);
     const requested = types(await session.events(), 'approval.requested')[0]!;
     expect(requested).toMatchObject({ tool: 'issue_refund', args: { order_id: 'A1002', amount: 120 } });
@@ -57,7 +64,10 @@ describe('order-support end to end with the scripted provider', () => {
     const { runtime, counts } = orderRuntime();
     const session = await runtime.createSession(orderSupport);
     await session.send({ type: 'USER_MESSAGE', text: 'refund A1002 please' });
-    expect(await session.send({ type: 'REJECT', reason: 'outside the return window' })).toMatchObject({ applied: true, state: { active: 'idle' } });
+    expect(await session.send({ type: 'REJECT', reason: 'outside the return window' })).toMatchObject({
+      applied: true,
+      state: { active: 'idle' },
+    });
     expect(counts.issue_refund).toBe(0);
     expect((await session.snapshot()).context).toMatchObject({ reply: 'The refund was not approved: outside the return window' });
     expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false, code: 'NO_TRANSITION' });
@@ -69,10 +79,13 @@ describe('order-support end to end with the scripted provider', () => {
     let release: () => void = () => {};
     const slowOrder = defineTool({
       ...orderSupport.tools.query_order!,
-      run: (_input, { signal }) => new Promise((_resolve, reject) => {
-        release = () => reject(new Error('released'));
-        signal.addEventListener('abort', () => { aborted = true; });
-      }),
+      run: (_input, { signal }) =>
+        new Promise((_resolve, reject) => {
+          release = () => reject(new Error('released'));
+          signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+        }),
     });
     const { runtime, counts } = orderRuntime({ query_order: slowOrder });
     const session = await runtime.createSession(orderSupport);

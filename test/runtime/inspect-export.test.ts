@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  createRuntime, exportSession, exportSessionFile, parseSessionFile, replaySession, sessionAt, sessionFileSpecNotice, type AnyMachineDefinition,
+  createRuntime,
+  exportSession,
+  exportSessionFile,
+  parseSessionFile,
+  replaySession,
+  sessionAt,
+  sessionFileSpecNotice,
+  type AnyMachineDefinition,
 } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
@@ -47,8 +54,14 @@ describe('exportSession / parseSessionFile', () => {
     const events = await store.readEvents(sessionId, 0);
     const journal = await store.readJournal(sessionId);
     expect(file.header).toEqual({
-      kind: 'flowing.session', formatVersion: 1, machineId: 'order-support', specHash: orderSupport.specHash, sessionId,
-      exportedAt: 1_700_000_000_000, events: events.length, journal: journal.length,
+      kind: 'flowing.session',
+      formatVersion: 1,
+      machineId: 'order-support',
+      specHash: orderSupport.specHash,
+      sessionId,
+      exportedAt: 1_700_000_000_000,
+      events: events.length,
+      journal: journal.length,
     });
     expect(file.events).toEqual(events);
     expect(file.journal).toEqual(journal);
@@ -60,7 +73,12 @@ describe('exportSession / parseSessionFile', () => {
   it('replays from the file alone without running a tool', async () => {
     const file = parseSessionFile(text);
     const { tools, counts } = countingTools(orderSupport.tools);
-    const replayed = await replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createVirtualClock() });
+    const replayed = await replaySession({
+      machine: { ...orderSupport, tools } as AnyMachineDefinition,
+      log: file.events,
+      journal: file.journal,
+      clock: createVirtualClock(),
+    });
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(file.events));
     expect(Object.values(counts).every((n) => n === 0)).toBe(true);
   });
@@ -73,13 +91,19 @@ describe('exportSession / parseSessionFile', () => {
   it('reports a changed spec as SPEC_CHANGED, and nothing when the hash is the same', () => {
     const { header } = parseSessionFile(text);
     expect(sessionFileSpecNotice(header, orderSupport.specHash)).toBeNull();
-    expect(sessionFileSpecNotice(header, 'f'.repeat(64))).toMatchObject({ code: 'SPEC_CHANGED', message: expect.stringContaining('another version') });
+    expect(sessionFileSpecNotice(header, 'f'.repeat(64))).toMatchObject({
+      code: 'SPEC_CHANGED',
+      message: expect.stringContaining('another version'),
+    });
     expect(sessionFileSpecNotice(header, undefined)).toMatchObject({ code: 'SPEC_CHANGED' });
   });
 });
 
 describe('parseSessionFile refuses hostile and broken files with SESSION_FILE_INVALID naming the line', () => {
-  const withLine = (index: number, line: string) => lines().map((l, i) => (i === index ? line : l)).join('\n');
+  const withLine = (index: number, line: string) =>
+    lines()
+      .map((l, i) => (i === index ? line : l))
+      .join('\n');
   const cases: Array<[string, () => string, number | 'last' | 'end', string]> = [
     ['a file cut in the middle of a line', () => text.slice(0, text.length - 40), 'last', 'truncated'],
     ['a file cut at a line end', () => lines().slice(0, -2).join('\n'), 'end', 'truncated'],
@@ -87,13 +111,36 @@ describe('parseSessionFile refuses hostile and broken files with SESSION_FILE_IN
     ['another kind of JSON-lines file', () => withLine(0, JSON.stringify({ kind: 'something.else', formatVersion: 1 })), 1, 'wrong_kind'],
     ['a newer format version', () => withLine(0, lines()[0]!.replace('"formatVersion":1', '"formatVersion":2')), 1, 'wrong_version'],
     ['a header with an extra field', () => withLine(0, lines()[0]!.replace('{', '{"extra":1,')), 1, 'bad_header'],
-    ['a __proto__ key in an event', () => withLine(2, lines()[2]!.replace('"data":{', '"data":{"__proto__":{"polluted":true},')), 3, 'forbidden_key'],
-    ['an escaped __proto__ key', () => withLine(2, lines()[2]!.replace('"data":{', '"data":{"\\u005f_proto__":{"polluted":true},')), 3, 'forbidden_key'],
+    [
+      'a __proto__ key in an event',
+      () => withLine(2, lines()[2]!.replace('"data":{', '"data":{"__proto__":{"polluted":true},')),
+      3,
+      'forbidden_key',
+    ],
+    [
+      'an escaped __proto__ key',
+      () => withLine(2, lines()[2]!.replace('"data":{', '"data":{"\\u005f_proto__":{"polluted":true},')),
+      3,
+      'forbidden_key',
+    ],
     ['a line of 5 million characters', () => withLine(3, `{"x":"${'a'.repeat(5_000_000)}"}`), 4, 'line_too_long'],
     ['JSON nested 10,000 deep', () => withLine(3, `${'['.repeat(10_000)}${']'.repeat(10_000)}`), 4, 'too_deep'],
     ['a line that is not JSON', () => withLine(3, 'rm -rf /'), 4, 'not_json'],
-    ['a gap in the seqs', () => lines().filter((_, i) => i !== 4).join('\n'), 5, 'seq_gap'],
-    ['an event of another session', () => withLine(2, lines()[2]!.replaceAll(`"sessionId":"${'export-1'}"`, '"sessionId":"other"')), 3, 'other_session'],
+    [
+      'a gap in the seqs',
+      () =>
+        lines()
+          .filter((_, i) => i !== 4)
+          .join('\n'),
+      5,
+      'seq_gap',
+    ],
+    [
+      'an event of another session',
+      () => withLine(2, lines()[2]!.replaceAll(`"sessionId":"${'export-1'}"`, '"sessionId":"other"')),
+      3,
+      'other_session',
+    ],
     ['an unknown event type', () => withLine(2, lines()[2]!.replace(/"type":"[a-z.]+"/, '"type":"bogus.event"')), 3, 'bad_event'],
     ['an event after the journal', () => [...lines(), lines()[1]].join('\n'), 'last', 'out_of_order'],
     ['a malformed journal entry', () => withLine(lines().length - 1, '{"journal":{"key":"x"}}'), 'last', 'bad_journal'],

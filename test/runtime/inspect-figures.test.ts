@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createMemoryStore, createRuntime, exportSession, parseSessionFile, replaySession, sessionAt, type AnyMachineDefinition, type RuntimeEvent,
+  createMemoryStore,
+  createRuntime,
+  exportSession,
+  parseSessionFile,
+  replaySession,
+  sessionAt,
+  type AnyMachineDefinition,
+  type RuntimeEvent,
 } from '@flowing/runtime';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
@@ -38,7 +45,12 @@ beforeAll(async () => {
   while ((await session.snapshot()).seq < 10_000) await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
   sessionId = session.id;
   const record = (await memory.load(sessionId))!;
-  await store.commit({ expectedVersion: 0, record: { ...record, version: 1 }, events: await memory.readEvents(sessionId, 0), journal: await memory.readJournal(sessionId) });
+  await store.commit({
+    expectedVersion: 0,
+    record: { ...record, version: 1 },
+    events: await memory.readEvents(sessionId, 0),
+    journal: await memory.readJournal(sessionId),
+  });
   log = await store.readEvents(sessionId, 0);
 }, 120_000);
 
@@ -58,7 +70,15 @@ describe(`inspection of a session of more than 10,000 events`, () => {
     await time('sessionAtLastMs', () => sessionAt(file.events, log.length));
     await time('sessionAtMiddleMs', () => sessionAt(file.events, Math.floor(log.length / 2)));
     const { tools, counts } = countingTools(orderSupport.tools);
-    const replayed = await time('replayMs', () => replaySession({ machine: { ...orderSupport, tools } as AnyMachineDefinition, log: file.events, journal: file.journal, clock: createVirtualClock(), limits: { maxSteps: 100_000 } }));
+    const replayed = await time('replayMs', () =>
+      replaySession({
+        machine: { ...orderSupport, tools } as AnyMachineDefinition,
+        log: file.events,
+        journal: file.journal,
+        clock: createVirtualClock(),
+        limits: { maxSteps: 100_000 },
+      }),
+    );
     expect(replayed.events).toHaveLength(log.length);
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(0);
     expect(figures.parseMs).toBeLessThan(5_000);

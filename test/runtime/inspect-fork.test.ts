@@ -23,7 +23,14 @@ async function sqliteFile(): Promise<{ file: string; open: () => SqliteStore }> 
     for (const store of opened) await store.close();
     await rm(dir, { recursive: true, force: true });
   });
-  return { file, open: () => { const store = createSqliteStore({ file }); opened.push(store); return store; } };
+  return {
+    file,
+    open: () => {
+      const store = createSqliteStore({ file });
+      opened.push(store);
+      return store;
+    },
+  };
 }
 
 /** The scripted model, counting every call it answers. */
@@ -31,11 +38,24 @@ function countingModel() {
   const inner = createScriptedProvider();
   const counts = { calls: 0 };
   const llm: LlmProvider = {
-    name: inner.name, isModel: inner.isModel,
-    classify: (r, o) => { counts.calls++; return inner.classify(r, o); },
-    extract: (r, o) => { counts.calls++; return inner.extract(r, o); },
-    generate: (r, o) => { counts.calls++; return inner.generate(r, o); },
-    agent: (r, o) => { counts.calls++; return inner.agent(r, o); },
+    name: inner.name,
+    isModel: inner.isModel,
+    classify: (r, o) => {
+      counts.calls++;
+      return inner.classify(r, o);
+    },
+    extract: (r, o) => {
+      counts.calls++;
+      return inner.extract(r, o);
+    },
+    generate: (r, o) => {
+      counts.calls++;
+      return inner.generate(r, o);
+    },
+    agent: (r, o) => {
+      counts.calls++;
+      return inner.agent(r, o);
+    },
   };
   return { llm, counts };
 }
@@ -61,11 +81,16 @@ async function setup() {
 /** idle --START--> waiting --(after `ms`)--> timed_out. */
 function timedMachine(ms: number) {
   const machine = xstateSetup({}).createMachine({
-    id: 'timed', initial: 'idle',
+    id: 'timed',
+    initial: 'idle',
     states: { idle: { on: { START: 'waiting' } }, waiting: { after: { [ms]: { target: 'timed_out' } } }, timed_out: { type: 'final' } },
   });
   const spec = {
-    specVersion: 1, id: 'timed', context: {}, events: { START: {} }, initial: 'idle',
+    specVersion: 1,
+    id: 'timed',
+    context: {},
+    events: { START: {} },
+    initial: 'idle',
     states: { idle: { on: { START: 'waiting' } }, waiting: { after: { [String(ms)]: 'timed_out' } }, timed_out: { type: 'final' } },
   } as const;
   return defineTestMachine(spec as never, machine, []);
@@ -74,10 +99,12 @@ function timedMachine(ms: number) {
 const seqOf = (log: readonly { seq: number; type: string }[], type: string) => log.find((e) => e.type === type)!.seq;
 
 describe('forkSession', () => {
-  it('starts at the approval wait with an edited total, re-runs none of the parent\'s calls, and pays the edited amount once', async () => {
+  it("starts at the approval wait with an edited total, re-runs none of the parent's calls, and pays the edited amount once", async () => {
     const { runtime, parent, log, counts, model, store } = await setup();
     const waitSeq = seqOf(log, 'approval.requested');
-    const fork = await runtime.forkSession(parent.id, waitSeq, { context: { order: { order_id: 'A1002', status: 'processing', total: 7 } } });
+    const fork = await runtime.forkSession(parent.id, waitSeq, {
+      context: { order: { order_id: 'A1002', status: 'processing', total: 7 } },
+    });
     expect(counts).toEqual({ resolve_user: 0, query_order: 0, trace_shipment: 0, issue_refund: 0 });
     expect(model.counts.calls).toBe(0);
     const events = await fork.events();
@@ -120,7 +147,12 @@ describe('forkSession', () => {
     const failure = await runtime.forkSession(parent.id, inFlight.seq).catch((error: unknown) => error);
     expect(failure).toMatchObject({
       code: 'FORK_MID_CALL',
-      details: { seq: inFlight.seq, calls: [{ callId: inFlight.data.callId, kind: 'tool', name: 'query_order' }], before: inFlight.seq - 1, after: inFlight.seq + 2 },
+      details: {
+        seq: inFlight.seq,
+        calls: [{ callId: inFlight.data.callId, kind: 'tool', name: 'query_order' }],
+        before: inFlight.seq - 1,
+        after: inFlight.seq + 2,
+      },
     });
     expect((await store.listSessions()).sessions).toHaveLength(before);
   });
@@ -129,12 +161,20 @@ describe('forkSession', () => {
     const { runtime, parent, log, store } = await setup();
     const at = seqOf(log, 'approval.requested');
     const before = (await store.listSessions()).sessions.length;
-    await expect(runtime.forkSession(parent.id, at, { context: { order: { order_id: 'A1002', status: 'lost', total: 7 } } }))
-      .rejects.toMatchObject({ code: 'FORK_CONTEXT_INVALID', details: { issues: [expect.objectContaining({ path: ['order', 'status'] })] } });
-    await expect(runtime.forkSession(parent.id, at, { context: { nickname: 'x' } }))
-      .rejects.toMatchObject({ code: 'FORK_CONTEXT_INVALID', details: { issues: [expect.objectContaining({ path: ['nickname'] })] } });
-    await expect(runtime.forkSession(parent.id, at, JSON.parse('{"context":{"__proto__":{"polluted":true}}}')))
-      .rejects.toMatchObject({ code: 'FORK_CONTEXT_INVALID', details: { issues: [expect.objectContaining({ path: ['__proto__'] })] } });
+    await expect(
+      runtime.forkSession(parent.id, at, { context: { order: { order_id: 'A1002', status: 'lost', total: 7 } } }),
+    ).rejects.toMatchObject({
+      code: 'FORK_CONTEXT_INVALID',
+      details: { issues: [expect.objectContaining({ path: ['order', 'status'] })] },
+    });
+    await expect(runtime.forkSession(parent.id, at, { context: { nickname: 'x' } })).rejects.toMatchObject({
+      code: 'FORK_CONTEXT_INVALID',
+      details: { issues: [expect.objectContaining({ path: ['nickname'] })] },
+    });
+    await expect(runtime.forkSession(parent.id, at, JSON.parse('{"context":{"__proto__":{"polluted":true}}}'))).rejects.toMatchObject({
+      code: 'FORK_CONTEXT_INVALID',
+      details: { issues: [expect.objectContaining({ path: ['__proto__'] })] },
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await store.listSessions()).sessions).toHaveLength(before);
   });
@@ -148,7 +188,10 @@ describe('forkSession', () => {
   it('refuses seqs without a state, past the end, after the end of the session, and a changed spec', async () => {
     const { db, runtime, parent, log, machine } = await setup();
     await expect(runtime.forkSession(parent.id, 1)).rejects.toMatchObject({ code: 'FORK_NO_STATE' });
-    await expect(runtime.forkSession(parent.id, log.length + 1)).rejects.toMatchObject({ code: 'INSPECT_SEQ_OUT_OF_RANGE', details: { lastSeq: log.length } });
+    await expect(runtime.forkSession(parent.id, log.length + 1)).rejects.toMatchObject({
+      code: 'INSPECT_SEQ_OUT_OF_RANGE',
+      details: { lastSeq: log.length },
+    });
     await expect(runtime.forkSession('nope', 2)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     await parent.cancel('done with it');
     const cancelled = (await parent.events()).at(-1)!;

@@ -2,7 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, EMPTY_SESSION_AT, sessionAt, type AnyMachineDefinition, type SessionRecord, type SessionStore } from '@flowing/runtime';
+import {
+  createRuntime,
+  EMPTY_SESSION_AT,
+  sessionAt,
+  type AnyMachineDefinition,
+  type SessionRecord,
+  type SessionStore,
+} from '@flowing/runtime';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { countingTools } from '../helpers/runtime-counting.ts';
@@ -55,16 +62,21 @@ describe('sessionAt', () => {
     for (const record of records) {
       const at = sessionAt(events, record.seq);
       const snapshot = record.snapshot as { value: unknown; context: unknown };
-      expect({ seq: at.seq, state: at.state, context: at.context }).toEqual({ seq: record.seq, state: snapshot.value, context: snapshot.context });
+      expect({ seq: at.seq, state: at.state, context: at.context }).toEqual({
+        seq: record.seq,
+        state: snapshot.value,
+        context: snapshot.context,
+      });
       expect(at.status).toBe(record.status);
-      expect(at.approval ? { id: at.approval.approvalId, decision: at.approval.decision } : null)
-        .toEqual(record.approval ? { id: record.approval.id, decision: record.approval.decision } : null);
+      expect(at.approval ? { id: at.approval.approvalId, decision: at.approval.decision } : null).toEqual(
+        record.approval ? { id: record.approval.id, decision: record.approval.decision } : null,
+      );
     }
     // Folding calls nothing.
     expect(counts).toEqual(calls);
   });
 
-  it('folds a stop for a person (a result no branch takes) and the person\'s answer to the stored status', async () => {
+  it("folds a stop for a person (a result no branch takes) and the person's answer to the stored status", async () => {
     const { store, records } = await recordingSqlite();
     const machine = guardedDoneMachine(quoteTool().tool);
     const runtime = createRuntime({ machines: [machine], store });
@@ -76,7 +88,9 @@ describe('sessionAt', () => {
     const callId = (events.find((e) => e.type === 'tool.started')!.data as { callId: string }).callId;
     const app = createServer(runtime, { log: () => {} });
     const resolved = await app.request(`http://127.0.0.1/sessions/${session.id}/resolve`, {
-      method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1' }, body: JSON.stringify({ callId, outcome: 'completed', output: { total: 50 } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+      body: JSON.stringify({ callId, outcome: 'completed', output: { total: 50 } }),
     });
     expect(resolved.status).toBe(200);
     const after = await session.events();
@@ -92,9 +106,16 @@ describe('sessionAt', () => {
     await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
     const events = await session.events();
     const rejected = events.find((e) => e.type === 'transition.rejected')!;
-    expect(sessionAt(events, rejected.seq).lastRejection).toMatchObject({ seq: rejected.seq, event: 'APPROVE', code: 'NO_TRANSITION', states: ['active.idle'] });
+    expect(sessionAt(events, rejected.seq).lastRejection).toMatchObject({
+      seq: rejected.seq,
+      event: 'APPROVE',
+      code: 'NO_TRANSITION',
+      states: ['active.idle'],
+    });
     const started = events.find((e) => e.type === 'tool.started' && e.data.tool === 'query_order')!;
-    expect(sessionAt(events, started.seq).pendingCalls).toEqual([{ callId: started.data.callId, kind: 'tool', name: 'query_order', args: started.data.args, startedAt: started.at, attempt: 1 }]);
+    expect(sessionAt(events, started.seq).pendingCalls).toEqual([
+      { callId: started.data.callId, kind: 'tool', name: 'query_order', args: started.data.args, startedAt: started.at, attempt: 1 },
+    ]);
     expect(sessionAt(events, started.seq).status).toBe('running');
     expect(sessionAt(events, started.seq + 1).pendingCalls).toEqual([]);
     expect(sessionAt(events, started.seq).activeStates).toEqual(['active.fetch_order']);

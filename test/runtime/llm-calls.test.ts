@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  createMemoryStore, createRuntime, createScriptedProvider, defineTool, type AgentToolCaller, type LlmProvider, type RuntimeEvent,
+  createMemoryStore,
+  createRuntime,
+  createScriptedProvider,
+  defineTool,
+  type AgentToolCaller,
+  type LlmProvider,
+  type RuntimeEvent,
 } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { agentMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 import { within } from '../helpers/wait.ts';
 
-const ofType = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
+const ofType = (events: readonly RuntimeEvent[], type: string) =>
+  events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 const usage = (n: number) => ({ promptTokens: n, completionTokens: n });
 
 function provider(overrides: Partial<LlmProvider>): LlmProvider {
@@ -30,12 +37,20 @@ describe('extract: validated, repaired at most twice', () => {
     expect(requests).toHaveLength(2);
     expect(requests[1]!.repair).toMatchObject({ previousOutput: { orderId: 1001 }, problem: expect.stringContaining('orderId') });
     expect((await session.snapshot()).context).toMatchObject({ orderId: 'A1001' });
-    expect(ofType(await session.events(), 'llm.completed').find((d) => d.kind === 'extract')).toMatchObject({ attempts: 2, usage: usage(2) });
+    expect(ofType(await session.events(), 'llm.completed').find((d) => d.kind === 'extract')).toMatchObject({
+      attempts: 2,
+      usage: usage(2),
+    });
   });
 
   it('gives up after 2 repairs (3 requests) with LLM_BAD_OUTPUT', async () => {
     let calls = 0;
-    const llm = provider({ async extract() { calls++; return { output: { orderId: 7 }, model: 'fake', usage: usage(1), attempts: 1 }; } });
+    const llm = provider({
+      async extract() {
+        calls++;
+        return { output: { orderId: 7 }, model: 'fake', usage: usage(1), attempts: 1 };
+      },
+    });
     const runtime = createRuntime({ machines: [orderSupport], llm });
     const session = await runtime.createSession(orderSupport);
     const result = await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
@@ -46,7 +61,12 @@ describe('extract: validated, repaired at most twice', () => {
 
   it('repairs a classify label that is not one of the labels', async () => {
     let calls = 0;
-    const llm = provider({ async classify() { calls++; return { output: { label: calls === 1 ? 'shipping' : 'other' }, model: 'fake', usage: usage(1), attempts: 1 }; } });
+    const llm = provider({
+      async classify() {
+        calls++;
+        return { output: { label: calls === 1 ? 'shipping' : 'other' }, model: 'fake', usage: usage(1), attempts: 1 };
+      },
+    });
     const runtime = createRuntime({ machines: [orderSupport], llm });
     const session = await runtime.createSession(orderSupport);
     await session.send({ type: 'USER_MESSAGE', text: 'hello' });
@@ -76,7 +96,12 @@ describe('budget and model choice', () => {
   it('uses the model the spec names for each step, and the configured default otherwise', async () => {
     const models: Array<string | undefined> = [];
     const scripted = createScriptedProvider();
-    const llm = provider({ classify: async (r, o) => { models.push(r.model); return scripted.classify(r, o); } });
+    const llm = provider({
+      classify: async (r, o) => {
+        models.push(r.model);
+        return scripted.classify(r, o);
+      },
+    });
     const runtime = createRuntime({ machines: [orderSupport], llm, limits: { model: 'fallback-model' } });
     const session = await runtime.createSession(orderSupport);
     await session.send({ type: 'USER_MESSAGE', text: 'hello' });
@@ -95,9 +120,15 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
   function lookupTool() {
     const ran: unknown[] = [];
     const tool = defineTool({
-      name: 'lookup', description: 'finds a record', idempotent: true,
-      input: z.object({ id: z.string().max(100) }), output: z.object({ found: z.string() }),
-      async run(input) { ran.push(input); return { found: `record ${input.id}` }; },
+      name: 'lookup',
+      description: 'finds a record',
+      idempotent: true,
+      input: z.object({ id: z.string().max(100) }),
+      output: z.object({ found: z.string() }),
+      async run(input) {
+        ran.push(input);
+        return { found: `record ${input.id}` };
+      },
     });
     return { tool, ran };
   }
@@ -170,15 +201,27 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
   it('D7: after a crash between a tool call and its result, the resumed agent gets an "interrupted" result for that call', async () => {
     const paid: unknown[] = [];
     const pay = defineTool({
-      name: 'pay', description: 'moves money', idempotent: false, input: z.object({ amount: z.number() }), output: z.object({ ok: z.boolean() }),
-      async run(input) { paid.push(input); return { ok: true }; },
+      name: 'pay',
+      description: 'moves money',
+      idempotent: false,
+      input: z.object({ amount: z.number() }),
+      output: z.object({ ok: z.boolean() }),
+      async run(input) {
+        paid.push(input);
+        return { ok: true };
+      },
     });
     const seen: unknown[] = [];
     const llm = provider({
       async agent(_request, { callTool }) {
         const result = await (callTool as AgentToolCaller)('pay', { amount: 5 });
         seen.push(result);
-        return { output: { text: result.ok ? 'paid' : `not paid: ${result.error.code}`, steps: 1 }, model: 'fake', usage: usage(1), attempts: 1 };
+        return {
+          output: { text: result.ok ? 'paid' : `not paid: ${result.error.code}`, steps: 1 },
+          model: 'fake',
+          usage: usage(1),
+          attempts: 1,
+        };
       },
     });
     const machine = agentMachine([pay]);
@@ -187,7 +230,10 @@ describe('agent: a bounded tool loop through the tool wrapper (B4)', () => {
     const session = await first.createSession(machine);
     await session.send({ type: 'ASK', text: 'pay 5' });
     expect(paid).toHaveLength(1);
-    const crash = dumps.find((d) => { const e = d.journal.get(session.id)?.get('helping@2/1'); return e !== undefined && e.completed === undefined; });
+    const crash = dumps.find((d) => {
+      const e = d.journal.get(session.id)?.get('helping@2/1');
+      return e !== undefined && e.completed === undefined;
+    });
     expect(crash).toBeDefined();
     seen.length = 0;
     const second = createRuntime({ machines: [machine], llm, store: createMemoryStore({ data: crash! }) });
@@ -238,7 +284,16 @@ describe('streaming, truncation and step limits', () => {
   });
 
   it('cuts a large tool result for the model but keeps the full result in the log', async () => {
-    const big = defineTool({ name: 'dump', description: 'returns a lot', idempotent: true, input: z.object({}), output: z.object({ text: z.string() }), async run() { return { text: 'x'.repeat(5_000) }; } });
+    const big = defineTool({
+      name: 'dump',
+      description: 'returns a lot',
+      idempotent: true,
+      input: z.object({}),
+      output: z.object({ text: z.string() }),
+      async run() {
+        return { text: 'x'.repeat(5_000) };
+      },
+    });
     let seen: unknown;
     const llm = provider({
       async agent(_request, { callTool }) {
@@ -251,7 +306,7 @@ describe('streaming, truncation and step limits', () => {
     const session = await runtime.createSession(machine);
     await session.send({ type: 'ASK', text: 'dump' });
     expect(seen).toMatchObject({ ok: true, output: { truncated: true, totalChars: 5_011 } });
-    expect(((seen as { output: { preview: string } }).output.preview)).toHaveLength(100);
+    expect((seen as { output: { preview: string } }).output.preview).toHaveLength(100);
     expect(ofType(await session.events(), 'tool.completed')[0]!.output.text).toHaveLength(5_000);
   });
 

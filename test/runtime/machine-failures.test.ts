@@ -10,7 +10,9 @@ import { createRecordingStore } from '../helpers/runtime-store.ts';
 /** Fails the test with a clear message instead of letting it run into vitest's timeout when a promise never settles. */
 function settlesWithin<T>(promise: Promise<T>, ms = 2_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms); });
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
+  });
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }
 
@@ -27,10 +29,14 @@ describe('an invoke whose result or error no guarded branch takes (issue 8)', ()
     const result = await settlesWithin(session.send({ type: 'CHECK', amount: 500 }));
     expect(result).toMatchObject({ applied: true, status: 'needs_attention', state: 'checking' });
     const rejected = ofType(await session.events(), 'transition.rejected');
-    expect(rejected).toEqual([expect.objectContaining({
-      event: 'xstate.done.actor.checking', code: 'GUARD_REJECTED', states: ['checking'],
-      details: expect.objectContaining({ callId: 'checking@2', output: { total: 500 } }),
-    })]);
+    expect(rejected).toEqual([
+      expect.objectContaining({
+        event: 'xstate.done.actor.checking',
+        code: 'GUARD_REJECTED',
+        states: ['checking'],
+        details: expect.objectContaining({ callId: 'checking@2', output: { total: 500 } }),
+      }),
+    ]);
     const snapshot = await session.snapshot();
     expect(snapshot.status).toBe('needs_attention');
     expect(snapshot.error).toMatchObject({ code: 'GUARD_REJECTED', message: expect.stringContaining('matches no onDone branch') });
@@ -57,10 +63,13 @@ describe('an invoke whose result or error no guarded branch takes (issue 8)', ()
     const result = await settlesWithin(session.send({ type: 'CHECK', amount: 5, fail: true }));
     expect(result).toMatchObject({ applied: true, status: 'needs_attention' });
     const rejected = ofType(await session.events(), 'transition.rejected');
-    expect(rejected).toEqual([expect.objectContaining({
-      event: 'xstate.error.actor.checking', code: 'GUARD_REJECTED',
-      details: expect.objectContaining({ error: { code: 'QUOTE_FAILED', message: 'the quote service said no' } }),
-    })]);
+    expect(rejected).toEqual([
+      expect.objectContaining({
+        event: 'xstate.error.actor.checking',
+        code: 'GUARD_REJECTED',
+        details: expect.objectContaining({ error: { code: 'QUOTE_FAILED', message: 'the quote service said no' } }),
+      }),
+    ]);
     expect((await session.snapshot()).error).toMatchObject({ code: 'GUARD_REJECTED', message: expect.stringContaining('QUOTE_FAILED') });
   });
 
@@ -91,7 +100,11 @@ describe('a guard or action that throws (issue 8)', () => {
     const runtime = createRuntime({ machines: [machine] });
     const session = await runtime.createSession(machine);
     const result = await settlesWithin(session.send({ type: 'GO' }));
-    expect(result).toMatchObject({ applied: false, code: 'GUARD_THREW', message: expect.stringContaining('isAllowed is not implemented yet') });
+    expect(result).toMatchObject({
+      applied: false,
+      code: 'GUARD_THREW',
+      message: expect.stringContaining('isAllowed is not implemented yet'),
+    });
     expect((result as { message: string }).message).toContain("guard 'isAllowed'");
     const snapshot = await session.snapshot();
     expect(snapshot).toMatchObject({ status: 'waiting', state: 'idle' });
@@ -105,18 +118,29 @@ describe('a guard or action that throws (issue 8)', () => {
     const session = await runtime.createSession(machine);
     const result = await settlesWithin(session.send({ type: 'PING' }));
     expect(result).toMatchObject({ applied: false, code: 'GUARD_THREW' });
-    expect((result as { message: string }).message).toBe("the guard of PING in state 'throwing-impl.idle' threw: Cannot read properties of undefined (reading 'deep')");
+    expect((result as { message: string }).message).toBe(
+      "the guard of PING in state 'throwing-impl.idle' threw: Cannot read properties of undefined (reading 'deep')",
+    );
     expect(await session.snapshot()).toMatchObject({ status: 'waiting', state: 'idle', context: { pings: 0 } });
   });
 
-  it('stops a generated machine\'s session in needs_attention with GUARD_THREW naming the guard when its parameterized guard throws on a call result', async () => {
-    const odd = defineTool({ ...orderSupport.tools.query_order!, output: z.any(), async run() { return null; } });
+  it("stops a generated machine's session in needs_attention with GUARD_THREW naming the guard when its parameterized guard throws on a call result", async () => {
+    const odd = defineTool({
+      ...orderSupport.tools.query_order!,
+      output: z.any(),
+      async run() {
+        return null;
+      },
+    });
     const runtime = createRuntime({ machines: [orderSupport], tools: { query_order: odd } });
     const session = await runtime.createSession(orderSupport);
     const result = await settlesWithin(session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' }));
     expect(result).toMatchObject({ applied: true, status: 'needs_attention' });
     const snapshot = await session.snapshot();
-    expect(snapshot.error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining("guard 'fetchOrderDoneToTraceShipment'") });
+    expect(snapshot.error).toMatchObject({
+      code: 'GUARD_THREW',
+      message: expect.stringContaining("guard 'fetchOrderDoneToTraceShipment'"),
+    });
     expect(snapshot.error!.message).toContain('Cannot read properties of null');
     expect((await session.events()).at(-1)).toMatchObject({ type: 'error', data: { code: 'GUARD_THREW', recoverable: true } });
   });
@@ -126,12 +150,16 @@ describe('a guard or action that throws (issue 8)', () => {
     const runtime = createRuntime({ machines: [machine] });
     const session = await runtime.createSession(machine);
     const result = await settlesWithin(session.send({ type: 'GO' }));
-    expect(result).toMatchObject({ applied: false, code: 'ACTION_THREW', message: expect.stringContaining('notify is not implemented yet') });
+    expect(result).toMatchObject({
+      applied: false,
+      code: 'ACTION_THREW',
+      message: expect.stringContaining('notify is not implemented yet'),
+    });
     expect(await session.snapshot()).toMatchObject({ status: 'waiting', state: 'idle' });
     expect(ofType(await session.events(), 'error').at(-1)).toMatchObject({ code: 'ACTION_THREW', recoverable: true });
   });
 
-  it('stops the session in needs_attention with ACTION_THREW when an assignment throws on the machine\'s own event (a call result)', async () => {
+  it("stops the session in needs_attention with ACTION_THREW when an assignment throws on the machine's own event (a call result)", async () => {
     const { tool } = quoteTool();
     const machine = guardedDoneMachine(tool, { assignThrows: true });
     const runtime = createRuntime({ machines: [machine] });
@@ -145,12 +173,21 @@ describe('a guard or action that throws (issue 8)', () => {
     expect(await settlesWithin(session.send({ type: 'RESET' }))).toMatchObject({ applied: false, code: 'SESSION_NEEDS_ATTENTION' });
   });
 
-  it('settles createSession with a coded error when a guard of the initial state\'s eventless transition throws', async () => {
+  it("settles createSession with a coded error when a guard of the initial state's eventless transition throws", async () => {
     const machine = throwingImplMachine({ initialGuard: true });
     const store = createMemoryStore();
     const runtime = createRuntime({ machines: [machine], store });
-    const error = await settlesWithin(runtime.createSession(machine, undefined, { sessionId: 's-init' }).then(() => undefined, (e: unknown) => e));
-    expect(error).toMatchObject({ code: 'GUARD_THREW', message: expect.stringContaining('isReady is not implemented yet'), details: { sessionId: 's-init' } });
+    const error = await settlesWithin(
+      runtime.createSession(machine, undefined, { sessionId: 's-init' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'GUARD_THREW',
+      message: expect.stringContaining('isReady is not implemented yet'),
+      details: { sessionId: 's-init' },
+    });
     // Stored and logged, so it can be inspected; it takes no events.
     const session = runtime.session('s-init');
     expect(await session.snapshot()).toMatchObject({ status: 'error', error: { code: 'GUARD_THREW' } });
@@ -163,8 +200,15 @@ describe('paths that used to never settle', () => {
   async function unclearChargeDump() {
     const runs = { count: 0 };
     const charge = defineTool({
-      name: 'charge', description: 'moves money', input: z.object({}), output: z.object({ ok: z.boolean() }), idempotent: false,
-      async run() { runs.count++; return { ok: true }; },
+      name: 'charge',
+      description: 'moves money',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      idempotent: false,
+      async run() {
+        runs.count++;
+        return { ok: true };
+      },
     });
     const machine = singleToolMachine(charge);
     const { store, dumps } = createRecordingStore();
@@ -183,16 +227,29 @@ describe('paths that used to never settle', () => {
     const session = runtime.session(sessionId);
     expect(await session.snapshot()).toMatchObject({ status: 'needs_attention', error: { code: 'TOOL_UNKNOWN_OUTCOME' } });
     const refused = await settlesWithin(session.send({ type: 'RUN', args: {} }));
-    expect(refused).toMatchObject({ applied: false, code: 'SESSION_NEEDS_ATTENTION', message: expect.stringContaining('TOOL_UNKNOWN_OUTCOME') });
+    expect(refused).toMatchObject({
+      applied: false,
+      code: 'SESSION_NEEDS_ATTENTION',
+      message: expect.stringContaining('TOOL_UNKNOWN_OUTCOME'),
+    });
     expect(runs.count).toBe(1);
-    expect((await session.events()).at(-1)).toMatchObject({ type: 'transition.rejected', data: { event: 'RUN', code: 'SESSION_NEEDS_ATTENTION' } });
+    expect((await session.events()).at(-1)).toMatchObject({
+      type: 'transition.rejected',
+      data: { event: 'RUN', code: 'SESSION_NEEDS_ATTENTION' },
+    });
   });
 
   it('cancel settles while a resumed session stops on a call with an unknown outcome', async () => {
     const { machine, dump, sessionId, runs } = await unclearChargeDump();
     const inner = createMemoryStore({ data: dump });
     // Slow commits hold the resumed run open (stopped in needs_attention, its commit in flight) while cancel arrives.
-    const store: SessionStore = { ...inner, async commit(request) { await new Promise((resolve) => setTimeout(resolve, 50)); return inner.commit(request); } };
+    const store: SessionStore = {
+      ...inner,
+      async commit(request) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return inner.commit(request);
+      },
+    };
     const runtime = createRuntime({ machines: [machine], store });
     const resuming = runtime.resume(sessionId);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -236,7 +293,9 @@ describe('a subscription whose stored events cannot be read', () => {
     const session = await runtime.createSession(machine);
     readsFail = true;
     const seen: number[] = [];
-    const failed = new Promise<{ code: string; message: string }>((resolve) => { session.subscribe(0, (e) => seen.push(e.seq), resolve); });
+    const failed = new Promise<{ code: string; message: string }>((resolve) => {
+      session.subscribe(0, (e) => seen.push(e.seq), resolve);
+    });
     const error = await settlesWithin(failed);
     expect(error).toMatchObject({ code: 'SUBSCRIPTION_FAILED', message: expect.stringContaining('STORE_UNAVAILABLE: disk unplugged') });
     // Closed: later events are not delivered to it.

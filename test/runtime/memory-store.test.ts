@@ -4,16 +4,33 @@ import { orderSupport } from '../../machines/order-support/order-support.machine
 import { countingTools } from '../helpers/runtime-counting.ts';
 
 const record = (version: number, seq = 0): SessionRecord => ({
-  sessionId: 's1', machineId: 'm', specHash: 'h', traceId: 't', status: 'waiting', version, seq, step: 1, snapshot: { value: 'idle' },
-  usage: { promptTokens: 0, completionTokens: 0 }, createdAt: 1, updatedAt: 1,
+  sessionId: 's1',
+  machineId: 'm',
+  specHash: 'h',
+  traceId: 't',
+  status: 'waiting',
+  version,
+  seq,
+  step: 1,
+  snapshot: { value: 'idle' },
+  usage: { promptTokens: 0, completionTokens: 0 },
+  createdAt: 1,
+  updatedAt: 1,
 });
 const event = (seq: number): RuntimeEvent => Object.freeze({ seq, sessionId: 's1', traceId: 't', at: 1, type: 'state.changed', data: {} });
 
 describe('memory SessionStore', () => {
   it('writes record, events and journal together and refuses a stale version with STORE_CONFLICT', async () => {
     const store = createMemoryStore();
-    await store.commit({ expectedVersion: 0, record: record(1, 2), events: [event(1), event(2)], journal: [{ key: 'a@1', kind: 'tool', name: 'x', idempotent: true, startedAt: 1 }] });
-    await expect(store.commit({ expectedVersion: 0, record: record(1, 3), events: [event(3)], journal: [] })).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await store.commit({
+      expectedVersion: 0,
+      record: record(1, 2),
+      events: [event(1), event(2)],
+      journal: [{ key: 'a@1', kind: 'tool', name: 'x', idempotent: true, startedAt: 1 }],
+    });
+    await expect(store.commit({ expectedVersion: 0, record: record(1, 3), events: [event(3)], journal: [] })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
     expect((await store.load('s1'))!.seq).toBe(2);
     expect((await store.readEvents('s1')).map((e) => e.seq)).toEqual([1, 2]);
     expect(await store.readJournal('s1')).toHaveLength(1);
@@ -22,7 +39,9 @@ describe('memory SessionStore', () => {
   it('refuses events whose seq does not continue the log', async () => {
     const store = createMemoryStore();
     await store.commit({ expectedVersion: 0, record: record(1, 1), events: [event(1)], journal: [] });
-    await expect(store.commit({ expectedVersion: 1, record: record(2, 3), events: [event(3)], journal: [] })).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await expect(store.commit({ expectedVersion: 1, record: record(2, 3), events: [event(3)], journal: [] })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
   });
 
   it('reads events after a seq, with a limit', async () => {

@@ -6,8 +6,12 @@ import type { AgentRequest, AgentToolCaller, LlmCallOptions } from '../../runtim
 import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
 
 let fake: FakeOpenAI;
-beforeAll(async () => { fake = await startFakeOpenAI(); });
-afterAll(async () => { await fake.close(); });
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake.close();
+});
 afterEach(() => {
   expect(fake.pending()).toBe(0);
   // The fake answers a request that breaks tool-call pairing with a 400; no test may cause one.
@@ -15,10 +19,20 @@ afterEach(() => {
   fake.requests.length = 0;
 });
 
-const provider = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', models: { agent: 'fake-agent' }, timeoutMs: 2_000 });
-const request: AgentRequest = { kind: 'agent', prompt: 'Where is order A1001?', system: 'You help customers.', tools: ['query_order', 'query_logistics'], maxIterations: 4 };
+const provider = () =>
+  createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', models: { agent: 'fake-agent' }, timeoutMs: 2_000 });
+const request: AgentRequest = {
+  kind: 'agent',
+  prompt: 'Where is order A1001?',
+  system: 'You help customers.',
+  tools: ['query_order', 'query_logistics'],
+  maxIterations: 4,
+};
 const toolSchemas: LlmCallOptions['toolSchemas'] = {
-  query_order: { description: 'Looks up an order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+  query_order: {
+    description: 'Looks up an order',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+  },
   query_logistics: { description: 'Tracks a parcel', parameters: { type: 'object', properties: { tracking: { type: 'string' } } } },
 };
 
@@ -44,9 +58,19 @@ describe('agent loop', () => {
     );
     const { calls, callTool } = recordingTools();
     const steps: unknown[] = [];
-    const result = await provider().agent(request, { signal: new AbortController().signal, callTool, toolSchemas, onStep: (s) => steps.push(s) });
+    const result = await provider().agent(request, {
+      signal: new AbortController().signal,
+      callTool,
+      toolSchemas,
+      onStep: (s) => steps.push(s),
+    });
 
-    expect(result).toEqual({ output: { text: 'Order A1001 has shipped.', steps: 2 }, model: 'fake-agent', usage: { promptTokens: 130, completionTokens: 18 }, attempts: 2 });
+    expect(result).toEqual({
+      output: { text: 'Order A1001 has shipped.', steps: 2 },
+      model: 'fake-agent',
+      usage: { promptTokens: 130, completionTokens: 18 },
+      attempts: 2,
+    });
     expect(calls).toEqual([{ name: 'query_order', args: { order_id: 'A1001' } }]);
     expect(steps).toEqual([
       { iteration: 1, toolCalls: [{ id: 'call_a', name: 'query_order', args: { order_id: 'A1001' } }] },
@@ -91,7 +115,9 @@ describe('agent loop', () => {
     expect(calls).toEqual([]);
     const [answer] = toolMessages(1);
     expect(answer!.tool_call_id).toBe('call_x');
-    expect(JSON.parse(String(answer!.content))).toEqual({ error: { code: 'TOOL_UNKNOWN', message: "there is no tool named 'delete_everything'; the tools are: query_order, query_logistics" } });
+    expect(JSON.parse(String(answer!.content))).toEqual({
+      error: { code: 'TOOL_UNKNOWN', message: "there is no tool named 'delete_everything'; the tools are: query_order, query_logistics" },
+    });
   });
 
   it('refuses 1 MB of arguments without parsing or running the tool', async () => {
@@ -116,8 +142,14 @@ describe('agent loop', () => {
     const { calls, callTool } = recordingTools();
     const steps: number[] = [];
     const error = await provider()
-      .agent({ ...request, maxIterations: 3 }, { signal: new AbortController().signal, callTool, toolSchemas, onStep: (s) => steps.push(s.iteration) })
-      .then(() => undefined, (e: unknown) => e as FlowingError);
+      .agent(
+        { ...request, maxIterations: 3 },
+        { signal: new AbortController().signal, callTool, toolSchemas, onStep: (s) => steps.push(s.iteration) },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e as FlowingError,
+      );
 
     expect(error).toBeInstanceOf(FlowingError);
     expect(error!.code).toBe('LLM_BAD_OUTPUT');
@@ -136,7 +168,12 @@ describe('agent loop', () => {
       controller.abort(new Error('session cancelled'));
       return { ok: true, output: {} };
     };
-    const error = await provider().agent(request, { signal: controller.signal, callTool, toolSchemas }).then(() => undefined, (e: unknown) => e as FlowingError);
+    const error = await provider()
+      .agent(request, { signal: controller.signal, callTool, toolSchemas })
+      .then(
+        () => undefined,
+        (e: unknown) => e as FlowingError,
+      );
     expect(error?.code).toBe('CANCELLED');
     expect(fake.requests).toHaveLength(1);
   });
@@ -158,7 +195,11 @@ describe('the fake server', () => {
       model: 'm',
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'query_order', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'query_order', arguments: '{}' } }],
+        },
         { role: 'user', content: 'well?' },
       ],
     });

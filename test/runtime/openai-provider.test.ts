@@ -6,8 +6,12 @@ import type { ClassifyRequest, ExtractRequest, GenerateRequest } from '../../run
 import { httpError, reply, stall, startFakeOpenAI, streamed, type FakeOpenAI } from '../helpers/fake-openai.ts';
 
 let fake: FakeOpenAI;
-beforeAll(async () => { fake = await startFakeOpenAI(); });
-afterAll(async () => { await fake.close(); });
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake.close();
+});
 afterEach(() => {
   // Every scripted turn must have been used by the test that queued it.
   expect(fake.pending()).toBe(0);
@@ -19,14 +23,22 @@ const provider = (options: OpenAIProviderOptions = {}) =>
 const live = () => ({ signal: new AbortController().signal });
 
 async function failure(promise: Promise<unknown>): Promise<FlowingError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(FlowingError);
   return error as FlowingError;
 }
 
-const classify: ClassifyRequest = { kind: 'classify', text: 'I want my money back for order A1001', labels: ['order_query', 'refund', 'other'] };
+const classify: ClassifyRequest = {
+  kind: 'classify',
+  text: 'I want my money back for order A1001',
+  labels: ['order_query', 'refund', 'other'],
+};
 const extract: ExtractRequest = {
-  kind: 'extract', text: 'order A1001, email ann@example.com',
+  kind: 'extract',
+  text: 'order A1001, email ann@example.com',
   fields: { order_id: { type: 'string' }, quantity: { type: 'number', optional: true } },
 };
 const generate: GenerateRequest = { kind: 'generate', prompt: 'Say hello', system: 'Be brief.' };
@@ -35,7 +47,12 @@ describe('classify', () => {
   it('returns the label the model picks, asking for a JSON object', async () => {
     fake.enqueue(reply('{"label": "refund"}', { usage: { prompt: 40, completion: 6 } }));
     const result = await provider().classify(classify, live());
-    expect(result).toEqual({ output: { label: 'refund' }, model: 'fake-default', usage: { promptTokens: 40, completionTokens: 6 }, attempts: 1 });
+    expect(result).toEqual({
+      output: { label: 'refund' },
+      model: 'fake-default',
+      usage: { promptTokens: 40, completionTokens: 6 },
+      attempts: 1,
+    });
     const body = fake.requests[0]!.body;
     expect(body.response_format).toEqual({ type: 'json_object' });
     expect(String(body.messages[0]!.content)).toContain('"order_query", "refund", "other"');
@@ -43,7 +60,10 @@ describe('classify', () => {
   });
 
   it('feeds an invalid label back and sums usage over the repair', async () => {
-    fake.enqueue(reply('{"label": "refunds"}', { usage: { prompt: 40, completion: 6 } }), reply('{"label": "refund"}', { usage: { prompt: 70, completion: 6 } }));
+    fake.enqueue(
+      reply('{"label": "refunds"}', { usage: { prompt: 40, completion: 6 } }),
+      reply('{"label": "refund"}', { usage: { prompt: 70, completion: 6 } }),
+    );
     const result = await provider().classify(classify, live());
     expect(result.output.label).toBe('refund');
     expect(result.attempts).toBe(2);
@@ -59,7 +79,11 @@ describe('classify', () => {
     const error = await failure(provider().classify(classify, live()));
     expect(error.code).toBe('LLM_BAD_OUTPUT');
     expect(fake.requests).toHaveLength(3);
-    expect(error.details).toMatchObject({ attempts: 3, usage: { promptTokens: 30, completionTokens: 15 }, problem: 'the JSON object has no string "label"' });
+    expect(error.details).toMatchObject({
+      attempts: 3,
+      usage: { promptTokens: 30, completionTokens: 15 },
+      problem: 'the JSON object has no string "label"',
+    });
     expect(String(fake.requests[2]!.body.messages.at(-1)!.content)).toContain('"not json at all" is not one of the labels');
   });
 });
@@ -98,13 +122,24 @@ describe('generate', () => {
   it('streams the deltas in order and reports the usage of the final chunk', async () => {
     fake.enqueue(streamed(['Hel', 'lo', ', ', 'world'], { usage: { prompt: 12, completion: 4 } }));
     const deltas: string[] = [];
-    const result = await provider({ models: { generate: 'fake-writer' } }).generate(generate, { ...live(), onDelta: (d) => deltas.push(d) });
+    const result = await provider({ models: { generate: 'fake-writer' } }).generate(generate, {
+      ...live(),
+      onDelta: (d) => deltas.push(d),
+    });
     expect(deltas).toEqual(['Hel', 'lo', ', ', 'world']);
-    expect(result).toEqual({ output: { text: 'Hello, world' }, model: 'fake-writer', usage: { promptTokens: 12, completionTokens: 4 }, attempts: 1 });
+    expect(result).toEqual({
+      output: { text: 'Hello, world' },
+      model: 'fake-writer',
+      usage: { promptTokens: 12, completionTokens: 4 },
+      attempts: 1,
+    });
     const body = fake.requests[0]!.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
-    expect(body.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }]);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Say hello' },
+    ]);
   });
 
   it('cuts a stream that stalls after its first chunk with LLM_TIMEOUT', async () => {
@@ -161,7 +196,13 @@ describe('errors at the SDK boundary', () => {
     const error = await failure(provider().classify(classify, live()));
     expect(error.code).toBe('LLM_RATE_LIMITED');
     expect(error.cause).toBeInstanceOf(RateLimitError);
-    expect(error.details).toEqual({ status: 429, retryAfter: '7', model: 'fake-default', attempts: 1, usage: { promptTokens: 0, completionTokens: 0 } });
+    expect(error.details).toEqual({
+      status: 429,
+      retryAfter: '7',
+      model: 'fake-default',
+      attempts: 1,
+      usage: { promptTokens: 0, completionTokens: 0 },
+    });
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -229,7 +270,7 @@ describe('configuration', () => {
     }
   });
 
-  it('uses FLOWING_MODEL for every call, over the spec\'s per-step model, unless modelOverride is null', async () => {
+  it("uses FLOWING_MODEL for every call, over the spec's per-step model, unless modelOverride is null", async () => {
     vi.stubEnv('FLOWING_MODEL', 'deployment-model');
     try {
       fake.enqueue(reply('{"label":"refund"}'), reply('{"label":"refund"}'), reply('{"label":"refund"}'), reply('{"label":"refund"}'));

@@ -17,7 +17,16 @@ import { seededRandom } from '../helpers/seeded.ts';
 const AOF_ALWAYS = ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
 const KILLS = 20;
 
-const echo = defineTool({ name: 'echo', description: 'answers at once', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }), idempotent: true, async run(input) { return input; } });
+const echo = defineTool({
+  name: 'echo',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  idempotent: true,
+  async run(input) {
+    return input;
+  },
+});
 const machine = singleToolMachine(echo);
 
 let dir: string | undefined;
@@ -88,12 +97,17 @@ describe('Redis with appendfsync always, killed with SIGKILL mid-session (D12)',
       for (const [sessionId, seq] of acknowledged) {
         const events = await reader.readEvents(sessionId);
         expect(events.length, `session ${sessionId}, seed ${seed}`).toBeGreaterThanOrEqual(seq);
-        expect(events.slice(0, seq).map((e) => e.seq), `seed ${seed}`).toEqual(Array.from({ length: seq }, (_, i) => i + 1));
+        expect(
+          events.slice(0, seq).map((e) => e.seq),
+          `seed ${seed}`,
+        ).toEqual(Array.from({ length: seq }, (_, i) => i + 1));
       }
     } finally {
       await reader.close();
       await store.close();
     }
-    process.stdout.write(`D12 kills: seed ${seed}, ${KILLS} SIGKILLs of redis-server, ${acknowledged.size} sessions, ${applied} applied sends acknowledged (${refusedOrFailed} refused or failed), 0 lost\n`);
+    process.stdout.write(
+      `D12 kills: seed ${seed}, ${KILLS} SIGKILLs of redis-server, ${acknowledged.size} sessions, ${applied} applied sends acknowledged (${refusedOrFailed} refused or failed), 0 lost\n`,
+    );
   }, 120_000);
 });

@@ -1,18 +1,45 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryStore, createRuntime, createScriptedProvider, defineTool, reexecuteSession, replaySession, type LlmProvider } from '@flowing/runtime';
+import {
+  createMemoryStore,
+  createRuntime,
+  createScriptedProvider,
+  defineTool,
+  reexecuteSession,
+  replaySession,
+  type LlmProvider,
+} from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { createVirtualClock, settle } from '@flowing/runtime';
 import { gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
 describe('B3: fuzzed events are refused with a code or applied per schema', () => {
   const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'type', 'text', 'reason', 'n');
-  const value = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(fc.integer()), fc.object());
+  const value = fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(fc.integer()),
+    fc.object(),
+  );
   const event = fc.oneof(
-    fc.record({ type: fc.constantFrom('USER_MESSAGE', 'APPROVE', 'REJECT', 'CANCEL', 'NOPE', '__proto__', 'constructor', ''), text: value, reason: value }, { requiredKeys: ['type'] }),
+    fc.record(
+      {
+        type: fc.constantFrom('USER_MESSAGE', 'APPROVE', 'REJECT', 'CANCEL', 'NOPE', '__proto__', 'constructor', ''),
+        text: value,
+        reason: value,
+      },
+      { requiredKeys: ['type'] },
+    ),
     fc.dictionary(hostileKey, value),
-    fc.record({ type: fc.constant('USER_MESSAGE'), text: fc.string({ minLength: 100_000, maxLength: 100_000 }).map((s) => s.slice(0, 100_000)) }),
+    fc.record({
+      type: fc.constant('USER_MESSAGE'),
+      text: fc.string({ minLength: 100_000, maxLength: 100_000 }).map((s) => s.slice(0, 100_000)),
+    }),
     value,
   );
 
@@ -48,7 +75,13 @@ describe('B6: hanging calls fail within their timeout with a coded error', () =>
     let aborted = false;
     const llm: LlmProvider = {
       ...createScriptedProvider(),
-      classify: (_request, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => { aborted = true; reject(signal.reason); })),
+      classify: (_request, { signal }) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(signal.reason);
+          }),
+        ),
     };
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore(), llm, clock, limits: { llmTimeoutMs: 2_000 } });
     const session = await runtime.createSession(orderSupport);
@@ -67,7 +100,16 @@ describe('B6: hanging calls fail within their timeout with a coded error', () =>
 
   it('a hanging tool fails with TOOL_TIMEOUT at its timeout, even when it ignores its signal', async () => {
     const clock = createVirtualClock();
-    const deaf = defineTool({ name: 'deaf', description: 'ignores aborts', input: z.object({}), output: z.object({}), timeoutMs: 3_000, idempotent: true, retries: 0, run: () => new Promise<Record<string, never>>(() => {}) });
+    const deaf = defineTool({
+      name: 'deaf',
+      description: 'ignores aborts',
+      input: z.object({}),
+      output: z.object({}),
+      timeoutMs: 3_000,
+      idempotent: true,
+      retries: 0,
+      run: () => new Promise<Record<string, never>>(() => {}),
+    });
     const machine = singleToolMachine(deaf);
     const runtime = createRuntime({ machines: [machine], store: createMemoryStore(), clock });
     const session = await runtime.createSession(machine);
@@ -116,7 +158,15 @@ describe('C4: a second message while a run is active', () => {
 
 describe('D8: a step that produces a context violating the spec', () => {
   it('is rejected with CONTEXT_INVALID; the stored snapshot stays the one before and stays usable', async () => {
-    const loose = defineTool({ name: 'loose', description: 'returns anything', input: z.object({}), output: z.unknown(), async run() { return 'not an object'; } });
+    const loose = defineTool({
+      name: 'loose',
+      description: 'returns anything',
+      input: z.object({}),
+      output: z.unknown(),
+      async run() {
+        return 'not an object';
+      },
+    });
     const machine = singleToolMachine(loose);
     // The spec says `result` is an object; the hand-written machine assigns whatever the tool returns.
     const strict = { ...machine, contextFields: { ...machine.contextFields, result: { type: 'object' as const, optional: true } } };
@@ -168,9 +218,15 @@ describe('D11: replay a recorded session', () => {
 
   it('names the first diverging event when something changed (NONDETERMINISM)', async () => {
     const recorded = await record();
-    const changed = defineTool({ ...orderSupport.tools.trace_shipment!, async run() { return { carrier: 'Other', location: 'Paris', eta: '2027-01-01' }; } });
+    const changed = defineTool({
+      ...orderSupport.tools.trace_shipment!,
+      async run() {
+        return { carrier: 'Other', location: 'Paris', eta: '2027-01-01' };
+      },
+    });
     const firstTrace = recorded.log.find((e) => e.type === 'tool.completed' && (e.data as { tool: string }).tool === 'trace_shipment')!;
-    await expect(reexecuteSession({ machine: orderSupport, log: recorded.log, clock: createVirtualClock(), tools: { trace_shipment: changed } }))
-      .rejects.toMatchObject({ code: 'NONDETERMINISM', details: { seq: firstTrace.seq } });
+    await expect(
+      reexecuteSession({ machine: orderSupport, log: recorded.log, clock: createVirtualClock(), tools: { trace_shipment: changed } }),
+    ).rejects.toMatchObject({ code: 'NONDETERMINISM', details: { seq: firstTrace.seq } });
   });
 });

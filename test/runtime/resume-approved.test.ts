@@ -9,8 +9,13 @@ describe('resume of an approved high-risk call', () => {
     let runs = 0;
     // A refund service that deduplicates on the idempotency key: safe to call again.
     const refund = defineTool({
-      ...base, idempotent: true,
-      run: async (input, context) => { runs++; await new Promise((resolve) => setTimeout(resolve, 20)); return base.run(input, context); },
+      ...base,
+      idempotent: true,
+      run: async (input, context) => {
+        runs++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return base.run(input, context);
+      },
     }) as AnyTool;
     const { store, dumps } = createRecordingStore();
     const runtime = createRuntime({ machines: [orderSupport], store, tools: { issue_refund: refund } });
@@ -26,7 +31,11 @@ describe('resume of an approved high-risk call', () => {
     });
     expect(k).toBeGreaterThanOrEqual(0);
     runs = 0;
-    const again = createRuntime({ machines: [orderSupport], store: createMemoryStore({ data: dumps[k]! }), tools: { issue_refund: refund } });
+    const again = createRuntime({
+      machines: [orderSupport],
+      store: createMemoryStore({ data: dumps[k]! }),
+      tools: { issue_refund: refund },
+    });
     await again.resume(session.id);
     const resumed = await again.session(session.id).snapshot();
     expect(runs).toBe(1);

@@ -48,7 +48,10 @@ describe('resume inside a parallel state', () => {
         interrupted++;
         expect(snapshot.status, where).toBe('needs_attention');
         const events = await again.store.readEvents(session.id);
-        expect(events.filter((e) => e.type === 'tool.unknown_outcome').map((e) => (e.data as { callId: string }).callId), where).toEqual([metrics.key]);
+        expect(
+          events.filter((e) => e.type === 'tool.unknown_outcome').map((e) => (e.data as { callId: string }).callId),
+          where,
+        ).toEqual([metrics.key]);
       }
     }
     // At least one write falls between "logs done" and "metrics done": the case the step counter used to miss.

@@ -41,7 +41,10 @@ function startedIn(dump: MemoryStoreData, sessionId: string) {
 }
 
 describe('resume from every point of an order-support run', () => {
-  for (const [label, message] of [['refund with approval', REFUND], ['order query', QUERY]] as const) {
+  for (const [label, message] of [
+    ['refund with approval', REFUND],
+    ['order query', QUERY],
+  ] as const) {
     it(`${label}: no call is made twice, a refund is never paid twice, an unclear refund waits for a person`, async () => {
       const original = await recordRun(message);
       expect(original.final.status).toBe('waiting');
@@ -63,7 +66,10 @@ describe('resume from every point of an order-support run', () => {
           expect(final.status, where).toBe('needs_attention');
           expect(counts.issue_refund, where).toBe(0);
           const events = await runtime.store.readEvents(original.sessionId);
-          expect(events.filter((e) => e.type === 'tool.unknown_outcome'), where).toHaveLength(1);
+          expect(
+            events.filter((e) => e.type === 'tool.unknown_outcome'),
+            where,
+          ).toHaveLength(1);
         } else {
           expect(final.status, where).toBe('waiting');
           expect(final.context, where).toEqual(original.final.context);
@@ -73,10 +79,15 @@ describe('resume from every point of an order-support run', () => {
           if (entry.completed && entry.kind === 'tool') expect(counts[entry.name], `${where}: ${entry.key}`).toBe(0);
         }
         // Every call key completes at most once, and the log stays gapless.
-        const completions = (await runtime.store.readEvents(original.sessionId)).filter((e) => e.type === 'tool.completed').map((e) => (e.data as { callId: string }).callId);
+        const completions = (await runtime.store.readEvents(original.sessionId))
+          .filter((e) => e.type === 'tool.completed')
+          .map((e) => (e.data as { callId: string }).callId);
         expect(new Set(completions).size, where).toBe(completions.length);
         const events = await runtime.store.readEvents(original.sessionId);
-        expect(events.every((e, i) => e.seq === i + 1), where).toBe(true);
+        expect(
+          events.every((e, i) => e.seq === i + 1),
+          where,
+        ).toBe(true);
         // The journal holds one refund entry at most: a resume never opens a second call for the same payment.
         expect(journal.filter((e) => e.name === 'issue_refund').length, where).toBeLessThanOrEqual(1);
       }
@@ -112,7 +123,9 @@ describe('resume from every point of an order-support run', () => {
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore({ data: original.dumps[k]! }), tools });
     await runtime.resume(original.sessionId);
     expect(counts.query_order).toBe(1);
-    const started = (await runtime.store.readEvents(original.sessionId)).filter((e) => e.type === 'tool.started' && (e.data as { callId: string }).callId === 'fetch_order@5');
+    const started = (await runtime.store.readEvents(original.sessionId)).filter(
+      (e) => e.type === 'tool.started' && (e.data as { callId: string }).callId === 'fetch_order@5',
+    );
     expect(started.map((e) => (e.data as { resumed: boolean }).resumed)).toEqual([false, true]);
   });
 
@@ -126,22 +139,31 @@ describe('resume from every point of an order-support run', () => {
 
 describe('D10 on the durable stores: a session stored from another version of the spec', () => {
   let redis: TestRedis | undefined;
-  beforeAll(async () => { redis = await startRedis(); });
-  afterAll(async () => { await redis?.stop(); });
-
-  it.each(['sqlite', 'redis'] as const)('is refused with SPEC_CHANGED by a process running the changed spec, and left as stored (%s)', async (kind) => {
-    const backend = await createBackend(kind, redis);
-    try {
-      const before = createRuntime({ machines: [orderSupport], store: backend.open(), warmSessions: 0 });
-      const session = await before.createSession(orderSupport);
-      const stored = await backend.open().load(session.id);
-      // A new process (its own connection) serving a changed version of the machine.
-      const after = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: backend.open() });
-      await expect(after.resume(session.id)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
-      await expect(after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' })).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
-      expect(await backend.open().load(session.id)).toEqual(stored);
-    } finally {
-      await backend.remove();
-    }
+  beforeAll(async () => {
+    redis = await startRedis();
   });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it.each(['sqlite', 'redis'] as const)(
+    'is refused with SPEC_CHANGED by a process running the changed spec, and left as stored (%s)',
+    async (kind) => {
+      const backend = await createBackend(kind, redis);
+      try {
+        const before = createRuntime({ machines: [orderSupport], store: backend.open(), warmSessions: 0 });
+        const session = await before.createSession(orderSupport);
+        const stored = await backend.open().load(session.id);
+        // A new process (its own connection) serving a changed version of the machine.
+        const after = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: backend.open() });
+        await expect(after.resume(session.id)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+        await expect(after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' })).rejects.toMatchObject({
+          code: 'SPEC_CHANGED',
+        });
+        expect(await backend.open().load(session.id)).toEqual(stored);
+      } finally {
+        await backend.remove();
+      }
+    },
+  );
 });

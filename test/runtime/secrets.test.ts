@@ -79,7 +79,11 @@ async function findSecretInFilesOf(folder: string, secret: string): Promise<stri
 }
 
 /** Every key under `prefix`, its name and its whole value read with the command for its type. */
-async function findSecretInRedis(admin: Redis, prefix: string, secret: string): Promise<{ found: string[]; types: Record<string, number> }> {
+async function findSecretInRedis(
+  admin: Redis,
+  prefix: string,
+  secret: string,
+): Promise<{ found: string[]; types: Record<string, number> }> {
   const keys: string[] = [];
   let cursor = '0';
   do {
@@ -116,20 +120,26 @@ function captureOutput({ quiet = false } = {}) {
       written.push(chunk);
       return quiet || (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
     } as typeof stream.write;
-    undo.push(() => { stream.write = original; });
+    undo.push(() => {
+      stream.write = original;
+    });
   }
   const spies = (['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((method) => {
     const spy = vi.spyOn(console, method);
     return quiet ? spy.mockImplementation(() => {}) : spy;
   });
-  undo.push(() => { for (const spy of spies) spy.mockRestore(); });
+  undo.push(() => {
+    for (const spy of spies) spy.mockRestore();
+  });
   const onWarning = (warning: Error) => void written.push(warning);
   process.on('warning', onWarning);
   undo.push(() => void process.off('warning', onWarning));
   return {
     /** What was written so far: stream chunks, console arguments, warnings. */
     everything: () => [...written, ...spies.flatMap((spy) => spy.mock.calls)],
-    stop: () => { for (const step of undo.splice(0).reverse()) step(); },
+    stop: () => {
+      for (const step of undo.splice(0).reverse()) step();
+    },
   };
 }
 
@@ -143,8 +153,14 @@ async function startRecordingProxy(targetPort: number) {
     client.on('data', (chunk: Buffer) => sent.push(chunk));
     client.pipe(upstream).on('error', () => client.destroy());
     upstream.pipe(client).on('error', () => upstream.destroy());
-    client.on('close', () => { sockets.delete(client); upstream.destroy(); });
-    upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+    client.on('close', () => {
+      sockets.delete(client);
+      upstream.destroy();
+    });
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      client.destroy();
+    });
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
   });
@@ -154,10 +170,11 @@ async function startRecordingProxy(targetPort: number) {
     baseURL: `http://127.0.0.1:${port}/v1`,
     /** The request bytes received so far, as text. */
     received: () => Buffer.concat(sent).toString('latin1'),
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -224,56 +241,70 @@ async function findSecretInStore(backend: StoreBackend, secret: string): Promise
   return keys.found;
 }
 
-const eventsOfType = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
+const eventsOfType = (events: readonly RuntimeEvent[], type: string) =>
+  events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 
 describe.each(['sqlite', 'redis'] as const)('a model API key on the %s store', (kind) => {
-  it.each(['option', 'OPENAI_API_KEY'] as const)('given as %s, is sent to the model server and appears in no event, stored record, call error or output', async (keyGivenAs) => {
-    const { apiKey, secret } = newApiKey();
-    const backend = await openBackend(kind);
-    const runtime = createRuntime({ machines: [orderSupport], store: backend.open(), llm: openaiProvider(apiKey, keyGivenAs) });
-    output = captureOutput();
+  it.each(['option', 'OPENAI_API_KEY'] as const)(
+    'given as %s, is sent to the model server and appears in no event, stored record, call error or output',
+    async (keyGivenAs) => {
+      const { apiKey, secret } = newApiKey();
+      const backend = await openBackend(kind);
+      const runtime = createRuntime({ machines: [orderSupport], store: backend.open(), llm: openaiProvider(apiKey, keyGivenAs) });
+      output = captureOutput();
 
-    // A whole conversation: classify, extract, three tools, a streamed reply; then small talk whose model call
-    // fails with a 500, which ends the session.
-    fake.enqueue(
-      reply('{"label": "order_query"}'),
-      reply('{"orderId": "A1001"}'),
-      streamed(['Order A1001 ', 'has shipped.']),
-      reply('{"label": "other"}'),
-      httpError(500, 'the model server broke'),
-    );
-    const conversation = await runtime.createSession(orderSupport);
-    const answered = await conversation.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
-    const brokeDown = await conversation.send({ type: 'USER_MESSAGE', text: 'hello there' });
-    // A second session whose first model call is refused with a 401 whose message echoes the key, as some servers do.
-    fake.enqueue(httpError(401, `Incorrect API key provided: ${apiKey}`));
-    const refused = await runtime.createSession(orderSupport);
-    const refusedResult = await refused.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+      // A whole conversation: classify, extract, three tools, a streamed reply; then small talk whose model call
+      // fails with a 500, which ends the session.
+      fake.enqueue(
+        reply('{"label": "order_query"}'),
+        reply('{"orderId": "A1001"}'),
+        streamed(['Order A1001 ', 'has shipped.']),
+        reply('{"label": "other"}'),
+        httpError(500, 'the model server broke'),
+      );
+      const conversation = await runtime.createSession(orderSupport);
+      const answered = await conversation.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+      const brokeDown = await conversation.send({ type: 'USER_MESSAGE', text: 'hello there' });
+      // A second session whose first model call is refused with a 401 whose message echoes the key, as some servers do.
+      fake.enqueue(httpError(401, `Incorrect API key provided: ${apiKey}`));
+      const refused = await runtime.createSession(orderSupport);
+      const refusedResult = await refused.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
 
-    const conversationEvents = await conversation.events();
-    const refusedEvents = await refused.events();
-    const results = {
-      answered, brokeDown, refusedResult,
-      conversationSnapshot: await conversation.snapshot(), refusedSnapshot: await refused.snapshot(),
-    };
-    const printed = output.everything();
-    output.stop();
+      const conversationEvents = await conversation.events();
+      const refusedEvents = await refused.events();
+      const results = {
+        answered,
+        brokeDown,
+        refusedResult,
+        conversationSnapshot: await conversation.snapshot(),
+        refusedSnapshot: await refused.snapshot(),
+      };
+      const printed = output.everything();
+      output.stop();
 
-    // The key was really in use: every request reached the server carrying it.
-    expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 500, 401]);
-    expect(bearerHeaders(apiKey)).toBe(fake.requests.length);
-    // The run did what it should, so the events below are the ones a real run writes, failures included.
-    expect(eventsOfType(conversationEvents, 'message.delta').map((d) => d.text).join('')).toBe('Order A1001 has shipped.');
-    const failures = [...eventsOfType(conversationEvents, 'llm.failed'), ...eventsOfType(refusedEvents, 'llm.failed')];
-    expect(failures.map((d) => [d.error.code, d.error.details?.status])).toEqual([['LLM_FAILED', 500], ['LLM_FAILED', 401]]);
-    expect(results.conversationSnapshot.context).toMatchObject({ error: 'LLM_FAILED' });
+      // The key was really in use: every request reached the server carrying it.
+      expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 500, 401]);
+      expect(bearerHeaders(apiKey)).toBe(fake.requests.length);
+      // The run did what it should, so the events below are the ones a real run writes, failures included.
+      expect(
+        eventsOfType(conversationEvents, 'message.delta')
+          .map((d) => d.text)
+          .join(''),
+      ).toBe('Order A1001 has shipped.');
+      const failures = [...eventsOfType(conversationEvents, 'llm.failed'), ...eventsOfType(refusedEvents, 'llm.failed')];
+      expect(failures.map((d) => [d.error.code, d.error.details?.status])).toEqual([
+        ['LLM_FAILED', 500],
+        ['LLM_FAILED', 401],
+      ]);
+      expect(results.conversationSnapshot.context).toMatchObject({ error: 'LLM_FAILED' });
 
-    expect(findSecret(conversationEvents, secret, 'conversation.events()')).toEqual([]);
-    expect(findSecret(refusedEvents, secret, 'refused.events()')).toEqual([]);
-    expect(findSecret(results, secret, 'results')).toEqual([]);
-    expect(await findSecretInStore(backend, secret)).toEqual([]);
-    expect(findSecret(printed, secret, 'output')).toEqual([]);
-  });
+      expect(findSecret(conversationEvents, secret, 'conversation.events()')).toEqual([]);
+      expect(findSecret(refusedEvents, secret, 'refused.events()')).toEqual([]);
+      expect(findSecret(results, secret, 'results')).toEqual([]);
+      expect(await findSecretInStore(backend, secret)).toEqual([]);
+      expect(findSecret(printed, secret, 'output')).toEqual([]);
+    },
+  );
 
   it('the check finds a key planted in the session input, in the events and the stored records', async () => {
     const { apiKey, secret } = newApiKey();
@@ -284,7 +315,13 @@ describe.each(['sqlite', 'redis'] as const)('a model API key on the %s store', (
     expect(findSecret(await planted.events(), secret, 'events').length).toBeGreaterThan(0);
     const stored = await findSecretInStore(backend, secret);
     if (kind === 'sqlite') {
-      expect(stored).toEqual(expect.arrayContaining([expect.stringMatching(/^sqlite sessions\[0\]\.record$/), expect.stringMatching(/^sqlite events\[\d+\]\.body$/), expect.stringMatching(/^file sessions\.db/)]));
+      expect(stored).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^sqlite sessions\[0\]\.record$/),
+          expect.stringMatching(/^sqlite events\[\d+\]\.body$/),
+          expect.stringMatching(/^file sessions\.db/),
+        ]),
+      );
     } else {
       expect(stored).toEqual(expect.arrayContaining([expect.stringMatching(/\}:r\.r$/), expect.stringMatching(/\}:e\[\d+\]/)]));
     }
@@ -297,7 +334,10 @@ describe('a model API key in failed calls', () => {
     fake.enqueue(httpError(401, 'Incorrect API key provided'));
     const error = await createOpenAIProvider({ baseURL: proxy.baseURL, apiKey, model: 'fake-model', modelOverride: null })
       .classify({ kind: 'classify', text: 'where is my order', labels: ['order_query', 'other'] }, { signal: new AbortController().signal })
-      .then(() => undefined, (e: unknown) => e as Error & { code?: string; toJSON?: () => unknown });
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error & { code?: string; toJSON?: () => unknown },
+      );
 
     expect(bearerHeaders(apiKey)).toBe(1);
     expect(error?.code).toBe('LLM_FAILED');
@@ -307,7 +347,9 @@ describe('a model API key in failed calls', () => {
 
   it('the check finds a key in an error that carries it', () => {
     const { apiKey, secret } = newApiKey();
-    const wrapped = new Error('outer', { cause: Object.assign(new Error('inner'), { headers: new Headers({ authorization: `Bearer ${apiKey}` }) }) });
+    const wrapped = new Error('outer', {
+      cause: Object.assign(new Error('inner'), { headers: new Headers({ authorization: `Bearer ${apiKey}` }) }),
+    });
     expect(findSecret(wrapped, secret, 'error')).toEqual(['error.cause.headers<authorization>[1]']);
   });
 

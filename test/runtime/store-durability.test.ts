@@ -38,7 +38,10 @@ interface Child {
 }
 
 function startChild(args: string[]): Child {
-  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], {
+    cwd: REPO_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let partial = '';
   let stderr = '';
@@ -50,23 +53,34 @@ function startChild(args: string[]): Child {
     lines.push(...parts);
     for (const watcher of watchers) watcher();
   });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `code ${code}: ${stderr.slice(-2_000)}`)));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? `code ${code}: ${stderr.slice(-2_000)}`)),
+  );
   return {
-    lines, exited,
+    lines,
+    exited,
     kill: () => child.kill('SIGKILL'),
     async waitFor(check, ms = 30_000) {
       let watcher = () => {};
       const there = new Promise<void>((resolve) => {
-        watcher = () => { if (check(lines)) resolve(); };
+        watcher = () => {
+          if (check(lines)) resolve();
+        };
         watchers.add(watcher);
         watcher();
       });
-      const gone = exited.then(() => { if (!check(lines)) throw new Error('it exited'); });
+      const gone = exited.then(() => {
+        if (!check(lines)) throw new Error('it exited');
+      });
       try {
         await within(Promise.race([there, gone]), ms, 'the child to print the awaited lines');
       } catch (error) {
-        throw new Error(`child did not get there (${(error as Error).message}, exit ${child.exitCode ?? child.signalCode}); stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2_000)}`);
+        throw new Error(
+          `child did not get there (${(error as Error).message}, exit ${child.exitCode ?? child.signalCode}); stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2_000)}`,
+        );
       } finally {
         watchers.delete(watcher);
       }
@@ -77,14 +91,19 @@ function startChild(args: string[]): Child {
 const sessionOf = (lines: string[]) => lines.find((l) => l.startsWith('SESSION '))!.slice('SESSION '.length);
 
 /** The same tools as the child's, for a resume in this process: they record in the ledger and answer. */
-const recording = (name: string, ledger: string, options: { idempotent: boolean; risk: 'low' | 'high' }) => defineTool({
-  name, description: 'records that it ran and answers', input: z.object({ amount: z.number() }), output: z.object({ receipt: z.string() }),
-  idempotent: options.idempotent, risk: options.risk,
-  async run(_input, { idempotencyKey }) {
-    appendFileSync(ledger, `RAN ${idempotencyKey}\n`);
-    return { receipt: 'r-1' };
-  },
-});
+const recording = (name: string, ledger: string, options: { idempotent: boolean; risk: 'low' | 'high' }) =>
+  defineTool({
+    name,
+    description: 'records that it ran and answers',
+    input: z.object({ amount: z.number() }),
+    output: z.object({ receipt: z.string() }),
+    idempotent: options.idempotent,
+    risk: options.risk,
+    async run(_input, { idempotencyKey }) {
+      appendFileSync(ledger, `RAN ${idempotencyKey}\n`);
+      return { receipt: 'r-1' };
+    },
+  });
 
 const ledgerLines = (ledger: string) => readFileSync(ledger, 'utf8').split('\n').filter(Boolean);
 

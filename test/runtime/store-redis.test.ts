@@ -28,12 +28,16 @@ afterAll(async () => {
 });
 
 /** Waits until the feed has delivered `n` events to `seen` (vi.waitFor, re-checked every 5 ms). */
-const delivered = (seen: number[], n: number, timeout = 3_000) => vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(n), { timeout, interval: 5 });
+const delivered = (seen: number[], n: number, timeout = 3_000) =>
+  vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(n), { timeout, interval: 5 });
 
 /** Redis clients named `name`, from CLIENT LIST. */
 async function clientIds(name: string): Promise<string[]> {
   const list = String(await admin.client('LIST'));
-  return list.split('\n').filter((line) => line.includes(` name=${name} `)).map((line) => /id=(\d+)/.exec(line)![1]!);
+  return list
+    .split('\n')
+    .filter((line) => line.includes(` name=${name} `))
+    .map((line) => /id=(\d+)/.exec(line)![1]!);
 }
 
 describe('Redis store: commits', () => {
@@ -44,7 +48,8 @@ describe('Redis store: commits', () => {
         if (entry.name === 'node_modules' || entry.name === 'dist') continue;
         const path = join(folder, entry.name);
         if (entry.isDirectory()) await walk(path);
-        else if (/\.(ts|js|lua)$/.test(entry.name) && /\.watch\s*\(|['"`]WATCH\b|\bWATCH\s+[\w{]/.test(await readFile(path, 'utf8'))) offenders.push(path);
+        else if (/\.(ts|js|lua)$/.test(entry.name) && /\.watch\s*\(|['"`]WATCH\b|\bWATCH\s+[\w{]/.test(await readFile(path, 'utf8')))
+          offenders.push(path);
       }
     };
     await walk(join(REPO_DIR, 'runtime'));
@@ -57,13 +62,22 @@ describe('Redis store: commits', () => {
     await store.commit({ expectedVersion: 0, record: testRecord('mon', 1, 1), events: [testEvent('mon', 1)], journal: [] });
     const monitor = await admin.duplicate().monitor();
     const seen: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => { seen.push(args); });
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      seen.push(args);
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await store.commit({ expectedVersion: 1, record: testRecord('mon', 2, 3), events: testEvents('mon', 2, 3), journal: [{ key: 'k@2', kind: 'tool', name: 't', idempotent: false, startedAt: 2 }] });
+    await store.commit({
+      expectedVersion: 1,
+      record: testRecord('mon', 2, 3),
+      events: testEvents('mon', 2, 3),
+      journal: [{ key: 'k@2', kind: 'tool', name: 't', idempotent: false, startedAt: 2 }],
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     monitor.disconnect();
     // MONITOR shows a script's own calls as well; the client sent only the EVALSHA.
-    const fromClient = seen.filter((args) => !['xadd', 'hset', 'hget', 'expire', 'persist', 'zadd', 'sadd', 'srem'].includes(args[0]!.toLowerCase()));
+    const fromClient = seen.filter(
+      (args) => !['xadd', 'hset', 'hget', 'expire', 'persist', 'zadd', 'sadd', 'srem'].includes(args[0]!.toLowerCase()),
+    );
     expect(fromClient.map((args) => args[0]!.toLowerCase())).toEqual(['evalsha']);
     expect(seen.some((args) => ['watch', 'multi', 'exec'].includes(args[0]!.toLowerCase()))).toBe(false);
   });
@@ -74,7 +88,12 @@ describe('Redis store: commits', () => {
     let kills = 0;
     let failures = 0;
     for (let i = 1; i <= 200; i++) {
-      const commit = store.commit({ expectedVersion: i - 1, record: testRecord('c3', i, i * 20), events: testEvents('c3', i * 20 - 19, i * 20), journal: [] });
+      const commit = store.commit({
+        expectedVersion: i - 1,
+        record: testRecord('c3', i, i * 20),
+        events: testEvents('c3', i * 20 - 19, i * 20),
+        journal: [],
+      });
       const kill = (async () => {
         // Sent right behind the commit, the kill often lands while the script runs: applied, reply lost.
         if (i % 2 === 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
@@ -87,7 +106,12 @@ describe('Redis store: commits', () => {
         // What the runtime does after an unclear write: read the truth back; write again only if it is not there.
         const stored = await store.load('c3');
         if ((stored?.version ?? 0) === i - 1) {
-          await store.commit({ expectedVersion: i - 1, record: testRecord('c3', i, i * 20), events: testEvents('c3', i * 20 - 19, i * 20), journal: [] });
+          await store.commit({
+            expectedVersion: i - 1,
+            record: testRecord('c3', i, i * 20),
+            events: testEvents('c3', i * 20 - 19, i * 20),
+            journal: [],
+          });
         }
       }
       version = (await store.load('c3'))!.version;
@@ -108,7 +132,9 @@ describe('Redis store: commits', () => {
     await store.commit({ expectedVersion: 0, record: testRecord('gone', 1, 0), events: [], journal: [] });
     await own.kill();
     const started = Date.now();
-    await expect(store.commit({ expectedVersion: 1, record: testRecord('gone', 2, 0), events: [], journal: [] })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expect(store.commit({ expectedVersion: 1, record: testRecord('gone', 2, 0), events: [], journal: [] })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
     await expect(store.load('gone')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -118,7 +144,12 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
   it('writes every key under its prefix, and stores with other prefixes do not see its sessions', async () => {
     const a = open({ prefix: 'app-a:' });
     const b = open({ prefix: 'app-b:' });
-    await a.commit({ expectedVersion: 0, record: testRecord('shared-id', 1, 2), events: testEvents('shared-id', 1, 2), journal: [{ key: 'k@1', kind: 'llm', name: 'c', idempotent: true, startedAt: 1 }] });
+    await a.commit({
+      expectedVersion: 0,
+      record: testRecord('shared-id', 1, 2),
+      events: testEvents('shared-id', 1, 2),
+      journal: [{ key: 'k@1', kind: 'llm', name: 'c', idempotent: true, startedAt: 1 }],
+    });
     const keys = await admin.keys('*shared-id*');
     expect(keys.length).toBe(3);
     expect(keys.every((k) => k.startsWith('app-a:'))).toBe(true);
@@ -129,9 +160,24 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
 
   it('expires a finished session after the configured TTL and keeps running ones, dropping expired ones from listings', async () => {
     const store = open({ finishedTtlSeconds: 100 });
-    await store.commit({ expectedVersion: 0, record: testRecord('runs', 1, 1, { status: 'running' }), events: [testEvent('runs', 1)], journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: true, startedAt: 1 }] });
-    await store.commit({ expectedVersion: 0, record: testRecord('ends', 1, 1, { status: 'running' }), events: [testEvent('ends', 1)], journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: true, startedAt: 1 }] });
-    await store.commit({ expectedVersion: 1, record: testRecord('ends', 2, 2, { status: 'done' }), events: [testEvent('ends', 2)], journal: [] });
+    await store.commit({
+      expectedVersion: 0,
+      record: testRecord('runs', 1, 1, { status: 'running' }),
+      events: [testEvent('runs', 1)],
+      journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: true, startedAt: 1 }],
+    });
+    await store.commit({
+      expectedVersion: 0,
+      record: testRecord('ends', 1, 1, { status: 'running' }),
+      events: [testEvent('ends', 1)],
+      journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: true, startedAt: 1 }],
+    });
+    await store.commit({
+      expectedVersion: 1,
+      record: testRecord('ends', 2, 2, { status: 'done' }),
+      events: [testEvent('ends', 2)],
+      journal: [],
+    });
     for (const kind of ['r', 'e', 'j']) {
       expect(await admin.ttl(`${store.prefix}{runs}:${kind}`)).toBe(-1);
       const ttl = await admin.ttl(`${store.prefix}{ends}:${kind}`);
@@ -147,9 +193,13 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
   });
 
   it('refuses bad options with STORE_BAD_OPTIONS: a negative TTL, a client that prefixes keys itself', () => {
-    expect(() => createRedisStore({ url: server.url, finishedTtlSeconds: -1 })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }));
+    expect(() => createRedisStore({ url: server.url, finishedTtlSeconds: -1 })).toThrowError(
+      expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }),
+    );
     const prefixed = new Redis(server.url, { keyPrefix: 'mine:', lazyConnect: true });
-    expect(() => createRedisStore({ redis: prefixed })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('keyPrefix') }));
+    expect(() => createRedisStore({ redis: prefixed })).toThrowError(
+      expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('keyPrefix') }),
+    );
     prefixed.disconnect();
   });
 
@@ -157,7 +207,12 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     const store = open({ listScanBudget: 3 });
     for (let i = 0; i < 12; i++) {
       const id = `s${String(i).padStart(2, '0')}`;
-      await store.commit({ expectedVersion: 0, record: testRecord(id, 1, 0, { status: i % 4 === 0 ? 'waiting' : 'done', createdAt: 100 + i }), events: [], journal: [] });
+      await store.commit({
+        expectedVersion: 0,
+        record: testRecord(id, 1, 0, { status: i % 4 === 0 ? 'waiting' : 'done', createdAt: 100 + i }),
+        events: [],
+        journal: [],
+      });
     }
     const first = await store.listSessions({ status: 'waiting', limit: 2 });
     // s11, s10 and s09 are the budget and none is waiting: an empty page that says where to go on.
@@ -175,7 +230,12 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
 
   it('keeps finished sessions forever when no TTL is configured', async () => {
     const store = open();
-    await store.commit({ expectedVersion: 0, record: testRecord('kept', 1, 1, { status: 'done' }), events: [testEvent('kept', 1)], journal: [] });
+    await store.commit({
+      expectedVersion: 0,
+      record: testRecord('kept', 1, 1, { status: 'done' }),
+      events: [testEvent('kept', 1)],
+      journal: [],
+    });
     expect(await admin.ttl(`${store.prefix}{kept}:r`)).toBe(-1);
   });
 
@@ -187,10 +247,17 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     const sealed = (await admin.hget(recordKey, 'r'))!;
     const at = sealed.indexOf('idle') + 1;
     await admin.hset(recordKey, 'r', sealed.slice(0, at) + String.fromCharCode(sealed.charCodeAt(at) ^ 1) + sealed.slice(at + 1));
-    await expect(store.load('bad')).rejects.toMatchObject({ code: 'FLOW_STORE_CORRUPT', details: { sessionId: 'bad' }, message: expect.stringContaining("'bad'") });
+    await expect(store.load('bad')).rejects.toMatchObject({
+      code: 'FLOW_STORE_CORRUPT',
+      details: { sessionId: 'bad' },
+      message: expect.stringContaining("'bad'"),
+    });
     expect((await store.load('good'))!.seq).toBe(2);
     await admin.xadd(`${store.prefix}{good}:e`, '3-0', 'e', 'garbage');
-    await expect(store.readEvents('good')).rejects.toMatchObject({ code: 'FLOW_STORE_CORRUPT', message: expect.stringContaining('event 3') });
+    await expect(store.readEvents('good')).rejects.toMatchObject({
+      code: 'FLOW_STORE_CORRUPT',
+      message: expect.stringContaining('event 3'),
+    });
   });
 
   it('D12: reports "snapshot only" without an append-only file, and the fsync policy with one', async () => {
@@ -199,7 +266,11 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     const aof = await startRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { dir });
     try {
       const store = createRedisStore({ url: aof.url });
-      expect(await store.durability()).toEqual({ appendonly: true, appendfsync: 'always', summary: 'Redis durability: append-only file, fsync always' });
+      expect(await store.durability()).toEqual({
+        appendonly: true,
+        appendfsync: 'always',
+        summary: 'Redis durability: append-only file, fsync always',
+      });
       await store.close();
     } finally {
       await aof.stop();
@@ -246,7 +317,10 @@ describe('Redis store: live feed across connections', () => {
     stores.push(writer);
     const stopFirst = reader.follow!('first', 0, () => {});
     // The feed is now blocked on 'first' alone: Redis shows its connection with the `b` (blocked) flag.
-    const blocked = async () => String(await admin.client('LIST')).split('\n').filter((line) => line.includes(' name=flowing-feed-wake ') && /\bflags=\S*b/.test(line)).length;
+    const blocked = async () =>
+      String(await admin.client('LIST'))
+        .split('\n')
+        .filter((line) => line.includes(' name=flowing-feed-wake ') && /\bflags=\S*b/.test(line)).length;
     await vi.waitFor(async () => expect(await blocked()).toBe(1), { timeout: 3_000, interval: 5 });
     const seen: number[] = [];
     const stopSecond = reader.follow!('second', 0, (events) => seen.push(...events.map((e) => e.seq)));

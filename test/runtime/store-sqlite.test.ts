@@ -12,7 +12,16 @@ import { createSqliteStore, DEFAULT_SQLITE_FILE, type SqliteStore } from '@flowi
 import { singleToolMachine } from '../helpers/runtime-machines.ts';
 import { testEvents, testRecord } from '../helpers/stores.ts';
 
-const echo = defineTool({ name: 'echo', description: 'answers at once', input: z.object({ n: z.number() }), output: z.object({ n: z.number() }), idempotent: true, async run(input) { return input; } });
+const echo = defineTool({
+  name: 'echo',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  idempotent: true,
+  async run(input) {
+    return input;
+  },
+});
 
 let dir: string;
 const opened: SqliteStore[] = [];
@@ -21,7 +30,9 @@ const open = (options: Parameters<typeof createSqliteStore>[0] = {}) => {
   opened.push(store);
   return store;
 };
-beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'flowing-sqlite-')); });
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flowing-sqlite-'));
+});
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
   await rm(dir, { recursive: true, force: true });
@@ -59,13 +70,19 @@ describe('SQLite store: where and how it opens', () => {
       expect(reopened.settings()).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5_000 });
       await reopened.close();
     }
-    expect(open({ synchronous: 'EXTRA', busyTimeoutMs: 12_000 }).settings()).toEqual({ journalMode: 'wal', synchronous: 3, busyTimeoutMs: 12_000 });
+    expect(open({ synchronous: 'EXTRA', busyTimeoutMs: 12_000 }).settings()).toEqual({
+      journalMode: 'wal',
+      synchronous: 3,
+      busyTimeoutMs: 12_000,
+    });
   });
 
   it('refuses an unknown synchronous level and a group size that is not a whole number >= 1 with STORE_BAD_OPTIONS', () => {
     expect(() => open({ synchronous: 'SOMETIMES' as never })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS' }));
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => open({ maxCommitsPerTransaction: bad })).toThrowError(expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('maxCommitsPerTransaction') }));
+      expect(() => open({ maxCommitsPerTransaction: bad })).toThrowError(
+        expect.objectContaining({ code: 'STORE_BAD_OPTIONS', message: expect.stringContaining('maxCommitsPerTransaction') }),
+      );
     }
   });
 
@@ -75,18 +92,27 @@ describe('SQLite store: where and how it opens', () => {
     expect(raw.pragma('user_version', { simple: true })).toBe(1);
     raw.pragma('user_version = 7');
     raw.close();
-    expect(() => open()).toThrowError(expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW', message: expect.stringContaining('schema version 7') }));
+    expect(() => open()).toThrowError(
+      expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW', message: expect.stringContaining('schema version 7') }),
+    );
   });
 
   it('refuses a file that is not a SQLite database with FLOW_STORE_CORRUPT naming the file', async () => {
     await writeFile(join(dir, 'sessions.db'), 'this is not a database, it is a text file long enough to have a header'.repeat(20));
-    expect(() => open()).toThrowError(expect.objectContaining({ code: 'FLOW_STORE_CORRUPT', message: expect.stringContaining('sessions.db') }));
+    expect(() => open()).toThrowError(
+      expect.objectContaining({ code: 'FLOW_STORE_CORRUPT', message: expect.stringContaining('sessions.db') }),
+    );
   });
 
   it('writes a commit in one transaction: a second connection sees all of it or none of it', async () => {
     const writer = open();
     const reader = open();
-    await writer.commit({ expectedVersion: 0, record: testRecord('one', 1, 3), events: testEvents('one', 1, 3), journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: false, startedAt: 1 }] });
+    await writer.commit({
+      expectedVersion: 0,
+      record: testRecord('one', 1, 3),
+      events: testEvents('one', 1, 3),
+      journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: false, startedAt: 1 }],
+    });
     expect((await reader.load('one'))!.version).toBe(1);
     expect(await reader.readEvents('one')).toHaveLength(3);
     expect(await reader.readJournal('one')).toHaveLength(1);
@@ -94,12 +120,23 @@ describe('SQLite store: where and how it opens', () => {
     const raw = new Database(join(dir, 'sessions.db'));
     raw.prepare('INSERT INTO events (session_id, seq, body, body_check) VALUES (?, ?, ?, ?)').run('one', 5, '{}', 'x');
     raw.close();
-    await expect(writer.commit({ expectedVersion: 1, record: testRecord('one', 2, 5), events: testEvents('one', 4, 5), journal: [{ key: 'k@2', kind: 'tool', name: 't', idempotent: false, startedAt: 2 }] }))
-      .rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expect(
+      writer.commit({
+        expectedVersion: 1,
+        record: testRecord('one', 2, 5),
+        events: testEvents('one', 4, 5),
+        journal: [{ key: 'k@2', kind: 'tool', name: 't', idempotent: false, startedAt: 2 }],
+      }),
+    ).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect((await reader.load('one'))!.version).toBe(1);
     expect(await reader.readJournal('one')).toHaveLength(1);
     const check = new Database(join(dir, 'sessions.db'), { readonly: true });
-    expect(check.prepare('SELECT seq FROM events WHERE session_id = ? ORDER BY seq').all('one')).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }, { seq: 5 }]);
+    expect(check.prepare('SELECT seq FROM events WHERE session_id = ? ORDER BY seq').all('one')).toEqual([
+      { seq: 1 },
+      { seq: 2 },
+      { seq: 3 },
+      { seq: 5 },
+    ]);
     check.close();
   });
 
@@ -136,7 +173,11 @@ describe('D9: a damaged store', () => {
     const damaged = await runSession(store, 2);
     const healthy = await runSession(store, 2);
     flipByte('sessions', 'record', 'session_id = ?', [damaged]);
-    await expect(store.load(damaged)).rejects.toMatchObject({ code: 'FLOW_STORE_CORRUPT', details: { sessionId: damaged }, message: expect.stringContaining(damaged) });
+    await expect(store.load(damaged)).rejects.toMatchObject({
+      code: 'FLOW_STORE_CORRUPT',
+      details: { sessionId: damaged },
+      message: expect.stringContaining(damaged),
+    });
     expect((await store.load(healthy))!.seq).toBeGreaterThan(0);
     // Through the runtime: the damaged session is refused with the code, the healthy one goes on.
     const machine = singleToolMachine(echo);
@@ -151,7 +192,10 @@ describe('D9: a damaged store', () => {
     const damaged = await runSession(store, 2);
     const healthy = await runSession(store, 2);
     flipByte('events', 'body', 'session_id = ? AND seq = 3', [damaged]);
-    await expect(store.readEvents(damaged)).rejects.toMatchObject({ code: 'FLOW_STORE_CORRUPT', message: expect.stringMatching(/event 3 of session/) });
+    await expect(store.readEvents(damaged)).rejects.toMatchObject({
+      code: 'FLOW_STORE_CORRUPT',
+      message: expect.stringMatching(/event 3 of session/),
+    });
     expect((await store.readEvents(damaged, 0, 2)).map((e) => e.seq)).toEqual([1, 2]);
     expect((await store.readEvents(healthy)).length).toBeGreaterThan(3);
   });
@@ -201,12 +245,16 @@ describe('SQLite store: group commit', () => {
     const grouped = open();
     walFrames(); // checkpoint what opening wrote
     const ids = Array.from({ length: 50 }, (_, i) => `s${i}`);
-    await Promise.all(ids.map((id) => grouped.commit({ expectedVersion: 0, record: testRecord(id, 1, 2), events: testEvents(id, 1, 2), journal: [] })));
+    await Promise.all(
+      ids.map((id) => grouped.commit({ expectedVersion: 0, record: testRecord(id, 1, 2), events: testEvents(id, 1, 2), journal: [] })),
+    );
     const groupedFrames = walFrames();
     await grouped.close();
     // The same commits one transaction each rewrite the same pages 50 times over.
     const single = open({ maxCommitsPerTransaction: 1 });
-    await Promise.all(ids.map((id) => single.commit({ expectedVersion: 1, record: testRecord(id, 2, 4), events: testEvents(id, 3, 4), journal: [] })));
+    await Promise.all(
+      ids.map((id) => single.commit({ expectedVersion: 1, record: testRecord(id, 2, 4), events: testEvents(id, 3, 4), journal: [] })),
+    );
     const singleFrames = walFrames();
     expect(groupedFrames).toBeGreaterThan(0);
     expect(singleFrames).toBeGreaterThan(groupedFrames * 5);
@@ -222,7 +270,12 @@ describe('SQLite store: group commit', () => {
     const results = await Promise.allSettled([
       store.commit({ expectedVersion: 0, record: testRecord('a', 1, 1), events: testEvents('a', 1, 1), journal: [] }),
       // Stale: 'taken' is at version 1 already.
-      store.commit({ expectedVersion: 0, record: testRecord('taken', 1, 2), events: testEvents('taken', 1, 2), journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: false, startedAt: 1 }] }),
+      store.commit({
+        expectedVersion: 0,
+        record: testRecord('taken', 1, 2),
+        events: testEvents('taken', 1, 2),
+        journal: [{ key: 'k@1', kind: 'tool', name: 't', idempotent: false, startedAt: 1 }],
+      }),
       store.commit({ expectedVersion: 0, record: testRecord('b', 1, 1), events: testEvents('b', 1, 1), journal: [] }),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -249,7 +302,9 @@ describe('SQLite store: group commit', () => {
     const asked = store.commit({ expectedVersion: 0, record: testRecord('late', 1, 1), events: testEvents('late', 1, 1), journal: [] });
     await store.close();
     await expect(asked).resolves.toBeUndefined();
-    await expect(store.commit({ expectedVersion: 1, record: testRecord('late', 2, 2), events: testEvents('late', 2, 2), journal: [] })).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+    await expect(
+      store.commit({ expectedVersion: 1, record: testRecord('late', 2, 2), events: testEvents('late', 2, 2), journal: [] }),
+    ).rejects.toMatchObject({ code: 'STORE_CLOSED' });
     expect((await open().load('late'))!.version).toBe(1);
   });
 });
@@ -257,12 +312,28 @@ describe('SQLite store: group commit', () => {
 describe('SQLite store: a process that never closes it', () => {
   it('keeps a process that committed and never closed the store up until the commit is on disk, then lets it exit', async () => {
     const file = join(dir, 'sessions.db');
-    const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../helpers/sqlite-exit-child.ts', import.meta.url)), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@flowing/source',
+        '--import',
+        import.meta.resolve('tsx'),
+        fileURLToPath(new URL('../helpers/sqlite-exit-child.ts', import.meta.url)),
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exit = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(-1); }, 20_000);
-      child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, 20_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
     });
     expect(exit).toBe(0);
     expect(out).toBe('COMMITTED\n');

@@ -40,7 +40,12 @@ function harness() {
   const subscribe = (fromSeq: number) => {
     const seen: number[] = [];
     const errors: FlowError[] = [];
-    const stop = subscriptions.subscribe(SESSION, fromSeq, (e) => seen.push(e.seq), (error) => errors.push(error));
+    const stop = subscriptions.subscribe(
+      SESSION,
+      fromSeq,
+      (e) => seen.push(e.seq),
+      (error) => errors.push(error),
+    );
     return { seen, errors, stop };
   };
   const deliver = (...seqs: number[]) => subscriptions.deliver(SESSION, events(...seqs));

@@ -4,13 +4,19 @@ import { createMemoryStore, createRuntime, defineTool, ToolError, type AnyMachin
 import { createVirtualClock, settle } from '@flowing/runtime';
 import { approvalMachine, gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
-const data = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
+const data = (events: readonly RuntimeEvent[], type: string) =>
+  events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 
 function flaky(options: { idempotent: boolean; failures: number; retries?: number }) {
   const calls = { count: 0 };
   const tool = defineTool({
-    name: 'flaky', description: 'fails a few times', input: z.object({}), output: z.object({ n: z.number() }),
-    idempotent: options.idempotent, retries: options.retries ?? 2, timeoutMs: 1_000,
+    name: 'flaky',
+    description: 'fails a few times',
+    input: z.object({}),
+    output: z.object({ n: z.number() }),
+    idempotent: options.idempotent,
+    retries: options.retries ?? 2,
+    timeoutMs: 1_000,
     async run() {
       calls.count++;
       if (calls.count <= options.failures) throw new Error(`glitch ${calls.count}`);
@@ -20,8 +26,17 @@ function flaky(options: { idempotent: boolean; failures: number; retries?: numbe
   return { tool, calls };
 }
 
-async function runOnce(machine: AnyMachineDefinition, options: Parameters<typeof createRuntime>[0] extends infer O ? Partial<O> : never = {}) {
-  const runtime = createRuntime({ machines: [machine], store: createMemoryStore(), random: () => 0.5, limits: { retryBaseMs: 100 }, ...options });
+async function runOnce(
+  machine: AnyMachineDefinition,
+  options: Parameters<typeof createRuntime>[0] extends infer O ? Partial<O> : never = {},
+) {
+  const runtime = createRuntime({
+    machines: [machine],
+    store: createMemoryStore(),
+    random: () => 0.5,
+    limits: { retryBaseMs: 100 },
+    ...options,
+  });
   const session = await runtime.createSession(machine);
   return { runtime, session };
 }
@@ -31,8 +46,16 @@ describe('tool wrapper', () => {
     const clock = createVirtualClock();
     let seen: AbortSignal | undefined;
     const hang = defineTool({
-      name: 'hang', description: 'never answers', input: z.object({}), output: z.object({}), timeoutMs: 5_000, idempotent: false,
-      run: (_input, { signal }) => { seen = signal; return new Promise(() => {}); },
+      name: 'hang',
+      description: 'never answers',
+      input: z.object({}),
+      output: z.object({}),
+      timeoutMs: 5_000,
+      idempotent: false,
+      run: (_input, { signal }) => {
+        seen = signal;
+        return new Promise(() => {});
+      },
     });
     const { session } = await runOnce(singleToolMachine(hang), { clock });
     const result = session.send({ type: 'RUN', args: {} });
@@ -86,9 +109,16 @@ describe('tool wrapper', () => {
   it('does not retry a declared tool error and hands its code to onError', async () => {
     let count = 0;
     const tool = defineTool({
-      name: 'lookup', description: 'declared error', input: z.object({}), output: z.object({}), idempotent: true,
+      name: 'lookup',
+      description: 'declared error',
+      input: z.object({}),
+      output: z.object({}),
+      idempotent: true,
       errors: { NOT_FOUND: 'no such thing' },
-      async run() { count++; throw new ToolError('NOT_FOUND', 'nothing here'); },
+      async run() {
+        count++;
+        throw new ToolError('NOT_FOUND', 'nothing here');
+      },
     });
     const { session } = await runOnce(singleToolMachine(tool));
     await session.send({ type: 'RUN', args: {} });
@@ -98,8 +128,13 @@ describe('tool wrapper', () => {
 
   it('reports an output contract breach as TOOL_CONTRACT with the zod issue', async () => {
     const tool = defineTool({
-      name: 'sloppy', description: 'returns the wrong shape', input: z.object({}), output: z.object({ total: z.number() }),
-      async run() { return { total: 'lots' } as never; },
+      name: 'sloppy',
+      description: 'returns the wrong shape',
+      input: z.object({}),
+      output: z.object({ total: z.number() }),
+      async run() {
+        return { total: 'lots' } as never;
+      },
     });
     const { session } = await runOnce(singleToolMachine(tool));
     await session.send({ type: 'RUN', args: {} });
@@ -112,8 +147,14 @@ describe('tool wrapper', () => {
   it('refuses input that breaks the contract without running the tool', async () => {
     let count = 0;
     const tool = defineTool({
-      name: 'strict', description: 'needs an id', input: z.object({ id: z.string().min(1) }), output: z.object({}),
-      async run() { count++; return {}; },
+      name: 'strict',
+      description: 'needs an id',
+      input: z.object({ id: z.string().min(1) }),
+      output: z.object({}),
+      async run() {
+        count++;
+        return {};
+      },
     });
     const { session } = await runOnce(singleToolMachine(tool));
     await session.send({ type: 'RUN', args: { id: 42 } });
@@ -127,8 +168,17 @@ describe('tool wrapper', () => {
     const clock = createVirtualClock();
     let count = 0;
     const tool = defineTool({
-      name: 'slow', description: 'always too slow', input: z.object({}), output: z.object({}), idempotent: true, retries: 2, timeoutMs: 1_000,
-      run: () => { count++; return new Promise<Record<string, never>>(() => {}); },
+      name: 'slow',
+      description: 'always too slow',
+      input: z.object({}),
+      output: z.object({}),
+      idempotent: true,
+      retries: 2,
+      timeoutMs: 1_000,
+      run: () => {
+        count++;
+        return new Promise<Record<string, never>>(() => {});
+      },
     });
     const { session } = await runOnce(singleToolMachine(tool), { clock });
     const start = clock.now();
@@ -150,8 +200,16 @@ describe('approvals', () => {
   function payTool() {
     const runs: unknown[] = [];
     const tool = defineTool({
-      name: 'pay', description: 'moves money', risk: 'high', idempotent: false, input: z.object({ amount: z.number() }), output: z.object({ receipt: z.string() }),
-      async run(input) { runs.push(input); return { receipt: `r-${runs.length}` }; },
+      name: 'pay',
+      description: 'moves money',
+      risk: 'high',
+      idempotent: false,
+      input: z.object({ amount: z.number() }),
+      output: z.object({ receipt: z.string() }),
+      async run(input) {
+        runs.push(input);
+        return { receipt: `r-${runs.length}` };
+      },
     });
     return { tool, runs };
   }

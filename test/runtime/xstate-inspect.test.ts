@@ -7,7 +7,9 @@ import { orderSupport } from '../../machines/order-support/order-support.machine
 const warnings: Error[] = [];
 const onWarning = (warning: Error) => warnings.push(warning);
 process.on('warning', onWarning);
-afterEach(() => { warnings.length = 0; });
+afterEach(() => {
+  warnings.length = 0;
+});
 
 /** A refund conversation of the example up to its approval: a model step and a tool call on the way. */
 async function refundSession(inspect: (event: InspectionEvent, source: InspectionSource) => void) {
@@ -54,7 +56,11 @@ describe('the runtime inspect option (XState inspection events of every session)
 
   it('forwards to a Stately inspector (@statelyai/inspect) as it is', async () => {
     const sent: Array<{ type: string; sessionId?: string }> = [];
-    const inspector = createInspector({ send: (event) => { sent.push(event as { type: string; sessionId?: string }); } });
+    const inspector = createInspector({
+      send: (event) => {
+        sent.push(event as { type: string; sessionId?: string });
+      },
+    });
     await refundSession((event) => inspector.inspect.next?.(event));
     await new Promise((resolve) => setTimeout(resolve, 20)); // the adapter sends on a timer
     const types = new Set(sent.map((e) => e.type));
@@ -115,15 +121,15 @@ describe('GET /sessions/:id/xstate', () => {
       await session.send({ type: 'USER_MESSAGE', text: 'where is A1001' });
       const answer = await fetch(`${withTrace.url}/sessions/${session.id}/xstate?afterSeq=2`);
       expect(answer.status).toBe(200);
-      const body = await answer.json() as { records: Array<{ afterSeq: number }>; dropped: number };
+      const body = (await answer.json()) as { records: Array<{ afterSeq: number }>; dropped: number };
       expect(body.records).toEqual(trace.read(session.id, { afterSeq: 2 }));
       expect(body.records.length).toBeGreaterThan(0);
       const off = await fetch(`${withoutTrace.url}/sessions/${session.id}/xstate`);
-      expect([off.status, (await off.json() as { code: string }).code]).toEqual([404, 'XSTATE_TRACE_OFF']);
+      expect([off.status, ((await off.json()) as { code: string }).code]).toEqual([404, 'XSTATE_TRACE_OFF']);
       const unknown = await fetch(`${withTrace.url}/sessions/no-such-session/xstate`);
-      expect([unknown.status, (await unknown.json() as { code: string }).code]).toEqual([404, 'SESSION_NOT_FOUND']);
+      expect([unknown.status, ((await unknown.json()) as { code: string }).code]).toEqual([404, 'SESSION_NOT_FOUND']);
       const bad = await fetch(`${withTrace.url}/sessions/${session.id}/xstate?afterSeq=-1`);
-      expect([bad.status, (await bad.json() as { code: string }).code]).toEqual([400, 'SERVER_BAD_REQUEST']);
+      expect([bad.status, ((await bad.json()) as { code: string }).code]).toEqual([400, 'SERVER_BAD_REQUEST']);
     } finally {
       await withTrace.close();
       await withoutTrace.close();

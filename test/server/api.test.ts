@@ -24,7 +24,13 @@ describe('runtime server: sessions over HTTP', () => {
     expect(created.headers.get('location')).toBe(`/sessions/${created.body.sessionId}`);
     const { status, body } = await server.call('GET', `/sessions/${created.body.sessionId}`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ machineId: 'refusals', status: 'waiting', activeStates: ['idle'], pendingApproval: null, usage: { promptTokens: 0, completionTokens: 0 } });
+    expect(body).toMatchObject({
+      machineId: 'refusals',
+      status: 'waiting',
+      activeStates: ['idle'],
+      pendingApproval: null,
+      usage: { promptTokens: 0, completionTokens: 0 },
+    });
     expect(body.context).toEqual({ n: 0 });
   });
 
@@ -161,11 +167,17 @@ describe('runtime server: sessions over HTTP', () => {
     expect([a.body.duplicate, b.body.duplicate].sort()).toEqual([true, undefined]);
     const repeat = await server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } });
     expect(repeat.status).toBe(200);
-    expect(repeat.body).toMatchObject({ applied: true, duplicate: true, events: [{ type: 'approval.decided', data: { approvalId, decision: 'approved' } }] });
+    expect(repeat.body).toMatchObject({
+      applied: true,
+      duplicate: true,
+      events: [{ type: 'approval.decided', data: { approvalId, decision: 'approved' } }],
+    });
     expect(pay.ledger).toEqual([25]);
     expect((await server.call('GET', `/sessions/${created.sessionId}`)).body.context.paid).toBe('r-1');
     // The opposite decision, or an approve without the approvalId, is no repeat: there is nothing to decide.
-    expect((await server.call('POST', `/sessions/${created.sessionId}/reject`, { body: { approvalId } })).body.code).toBe('NO_PENDING_APPROVAL');
+    expect((await server.call('POST', `/sessions/${created.sessionId}/reject`, { body: { approvalId } })).body.code).toBe(
+      'NO_PENDING_APPROVAL',
+    );
     expect((await server.call('POST', `/sessions/${created.sessionId}/approve`, { body: {} })).body.code).toBe('NO_PENDING_APPROVAL');
     expect(pay.ledger).toEqual([25]);
   });
@@ -197,6 +209,10 @@ describe('runtime server: sessions over HTTP', () => {
   it('answers /healthz and /readyz', async () => {
     server = await startTestServer([refusalMachine(gateTool().tool)]);
     expect((await server.call('GET', '/healthz')).body).toEqual({ ok: true });
-    expect((await server.call('GET', '/readyz')).body).toEqual({ ok: true, store: 'memory', durability: 'memory store: sessions live in this process only and are lost when it ends' });
+    expect((await server.call('GET', '/readyz')).body).toEqual({
+      ok: true,
+      store: 'memory',
+      durability: 'memory store: sessions live in this process only and are lost when it ends',
+    });
   });
 });

@@ -16,8 +16,15 @@ afterAll(async () => {
 });
 
 /** Starts `flowing serve` in `dir` and waits for the line with its URL. */
-async function startServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServe(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
@@ -37,7 +44,10 @@ async function startServe(args: string[], env: Record<string, string> = {}): Pro
 function lineOf(served: { child: ChildProcess; stdout: () => string; exited: Promise<number | null> }, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     const look = () => {
-      const line = served.stdout().split('\n').find((l) => pattern.test(l));
+      const line = served
+        .stdout()
+        .split('\n')
+        .find((l) => pattern.test(l));
       if (line === undefined) return false;
       served.child.stdout!.off('data', look);
       resolve(line);
@@ -71,8 +81,13 @@ describe('flowing serve and flowing sessions', () => {
       const machines = await (await fetch(`${served.url}/machines`)).json();
       expect(machines.machines.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(['order-support']));
       expect(machines.machines.find((m: { id: string }) => m.id === 'order-support').spec.id).toBe('order-support');
-      const created = await (await fetch(`${served.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json();
-      const sent = await fetch(`${served.url}/sessions/${created.sessionId}/events`, { method: 'POST', body: JSON.stringify({ type: 'CANCEL' }) });
+      const created = await (
+        await fetch(`${served.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })
+      ).json();
+      const sent = await fetch(`${served.url}/sessions/${created.sessionId}/events`, {
+        method: 'POST',
+        body: JSON.stringify({ type: 'CANCEL' }),
+      });
       expect(sent.status).toBe(200);
       await (await fetch(`${served.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json();
     } finally {
@@ -83,7 +98,10 @@ describe('flowing serve and flowing sessions', () => {
 
   it('D12: says at start and on /readyz what an acknowledged commit survives: SQLite, Redis without and with an append-only file', async () => {
     const expectations: Array<{ store: string[]; summary: RegExp }> = [
-      { store: [], summary: /^flowing serve: SQLite durability: WAL, synchronous=FULL \(every commit fsynced before it is acknowledged\)$/ },
+      {
+        store: [],
+        summary: /^flowing serve: SQLite durability: WAL, synchronous=FULL \(every commit fsynced before it is acknowledged\)$/,
+      },
     ];
     const plain = await startRedis();
     const aofDir = await mkdtemp(join(tmpdir(), 'flowing-serve-aof-'));
@@ -114,10 +132,18 @@ describe('flowing serve and flowing sessions', () => {
   it('lists the stored sessions, filtered by status, as JSON lines or a table', () => {
     const all = runCli('sessions', '--json');
     expect(all.status).toBe(0);
-    const listed = all.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const listed = all.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(listed).toHaveLength(2);
     const done = runCli('sessions', '--status', 'done', '--json');
-    expect(done.stdout.trim().split('\n').map((line) => JSON.parse(line).status)).toEqual(['done']);
+    expect(
+      done.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).status),
+    ).toEqual(['done']);
     const table = runCli('sessions', '--status', 'waiting');
     expect(table.stdout).toMatch(/order-support {2}waiting/);
     expect(table.stdout).toMatch(/1 session\(s\)/);
@@ -126,7 +152,12 @@ describe('flowing serve and flowing sessions', () => {
   it('refuses a non-loopback host without FLOWING_TOKEN with exit 2 and SERVER_TOKEN_REQUIRED', () => {
     const env = { ...process.env };
     delete env.FLOWING_TOKEN;
-    const result = spawnSync(process.execPath, cliArgs('serve', '--port', '0', '--host', '0.0.0.0', '--store', 'memory'), { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, cliArgs('serve', '--port', '0', '--host', '0.0.0.0', '--store', 'memory'), {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('SERVER_TOKEN_REQUIRED');
   });
@@ -155,7 +186,8 @@ describe('flowing serve and flowing sessions', () => {
 
   it('continues a stream exactly after Last-Event-ID when the server was SIGKILLed mid-stream and restarted on the same SQLite file', async () => {
     const first = await startServe(['--store', 'sqlite:kill.db']);
-    const id = (await (await fetch(`${first.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json()).sessionId;
+    const id = (await (await fetch(`${first.url}/sessions`, { method: 'POST', body: JSON.stringify({ machine: 'order-support' }) })).json())
+      .sessionId;
     for (const text of ['hello there', 'where is my order A1001']) {
       await fetch(`${first.url}/sessions/${id}/events`, { method: 'POST', body: JSON.stringify({ type: 'USER_MESSAGE', text }) });
     }

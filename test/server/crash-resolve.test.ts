@@ -20,7 +20,8 @@ afterEach(async () => {
 function scriptedQuote(totals: number[], options: { idempotent?: boolean } = {}) {
   const calls: unknown[] = [];
   const tool = defineTool({
-    ...quoteTool().tool, idempotent: options.idempotent ?? true,
+    ...quoteTool().tool,
+    idempotent: options.idempotent ?? true,
     async run(input: { amount: number }) {
       calls.push(input);
       return { total: totals[Math.min(calls.length - 1, totals.length - 1)]! };
@@ -32,13 +33,21 @@ function scriptedQuote(totals: number[], options: { idempotent?: boolean } = {})
 /** idle --CHECK--> checking (quote) --[isCheap]--> approved; `isCheap` throws while `impl.broken`, like a stub. */
 function stubGuardMachine(quote: AnyTool, impl: { broken: boolean }): AnyMachineDefinition {
   const spec = {
-    specVersion: 1, id: 'stub-guard',
+    specVersion: 1,
+    id: 'stub-guard',
     context: { total: { type: 'number', optional: true } },
     events: { CHECK: { amount: { type: 'number' } } },
     initial: 'idle',
     states: {
       idle: { on: { CHECK: 'checking' } },
-      checking: { invoke: { tool: quote.name, input: { amount: 'event.amount' }, onDone: [{ guard: 'isCheap', target: 'approved', assign: { total: 'output.total' } }], onError: 'idle' } },
+      checking: {
+        invoke: {
+          tool: quote.name,
+          input: { amount: 'event.amount' },
+          onDone: [{ guard: 'isCheap', target: 'approved', assign: { total: 'output.total' } }],
+          onError: 'idle',
+        },
+      },
       approved: {},
     },
   } as const;
@@ -53,13 +62,23 @@ function stubGuardMachine(quote: AnyTool, impl: { broken: boolean }): AnyMachine
       },
     },
   }).createMachine({
-    id: 'stub-guard', context: {}, initial: 'idle',
+    id: 'stub-guard',
+    context: {},
+    initial: 'idle',
     states: {
       idle: { on: { CHECK: { target: '#stub-guard.checking' } } },
       checking: {
         invoke: {
-          id: 'checking', src: `tool.${quote.name}`, input: ({ event }) => ({ args: { amount: (event as Ev).amount } }),
-          onDone: [{ guard: 'isCheap', target: '#stub-guard.approved', actions: assign({ total: ({ event }) => (event.output as { total: number }).total }) }],
+          id: 'checking',
+          src: `tool.${quote.name}`,
+          input: ({ event }) => ({ args: { amount: (event as Ev).amount } }),
+          onDone: [
+            {
+              guard: 'isCheap',
+              target: '#stub-guard.approved',
+              actions: assign({ total: ({ event }) => (event.output as { total: number }).total }),
+            },
+          ],
           onError: { target: '#stub-guard.idle' },
         },
       },
@@ -92,7 +111,12 @@ describe('resolving a session stopped on a call result no branch takes (GUARD_RE
     expect(resolved.body).toMatchObject({ status: 'waiting', state: 'approved', context: { total: 90 }, error: null });
     expect(quote.calls).toHaveLength(1);
     const { events } = (await server.call('GET', `/sessions/${id}/events`)).body;
-    expect(events.filter((e: { type: string }) => e.type === 'tool.completed').at(-1).data).toMatchObject({ callId, resolvedBy: 'person', note: 'agreed a discount', output: { total: 90 } });
+    expect(events.filter((e: { type: string }) => e.type === 'tool.completed').at(-1).data).toMatchObject({
+      callId,
+      resolvedBy: 'person',
+      note: 'agreed a discount',
+      output: { total: 90 },
+    });
   });
 
   it('delivers a failure a person gives: the machine takes the onError branch for its code', async () => {
@@ -111,8 +135,15 @@ describe('resolving a session stopped on a call result no branch takes (GUARD_RE
     const resolved = await resolve(server, id, { callId, outcome: 'retry' });
     expect(resolved.body).toMatchObject({ status: 'waiting', state: 'approved', context: { total: 80 } });
     expect(quote.calls).toHaveLength(2);
-    const types = (await server.call('GET', `/sessions/${id}/events`)).body.events.map((e: { type: string; data: { resolvedBy?: string } }) => (e.data.resolvedBy ? `${e.type} by person` : e.type));
-    expect(types.slice(types.indexOf('tool.retry by person'))).toEqual(['tool.retry by person', 'tool.started', 'tool.completed', 'state.changed']);
+    const types = (await server.call('GET', `/sessions/${id}/events`)).body.events.map(
+      (e: { type: string; data: { resolvedBy?: string } }) => (e.data.resolvedBy ? `${e.type} by person` : e.type),
+    );
+    expect(types.slice(types.indexOf('tool.retry by person'))).toEqual([
+      'tool.retry by person',
+      'tool.started',
+      'tool.completed',
+      'state.changed',
+    ]);
   });
 
   it('stops again, visibly, when the given result fits no branch either', async () => {
@@ -162,7 +193,11 @@ describe('resolving a session stopped by a guard or action that threw on a call 
     const { id, callId, code } = await stopOnCall(server, 'guarded-done', { type: 'CHECK', amount: 50 });
     expect(code).toBe('ACTION_THREW');
     // The assignment throws on every result, so the person fails the call instead; onError takes code OTHER.
-    const resolved = await resolve(server, id, { callId, outcome: 'failed', error: { code: 'OTHER', message: 'the total cannot be stored' } });
+    const resolved = await resolve(server, id, {
+      callId,
+      outcome: 'failed',
+      error: { code: 'OTHER', message: 'the total cannot be stored' },
+    });
     expect(resolved.body).toMatchObject({ status: 'waiting', state: 'idle' });
   });
 });

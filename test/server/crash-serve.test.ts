@@ -1,7 +1,16 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerProject, parseLedgerKey, startLedger, type Ledger } from '../helpers/ledger.ts';
-import { AckingClient, logProblems, seededRandom, sleep, startServeChild, type ServeChild, type WireEvent, type WireSession } from '../helpers/ledger-workload.ts';
+import {
+  AckingClient,
+  logProblems,
+  seededRandom,
+  sleep,
+  startServeChild,
+  type ServeChild,
+  type WireEvent,
+  type WireSession,
+} from '../helpers/ledger-workload.ts';
 
 /**
  * Issue 8, "Tests that must exist": a child-process `flowing serve` on SQLite runs order-support sessions over HTTP
@@ -99,8 +108,12 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
       };
       // The fallback: a round whose aimed moment never comes is cut at a random time like the 'time' rounds.
       const fallback = setTimeout(() => kill('time'), kind === 'time' ? 30 + random() * 1500 : 3000);
-      const unwatch = kind === 'mid-lookup' ? whenLedgerCalled('query_order', lastRequest, () => kill(kind))
-        : kind === 'mid-refund' ? whenLedgerCalled('issue_refund', lastRequest, () => kill(kind)) : () => {};
+      const unwatch =
+        kind === 'mid-lookup'
+          ? whenLedgerCalled('query_order', lastRequest, () => kill(kind))
+          : kind === 'mid-refund'
+            ? whenLedgerCalled('issue_refund', lastRequest, () => kill(kind))
+            : () => {};
       const approvalDelay = random() * 40;
       const beforeApprove = () => {
         if (kind === 'mid-approval') setTimeout(() => kill(kind), approvalDelay);
@@ -177,11 +190,16 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
         const { sessionId, callId } = parseLedgerKey(r.key);
         const log = logs.get(sessionId)!;
         // The start of a refund call is stored before the tool runs, so the service never sees a call the log lacks.
-        expect(log.some((e) => e.type === 'tool.started' && e.data.callId === callId), `refund ${r.key} has a stored tool.started`).toBe(true);
+        expect(
+          log.some((e) => e.type === 'tool.started' && e.data.callId === callId),
+          `refund ${r.key} has a stored tool.started`,
+        ).toBe(true);
         const completed = log.some((e) => e.type === 'tool.completed' && e.data.callId === callId);
         if (completed) continue;
         unclear++;
-        expect(views.get(sessionId)!.status, `session ${sessionId}: refund ${callId} reached the ledger but has no result`).toBe('needs_attention');
+        expect(views.get(sessionId)!.status, `session ${sessionId}: refund ${callId} reached the ledger but has no result`).toBe(
+          'needs_attention',
+        );
         expect(log.some((e) => e.type === 'tool.unknown_outcome' && e.data.callId === callId)).toBe(true);
       }
       for (const view of views.values()) {
@@ -202,8 +220,15 @@ describe('flowing serve SIGKILLed at 50 random moments of order-support runs', (
 
       const needsAttention = [...views.values()].filter((v) => v.status === 'needs_attention').length;
       const summary = {
-        seed, rounds: ROUNDS, landed, sessions: stored.size, ackedEvents: ackedCount, refundsPaid: refunds.length,
-        lookups: requests.length - refunds.length, unclearRefunds: unclear, needsAttention,
+        seed,
+        rounds: ROUNDS,
+        landed,
+        sessions: stored.size,
+        ackedEvents: ackedCount,
+        refundsPaid: refunds.length,
+        lookups: requests.length - refunds.length,
+        unclearRefunds: unclear,
+        needsAttention,
         seconds: Math.round((performance.now() - started) / 1000),
       };
       console.log(`crash-serve ${JSON.stringify(summary)}`);

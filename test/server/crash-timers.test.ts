@@ -16,7 +16,11 @@ import { readSse } from './sse-client.ts';
 /** idle --START--> waiting --(after `ms`)--> timed_out; waiting --REPLY--> answered. */
 function timedSpec(id: string, ms: number): FlowSpecInput {
   return {
-    specVersion: 1, id, context: {}, events: { START: {}, REPLY: {} }, initial: 'idle',
+    specVersion: 1,
+    id,
+    context: {},
+    events: { START: {}, REPLY: {} },
+    initial: 'idle',
     states: {
       idle: { on: { START: 'waiting' } },
       waiting: { after: { [String(ms)]: 'timed_out' }, on: { REPLY: 'answered' } },
@@ -28,7 +32,8 @@ function timedSpec(id: string, ms: number): FlowSpecInput {
 
 function timedMachine(ms: number) {
   const machine = setup({}).createMachine({
-    id: 'timed', initial: 'idle',
+    id: 'timed',
+    initial: 'idle',
     states: {
       idle: { on: { START: 'waiting' } },
       waiting: { after: { [ms]: { target: 'timed_out' } }, on: { REPLY: 'answered' } },
@@ -102,7 +107,12 @@ describe('after timers across a restart (injected clock)', () => {
     const reply = await session.send({ type: 'REPLY' });
     expect(reply.applied && reply.state).toBe('answered');
     await clock.advance(60_000);
-    expect((await session.events()).map((e) => e.type).filter((t) => t !== 'session.started')).toEqual(['state.changed', 'state.changed', 'state.changed', 'session.done']);
+    expect((await session.events()).map((e) => e.type).filter((t) => t !== 'session.started')).toEqual([
+      'state.changed',
+      'state.changed',
+      'state.changed',
+      'session.done',
+    ]);
     expect(clock.pending).toBe(0);
   });
 
@@ -124,7 +134,10 @@ describe('after timers across a SIGKILL of flowing serve (real child process, SQ
     project = await copyProject('flowing-timers-');
     const codegen = createCodegen({ rootDir: project.dir });
     try {
-      for (const [id, ms] of [['slow-timer', 8000], ['quick-timer', 300]] as const) {
+      for (const [id, ms] of [
+        ['slow-timer', 8000],
+        ['quick-timer', 300],
+      ] as const) {
         await mkdir(join(project.dir, 'machines', id), { recursive: true });
         await writeFile(join(project.dir, 'machines', id, `${id}.flow.json`), JSON.stringify(timedSpec(id, ms), null, 2));
         const result = await codegen.generate(`machines/${id}/${id}.flow.json`);
@@ -159,7 +172,8 @@ describe('after timers across a SIGKILL of flowing serve (real child process, SQ
     const readyAt = Date.now();
     client.url = second.url;
     try {
-      const entered = (log: WireEvent[], name: string) => log.find((e) => e.type === 'state.changed' && e.data.state === name)?.at as number | undefined;
+      const entered = (log: WireEvent[], name: string) =>
+        log.find((e) => e.type === 'state.changed' && e.data.state === name)?.at as number | undefined;
       // The slow session's stream ends when the session does, i.e. when its timer has fired (or at once with 204
       // if it already has).
       const stream = await within(readSse(`${second.url}/sessions/slow/stream`), 15_000, 'the slow timer to fire after the restart');

@@ -18,16 +18,29 @@ export interface LoadServer {
 
 /** Starts load-server.ts in a child process with --expose-gc; `store` is `memory` or `sqlite:FILE`. */
 export async function startLoadServer(store: string, heartbeatMs = 15_000): Promise<LoadServer> {
-  const child = spawn(process.execPath, [
-    '--expose-gc', '--conditions=@flowing/source', '--import', import.meta.resolve('tsx'),
-    fileURLToPath(new URL('./load-server.ts', import.meta.url)), store, String(heartbeatMs),
-  ], { cwd: REPO_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--conditions=@flowing/source',
+      '--import',
+      import.meta.resolve('tsx'),
+      fileURLToPath(new URL('./load-server.ts', import.meta.url)),
+      store,
+      String(heartbeatMs),
+    ],
+    { cwd: REPO_DIR, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4_000); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async <T>(what: string): Promise<T> => {
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`load server: no answer to ${what} within 60 s; stderr: ${stderr}`)), 60_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`load server: no answer to ${what} within 60 s; stderr: ${stderr}`)), 60_000).unref(),
+    );
     const line = await Promise.race([lines.next(), timeout]);
     if (line.done) throw new Error(`load server exited; stderr: ${stderr}`);
     return JSON.parse(line.value) as T;

@@ -16,7 +16,10 @@ const [storeArg = 'memory', heartbeatArg = '15000'] = process.argv.slice(2);
 const store: SessionStore = storeArg === 'memory' ? createMemoryStore() : openStore(storeArg);
 const runtime = createRuntime({ machines: [orderSupport], store });
 const server = await startServer(runtime, {
-  port: 0, rateLimit: { client: false, session: false }, heartbeatMs: Number(heartbeatArg), log: () => {},
+  port: 0,
+  rateLimit: { client: false, session: false },
+  heartbeatMs: Number(heartbeatArg),
+  log: () => {},
 });
 await server.recovered;
 
@@ -44,10 +47,15 @@ async function dataHeap(): Promise<number> {
   const chunks: string[] = [];
   for await (const chunk of getHeapSnapshot().setEncoding('utf8')) chunks.push(chunk as string);
   const snapshot = JSON.parse(chunks.join('')) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[];
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
   };
   chunks.length = 0;
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta;
   const width = fields.length;
   const [type, name, size] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
   const { nodes, strings } = snapshot;

@@ -32,7 +32,10 @@ describe('runtime server mounted in your own service', () => {
   });
 
   it('runs behind a node:http handler through getRequestListener (the Express way), prefix stripped', async () => {
-    const api = createServer(createRuntime({ machines: [refusalMachine(gateTool().tool)] }), { log: () => {}, token: 'mounted-token-0123456789' });
+    const api = createServer(createRuntime({ machines: [refusalMachine(gateTool().tool)] }), {
+      log: () => {},
+      token: 'mounted-token-0123456789',
+    });
     const listener = getRequestListener(api.fetch);
     const server = createHttpServer((req, res) => {
       // What Express's app.use('/flowing', ...) does before calling the handler.

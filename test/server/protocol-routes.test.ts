@@ -11,7 +11,10 @@ const app = () => createServer(createRuntime({ machines: [orderSupport], store: 
 function requestFor(key: RouteKey): [string, RequestInit] {
   const url = `http://127.0.0.1${routeUrl(key, { id: 'no-such-session', seq: 0 } as never)}`;
   const method = key.slice(0, key.indexOf(' '));
-  return [url, { method, headers: { host: '127.0.0.1', 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) }];
+  return [
+    url,
+    { method, headers: { host: '127.0.0.1', 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) },
+  ];
 }
 
 describe('the runtime server and RuntimeRoutes', () => {
@@ -32,7 +35,9 @@ describe('the runtime server and RuntimeRoutes', () => {
 
   it('builds route URLs with encoded path segments and comma-joined list queries', () => {
     expect(routeUrl('GET /sessions/:id/at/:seq', { id: 'a b/c', seq: 3 })).toBe('/sessions/a%20b%2Fc/at/3');
-    expect(routeUrl('GET /sessions', undefined, { status: ['running', 'waiting'], limit: 10, machine: undefined })).toBe('/sessions?status=running%2Cwaiting&limit=10');
+    expect(routeUrl('GET /sessions', undefined, { status: ['running', 'waiting'], limit: 10, machine: undefined })).toBe(
+      '/sessions?status=running%2Cwaiting&limit=10',
+    );
     expect(routeUrl('GET /machines')).toBe('/machines');
   });
 
@@ -40,7 +45,9 @@ describe('the runtime server and RuntimeRoutes', () => {
     const runtime = createRuntime({ machines: [orderSupport], store: createMemoryStore() });
     const session = await runtime.createSession(orderSupport, { userId: 'u-ada' });
     const server = createServer(runtime, { log: () => {} });
-    const listed = await server.request(`http://127.0.0.1${routeUrl('GET /sessions', undefined, { status: ['waiting', 'running'] })}`, { headers: { host: '127.0.0.1' } });
+    const listed = await server.request(`http://127.0.0.1${routeUrl('GET /sessions', undefined, { status: ['waiting', 'running'] })}`, {
+      headers: { host: '127.0.0.1' },
+    });
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { sessions: Array<{ sessionId: string }> }).sessions.map((s) => s.sessionId)).toEqual([session.id]);
   });

@@ -15,7 +15,12 @@ afterEach(async () => {
 function countingTool(idempotent: boolean) {
   const state = { calls: 0 };
   const tool = defineTool({
-    name: 'wait', description: 'counts', input: z.object({}), output: z.object({ ok: z.boolean() }), idempotent, timeoutMs: 5_000,
+    name: 'wait',
+    description: 'counts',
+    input: z.object({}),
+    output: z.object({ ok: z.boolean() }),
+    idempotent,
+    timeoutMs: 5_000,
     async run() {
       state.calls++;
       return { ok: true };
@@ -53,7 +58,10 @@ describe('runtime server: recovery on start', () => {
     const unknown = events.find((e: { type: string }) => e.type === 'tool.unknown_outcome');
     expect(unknown.data).toMatchObject({ tool: 'wait', callId: expect.stringContaining('calling@') });
     expect(after.state.calls).toBe(0);
-    const refused = await fetch(`${server.url}/sessions/${sessionId}/events`, { method: 'POST', body: JSON.stringify({ type: 'RUN', args: {} }) });
+    const refused = await fetch(`${server.url}/sessions/${sessionId}/events`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'RUN', args: {} }),
+    });
     expect(refused.status).toBe(409);
     expect((await refused.json()).code).toBe('SESSION_NEEDS_ATTENTION');
   });
@@ -74,7 +82,13 @@ describe('runtime server: recovery on start', () => {
     const { data } = await crashMidCall(true);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const slow = defineTool({ ...countingTool(true).tool, run: async () => { await gate; return { ok: true }; } });
+    const slow = defineTool({
+      ...countingTool(true).tool,
+      run: async () => {
+        await gate;
+        return { ok: true };
+      },
+    });
     const runtime = createRuntime({ machines: [singleToolMachine(slow)], store: createMemoryStore({ data }) });
     server = await startServer(runtime, { port: 0, log: () => {} });
     const during = await fetch(`${server.url}/readyz`);
@@ -123,7 +137,10 @@ describe('runtime server: recovery on start', () => {
     await server.recovered;
     const { events } = await (await fetch(`${server.url}/sessions/${sessionId}/events`)).json();
     const callId = events.find((e: { type: string }) => e.type === 'tool.unknown_outcome').data.callId;
-    const resolved = await fetch(`${server.url}/sessions/${sessionId}/resolve`, { method: 'POST', body: JSON.stringify({ callId, outcome: 'failed', error: { code: 'PAYMENT_NOT_SENT', message: 'the bank has no record' } }) });
+    const resolved = await fetch(`${server.url}/sessions/${sessionId}/resolve`, {
+      method: 'POST',
+      body: JSON.stringify({ callId, outcome: 'failed', error: { code: 'PAYMENT_NOT_SENT', message: 'the bank has no record' } }),
+    });
     const view = await resolved.json();
     expect(view.status).toBe('waiting');
     expect(view.context.error).toBe('PAYMENT_NOT_SENT');

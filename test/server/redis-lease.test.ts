@@ -78,7 +78,7 @@ describe('Redis session leases', () => {
     expect(await store.leases.renew('s1', 'B', 2)).toBe(false);
   });
 
-  it('refuses a stale holder\'s commit with STORE_FENCED even when its expected version is current, and stores none of it', async () => {
+  it("refuses a stale holder's commit with STORE_FENCED even when its expected version is current, and stores none of it", async () => {
     const store = open({ lease: { ttlMs: 200 } });
     await store.commit({ expectedVersion: 0, record: testRecord('s2', 1, 1), events: [testEvent('s2', 1)], journal: [] });
     const paused = await store.leases.acquire('s2', 'A');
@@ -88,11 +88,24 @@ describe('Redis session leases', () => {
     expect(taker.granted).toBe(true);
     const before = await dump(store);
     // B has not written yet, so version 1 is still current: only the fence stands between A and the store.
-    await expect(store.commit({ expectedVersion: 1, record: testRecord('s2', 2, 2), events: [testEvent('s2', 2)], journal: [{ key: 'pay@2', kind: 'tool', name: 'pay', idempotent: false, startedAt: 5 }], fence: paused.token }))
-      .rejects.toMatchObject({ code: 'STORE_FENCED' });
+    await expect(
+      store.commit({
+        expectedVersion: 1,
+        record: testRecord('s2', 2, 2),
+        events: [testEvent('s2', 2)],
+        journal: [{ key: 'pay@2', kind: 'tool', name: 'pay', idempotent: false, startedAt: 5 }],
+        fence: paused.token,
+      }),
+    ).rejects.toMatchObject({ code: 'STORE_FENCED' });
     expect(await dump(store)).toBe(before);
     // The new holder's commit with its own token goes through.
-    await store.commit({ expectedVersion: 1, record: testRecord('s2', 2, 2), events: [testEvent('s2', 2)], journal: [], fence: taker.granted ? taker.token : 0 });
+    await store.commit({
+      expectedVersion: 1,
+      record: testRecord('s2', 2, 2),
+      events: [testEvent('s2', 2)],
+      journal: [],
+      fence: taker.granted ? taker.token : 0,
+    });
     expect((await store.load('s2'))?.version).toBe(2);
   });
 
@@ -100,7 +113,9 @@ describe('Redis session leases', () => {
     const store = open();
     await store.commit({ expectedVersion: 0, record: testRecord('s3', 1, 1), events: [testEvent('s3', 1)], journal: [] });
     const held = await store.leases.acquire('s3', 'A');
-    await expect(store.commit({ expectedVersion: 1, record: testRecord('s3', 2, 2), events: [testEvent('s3', 2)], journal: [] })).rejects.toMatchObject({ code: 'STORE_FENCED' });
+    await expect(
+      store.commit({ expectedVersion: 1, record: testRecord('s3', 2, 2), events: [testEvent('s3', 2)], journal: [] }),
+    ).rejects.toMatchObject({ code: 'STORE_FENCED' });
     if (held.granted) await store.leases.release('s3', held.token);
     await store.commit({ expectedVersion: 1, record: testRecord('s3', 2, 2), events: [testEvent('s3', 2)], journal: [] });
     expect((await store.load('s3'))?.seq).toBe(2);
@@ -114,7 +129,11 @@ describe('Redis session leases', () => {
 
   it('lists as orphans the running sessions nobody holds a lease on, and only those', async () => {
     const store = open({ lease: { ttlMs: 200 } });
-    for (const [id, status] of [['run-free', 'running'], ['run-held', 'running'], ['waits', 'waiting']] as const) {
+    for (const [id, status] of [
+      ['run-free', 'running'],
+      ['run-held', 'running'],
+      ['waits', 'waiting'],
+    ] as const) {
       await store.commit({ expectedVersion: 0, record: testRecord(id, 1, 1, { status }), events: [testEvent(id, 1)], journal: [] });
     }
     await store.leases.acquire('run-held', 'A');
@@ -122,15 +141,23 @@ describe('Redis session leases', () => {
     expect(page.sessions.map((s) => s.sessionId)).toEqual(['run-free']);
     expect(page.sessions[0]).toMatchObject({ status: 'running', machineId: 'm', version: 1, seq: 1 });
     // Nobody renews A's lease: once it expires, run-held is an orphan too.
-    await vi.waitFor(async () => expect((await store.leases.orphans()).sessions.map((s) => s.sessionId).sort()).toEqual(['run-free', 'run-held']), soon);
+    await vi.waitFor(
+      async () => expect((await store.leases.orphans()).sessions.map((s) => s.sessionId).sort()).toEqual(['run-free', 'run-held']),
+      soon,
+    );
     // A session that stops running leaves the set with its next commit.
-    await store.commit({ expectedVersion: 1, record: testRecord('run-free', 2, 2, { status: 'waiting' }), events: [testEvent('run-free', 2)], journal: [] });
+    await store.commit({
+      expectedVersion: 1,
+      record: testRecord('run-free', 2, 2, { status: 'waiting' }),
+      events: [testEvent('run-free', 2)],
+      journal: [],
+    });
     expect((await store.leases.orphans()).sessions.map((s) => s.sessionId)).toEqual(['run-held']);
   });
 });
 
 describe('Runtimes sharing one Redis: leases', () => {
-  it('applies an event sent to a second runtime after the first one\'s step ends, in order, with no conflict', async () => {
+  it("applies an event sent to a second runtime after the first one's step ends, in order, with no conflict", async () => {
     const a = open({ prefix: 'shared-1:' });
     const b = open({ prefix: 'shared-1:' });
     const gate = gateTool();
@@ -155,7 +182,7 @@ describe('Runtimes sharing one Redis: leases', () => {
     expect(gate.state.calls).toBe(1);
   });
 
-  it('refuses with SESSION_LEASED (retryAfterMs) when the other runtime\'s step outlasts the wait, and logs nothing', async () => {
+  it("refuses with SESSION_LEASED (retryAfterMs) when the other runtime's step outlasts the wait, and logs nothing", async () => {
     const a = open({ prefix: 'shared-2:' });
     const b = open({ prefix: 'shared-2:' });
     const gate = gateTool();
@@ -166,7 +193,13 @@ describe('Runtimes sharing one Redis: leases', () => {
     await called(gate);
     const seqBefore = (await rb.session(session.id).snapshot()).seq;
     const started = performance.now();
-    const refused = await rb.session(session.id).send({ type: 'FINISH' }).then(() => undefined, (error: unknown) => error);
+    const refused = await rb
+      .session(session.id)
+      .send({ type: 'FINISH' })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(refused).toMatchObject({ code: 'SESSION_LEASED', details: { retryAfterMs: expect.any(Number) } });
     expect((await rb.session(session.id).snapshot()).seq).toBe(seqBefore);

@@ -39,7 +39,9 @@ async function sendUntilAccepted(base: string, sessionId: string, tally: Tally):
       return;
     }
     tally.retried.set(answer.body.code, (tally.retried.get(answer.body.code) ?? 0) + 1);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(Number(answer.headers.get('retry-after') ?? 0) * 1000, 50) + Math.random() * 20));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(Number(answer.headers.get('retry-after') ?? 0) * 1000, 50) + Math.random() * 20),
+    );
   }
 }
 
@@ -75,7 +77,9 @@ describe('two flowing serve processes on one Redis: many concurrent events', () 
       const result = await checkSession(servers[(i + 1) % 2]!.url, id, tally.accepted.get(id) ?? 0);
       expect(result).toEqual({ contiguous: true, duplicates: 0, changes: 20, replayed: true, count: 20, accepted: 20 });
     }
-    console.info(`1,000 events / 50 sessions / 2 processes: ${seconds.toFixed(2)} s, ${(1000 / seconds).toFixed(0)} events/s, 409 retried: ${JSON.stringify(Object.fromEntries(tally.retried))}`);
+    console.info(
+      `1,000 events / 50 sessions / 2 processes: ${seconds.toFixed(2)} s, ${(1000 / seconds).toFixed(0)} events/s, 409 retried: ${JSON.stringify(Object.fromEntries(tally.retried))}`,
+    );
   }, 180_000);
 
   it('C1: answers 1,000 concurrent events to one session split over both processes with 2xx or 409; the log has each once, in order', async () => {
@@ -85,22 +89,24 @@ describe('two flowing serve processes on one Redis: many concurrent events', () 
     const tally: Tally = { accepted: new Map(), retried: new Map(), other: [] };
     const refused: string[] = [];
     const started = performance.now();
-    await Promise.all(Array.from({ length: 1_000 }, async (_v, i) => {
-      const base = servers[i % 2]!.url;
-      if (i % 4 < 2) return sendUntilAccepted(base, id, tally);
-      const answer = await post(`${base}/sessions/${id}/events`, { type: 'PING' });
-      if (answer.status === 409 && answer.body.code === 'NO_TRANSITION') refused.push(answer.body.code);
-      else if (answer.status === 409 && answer.body.code === 'SESSION_LEASED') {
-        tally.retried.set('SESSION_LEASED', (tally.retried.get('SESSION_LEASED') ?? 0) + 1);
-        // Not stepped yet: send it again until it gets its final answer.
-        for (;;) {
-          const again = await post(`${base}/sessions/${id}/events`, { type: 'PING' });
-          if (again.status === 409 && again.body.code === 'NO_TRANSITION') return void refused.push(again.body.code);
-          if (!(again.status === 409 && again.body.code === 'SESSION_LEASED')) return void tally.other.push(again);
+    await Promise.all(
+      Array.from({ length: 1_000 }, async (_v, i) => {
+        const base = servers[i % 2]!.url;
+        if (i % 4 < 2) return sendUntilAccepted(base, id, tally);
+        const answer = await post(`${base}/sessions/${id}/events`, { type: 'PING' });
+        if (answer.status === 409 && answer.body.code === 'NO_TRANSITION') refused.push(answer.body.code);
+        else if (answer.status === 409 && answer.body.code === 'SESSION_LEASED') {
           tally.retried.set('SESSION_LEASED', (tally.retried.get('SESSION_LEASED') ?? 0) + 1);
-        }
-      } else tally.other.push({ status: answer.status, body: answer.body });
-    }));
+          // Not stepped yet: send it again until it gets its final answer.
+          for (;;) {
+            const again = await post(`${base}/sessions/${id}/events`, { type: 'PING' });
+            if (again.status === 409 && again.body.code === 'NO_TRANSITION') return void refused.push(again.body.code);
+            if (!(again.status === 409 && again.body.code === 'SESSION_LEASED')) return void tally.other.push(again);
+            tally.retried.set('SESSION_LEASED', (tally.retried.get('SESSION_LEASED') ?? 0) + 1);
+          }
+        } else tally.other.push({ status: answer.status, body: answer.body });
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
 
     expect(tally.other).toEqual([]);
@@ -112,6 +118,8 @@ describe('two flowing serve processes on one Redis: many concurrent events', () 
     // session.started and the initial state, then exactly one entry per answered POST.
     expect(log.length).toBe(2 + 1_000);
     expect(log.filter((e) => e.type === 'transition.rejected' && e.data.code === 'NO_TRANSITION')).toHaveLength(500);
-    console.info(`C1 1,000 events / 1 session / 2 processes: ${seconds.toFixed(2)} s, 409 retried: ${JSON.stringify(Object.fromEntries(tally.retried))}`);
+    console.info(
+      `C1 1,000 events / 1 session / 2 processes: ${seconds.toFixed(2)} s, 409 retried: ${JSON.stringify(Object.fromEntries(tally.retried))}`,
+    );
   }, 300_000);
 });

@@ -40,7 +40,7 @@ const CYCLE_TIMEOUT_MS = 10_000;
 /** How long the server may take to notice the last drops before the counts must be exactly back at the baseline. */
 const SETTLE_MS = 15_000;
 /** The plan's bound: RSS after GC at most 10% over the baseline (taken after the warm-up, also after GC). */
-const RSS_TOLERANCE = 0.10;
+const RSS_TOLERANCE = 0.1;
 
 const KINDS = ['before-headers', 'after-headers', 'after-first-event', 'mid-stream-posting', 'resume', 'idle-heartbeat'] as const;
 type Kind = (typeof KINDS)[number];
@@ -101,8 +101,13 @@ beforeAll(async () => {
   runtime = createRuntime({ machines: [leaseCounterMachine], store, limits: { maxSteps: 100_000 } });
   // recover off: no periodic takeover scan, whose timer comes and goes, in the handle counts; nothing to recover here.
   server = await startServer(runtime, {
-    port: 0, heartbeatMs: HEARTBEAT_MS, rateLimit: { client: false, session: false }, recover: false,
-    log: (entry) => { if (entry.level === 'error') failures.push(`server log: ${entry.code} ${entry.message}`); },
+    port: 0,
+    heartbeatMs: HEARTBEAT_MS,
+    rateLimit: { client: false, session: false },
+    recover: false,
+    log: (entry) => {
+      if (entry.level === 'error') failures.push(`server log: ${entry.code} ${entry.message}`);
+    },
   });
   port = server.port;
   for (let i = 0; i < SESSIONS; i++) {
@@ -126,15 +131,27 @@ afterAll(async () => {
 function httpJson(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({
-      host: '127.0.0.1', port, method, path, agent: false,
-      headers: { connection: 'close', ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
-      res.on('end', () => done(undefined, { status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          connection: 'close',
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => done(undefined, { status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
+      },
+    );
     openRequests.add(req);
     const timer = setTimeout(() => done(new Error(`${method} ${path}: no answer within ${CYCLE_TIMEOUT_MS} ms`)), CYCLE_TIMEOUT_MS);
     let finished = false;
@@ -156,56 +173,78 @@ function httpJson(method: string, path: string, body?: unknown): Promise<{ statu
 function cycle(kind: Kind, sessionId: string): Promise<void> {
   const latest = known.get(sessionId)!;
   // resume: any seq the session has passed, so the event after it is stored; idle: the latest, so nothing is due.
-  const lastId = kind === 'resume' ? Math.floor(Math.random() * latest) : kind === 'idle-heartbeat' || kind === 'mid-stream-posting' ? latest : undefined;
+  const lastId =
+    kind === 'resume'
+      ? Math.floor(Math.random() * latest)
+      : kind === 'idle-heartbeat' || kind === 'mid-stream-posting'
+        ? latest
+        : undefined;
   return new Promise<void>((resolve, reject) => {
     const posts: Array<Promise<{ status: number; body: unknown }>> = [];
     const seen: number[] = [];
     let finished = false;
-    const req = request({
-      host: '127.0.0.1', port, path: `/sessions/${sessionId}/stream`, agent: false,
-      headers: { accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'last-event-id': String(lastId) }) },
-    }, (res) => {
-      if (res.statusCode !== 200) return done(new Error(`${kind} on ${sessionId}: status ${res.statusCode}`));
-      if (kind === 'after-headers') return done();
-      if (kind === 'mid-stream-posting') {
-        for (let i = 0; i < 2; i++) posts.push(httpJson('POST', `/sessions/${sessionId}/events`, { type: 'INC' }));
-      }
-      // mid-stream: drop after the first or the second event (each INC logs one), with a POST still in flight or
-      // just answered.
-      const dropAfter = kind === 'mid-stream-posting' ? 1 + Math.floor(Math.random() * 2) : 1;
-      let events = 0;
-      parseSseResponse(res, {
-        onEvent(event) {
-          if (finished) return;
-          const id = Number(event.id);
-          known.set(sessionId, Math.max(known.get(sessionId)!, id));
-          events++;
-          seen.push(id);
-          if (kind === 'resume' && events === 1 && id !== lastId! + 1) {
-            return done(new Error(`resume of ${sessionId} after ${lastId}: first event ${id}, expected ${lastId! + 1}`));
-          }
-          if (kind !== 'idle-heartbeat' && events >= dropAfter) done();
-        },
-        onComment() {
-          if (!finished && kind === 'idle-heartbeat') done();
-        },
-      });
-      res.on('error', () => {});
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/sessions/${sessionId}/stream`,
+        agent: false,
+        headers: { accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'last-event-id': String(lastId) }) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) return done(new Error(`${kind} on ${sessionId}: status ${res.statusCode}`));
+        if (kind === 'after-headers') return done();
+        if (kind === 'mid-stream-posting') {
+          for (let i = 0; i < 2; i++) posts.push(httpJson('POST', `/sessions/${sessionId}/events`, { type: 'INC' }));
+        }
+        // mid-stream: drop after the first or the second event (each INC logs one), with a POST still in flight or
+        // just answered.
+        const dropAfter = kind === 'mid-stream-posting' ? 1 + Math.floor(Math.random() * 2) : 1;
+        let events = 0;
+        parseSseResponse(res, {
+          onEvent(event) {
+            if (finished) return;
+            const id = Number(event.id);
+            known.set(sessionId, Math.max(known.get(sessionId)!, id));
+            events++;
+            seen.push(id);
+            if (kind === 'resume' && events === 1 && id !== lastId! + 1) {
+              return done(new Error(`resume of ${sessionId} after ${lastId}: first event ${id}, expected ${lastId! + 1}`));
+            }
+            if (kind !== 'idle-heartbeat' && events >= dropAfter) done();
+          },
+          onComment() {
+            if (!finished && kind === 'idle-heartbeat') done();
+          },
+        });
+        res.on('error', () => {});
+      },
+    );
     openRequests.add(req);
-    const timer = setTimeout(() => done(new Error(`${kind} on ${sessionId} (Last-Event-ID ${lastId}): not over within ${CYCLE_TIMEOUT_MS} ms; events seen ${seen.join(',')}`)), CYCLE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        done(
+          new Error(
+            `${kind} on ${sessionId} (Last-Event-ID ${lastId}): not over within ${CYCLE_TIMEOUT_MS} ms; events seen ${seen.join(',')}`,
+          ),
+        ),
+      CYCLE_TIMEOUT_MS,
+    );
     function done(error?: Error) {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
       req.destroy();
       openRequests.delete(req);
-      Promise.all(posts).then((answers) => {
-        const bad = answers.find((a) => a.status !== 200);
-        if (error) reject(error);
-        else if (bad) reject(new Error(`INC to ${sessionId} answered ${bad.status}: ${JSON.stringify(bad.body)}`));
-        else resolve();
-      }, (postError: unknown) => reject(error ?? postError));
+      Promise.all(posts).then(
+        (answers) => {
+          const bad = answers.find((a) => a.status !== 200);
+          if (error) reject(error);
+          else if (bad) reject(new Error(`INC to ${sessionId} answered ${bad.status}: ${JSON.stringify(bad.body)}`));
+          else resolve();
+        },
+        (postError: unknown) => reject(error ?? postError),
+      );
     }
     req.on('error', (error) => {
       // Our own destroy() after the drop reports a reset; anything before it is a failure.
@@ -232,22 +271,45 @@ async function soak(count: number, offset: number): Promise<Record<Kind, number>
   return tally;
 }
 
-interface RedisClients { connected: number; blocked: number; list: string[] }
+interface RedisClients {
+  connected: number;
+  blocked: number;
+  list: string[];
+}
 
 async function redisClients(): Promise<RedisClients> {
   const info = await admin.info('clients');
   const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1]);
-  const list = (await admin.client('LIST') as string).trim().split('\n')
-    .map((line) => line.replace(/\b(id|addr|laddr|fd|age|idle|tot-mem|qbuf|qbuf-free|argv-mem|multi-mem|obl|oll|omem|events|user|redir|resp|rbs|rbp|ssub|sub|psub|db|lib-name|lib-ver|name|watch|io-thread)=\S*\s?/g, '').trim())
+  const list = ((await admin.client('LIST')) as string)
+    .trim()
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(
+          /\b(id|addr|laddr|fd|age|idle|tot-mem|qbuf|qbuf-free|argv-mem|multi-mem|obl|oll|omem|events|user|redir|resp|rbs|rbp|ssub|sub|psub|db|lib-name|lib-ver|name|watch|io-thread)=\S*\s?/g,
+          '',
+        )
+        .trim(),
+    )
     .sort();
   return { connected: field('connected_clients'), blocked: field('blocked_clients'), list };
 }
 
-interface Observed { handles: Record<string, number>; redis: { connected: number; blocked: number }; follows: number; openRequests: number }
+interface Observed {
+  handles: Record<string, number>;
+  redis: { connected: number; blocked: number };
+  follows: number;
+  openRequests: number;
+}
 
 async function observe(): Promise<Observed> {
   const clients = await redisClients();
-  return { handles: handles(), redis: { connected: clients.connected, blocked: clients.blocked }, follows: liveFollows, openRequests: openRequests.size };
+  return {
+    handles: handles(),
+    redis: { connected: clients.connected, blocked: clients.blocked },
+    follows: liveFollows,
+    openRequests: openRequests.size,
+  };
 }
 
 /**
@@ -255,11 +317,16 @@ async function observe(): Promise<Observed> {
  * is over: the caller compares, so a count that never comes back fails there with both values.
  */
 async function settle(baseline: Observed): Promise<Observed> {
-  return vi.waitFor(async () => {
-    const now = await observe();
-    expect(now).toEqual(baseline);
-    return now;
-  }, { timeout: SETTLE_MS, interval: 100 }).catch(() => observe());
+  return vi
+    .waitFor(
+      async () => {
+        const now = await observe();
+        expect(now).toEqual(baseline);
+        return now;
+      },
+      { timeout: SETTLE_MS, interval: 100 },
+    )
+    .catch(() => observe());
 }
 
 /**
@@ -272,7 +339,8 @@ async function quiet(): Promise<Observed> {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const now = await observe();
-    if (now.follows === 0 && now.redis.blocked === 0 && now.openRequests === 0 && JSON.stringify(now) === JSON.stringify(previous)) return now;
+    if (now.follows === 0 && now.redis.blocked === 0 && now.openRequests === 0 && JSON.stringify(now) === JSON.stringify(previous))
+      return now;
     if (performance.now() > deadline) throw new Error(`no quiet baseline after the warm-up within ${SETTLE_MS} ms: ${JSON.stringify(now)}`);
     previous = now;
   }
@@ -298,14 +366,21 @@ describe('S8 (scaled): SSE connect/drop soak on one process, Redis store', () =>
     for (const id of sessionIds) {
       const view = await httpJson('GET', `/sessions/${id}`);
       const key = `soak:{${id}}:e`;
-      streams.push({ id, xlen: await admin.xlen(key), seq: (view.body as { seq: number }).seq, groups: (await admin.xinfo('GROUPS', key) as unknown[]).length });
+      streams.push({
+        id,
+        xlen: await admin.xlen(key),
+        seq: (view.body as { seq: number }).seq,
+        groups: ((await admin.xinfo('GROUPS', key)) as unknown[]).length,
+      });
     }
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-    console.info(`S8 (scaled from 10,000): ${CYCLES} cycles ${JSON.stringify(tally)} at ${CONCURRENCY} at once in ${seconds.toFixed(1)} s; `
-      + `redis clients ${baseline.redis.connected} -> ${after.redis.connected} (blocked ${baseline.redis.blocked} -> ${after.redis.blocked}); `
-      + `follows ${baseline.follows} -> ${after.follows}; handles ${JSON.stringify(baseline.handles)} -> ${JSON.stringify(after.handles)}; `
-      + `RSS after GC ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)} MB; heap after GC ${mb(memoryBefore.heap)} -> ${mb(memoryAfter.heap)} MB; `
-      + `events per session ${streams.map((s) => s.seq).join(',')}`);
+    console.info(
+      `S8 (scaled from 10,000): ${CYCLES} cycles ${JSON.stringify(tally)} at ${CONCURRENCY} at once in ${seconds.toFixed(1)} s; ` +
+        `redis clients ${baseline.redis.connected} -> ${after.redis.connected} (blocked ${baseline.redis.blocked} -> ${after.redis.blocked}); ` +
+        `follows ${baseline.follows} -> ${after.follows}; handles ${JSON.stringify(baseline.handles)} -> ${JSON.stringify(after.handles)}; ` +
+        `RSS after GC ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)} MB; heap after GC ${mb(memoryBefore.heap)} -> ${mb(memoryAfter.heap)} MB; ` +
+        `events per session ${streams.map((s) => s.seq).join(',')}`,
+    );
 
     expect(failures).toEqual([]);
     expect(after).toEqual(baseline);

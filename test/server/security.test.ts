@@ -26,7 +26,9 @@ describe('runtime server: binding and bearer token', () => {
 
   it('refuses to start on a non-loopback host without a token (SERVER_TOKEN_REQUIRED)', async () => {
     const runtime = createRuntime({ machines: [refusalMachine(gateTool().tool)] });
-    await expect(startServer(runtime, { host: '0.0.0.0', port: 0, log: () => {} })).rejects.toMatchObject({ code: 'SERVER_TOKEN_REQUIRED' });
+    await expect(startServer(runtime, { host: '0.0.0.0', port: 0, log: () => {} })).rejects.toMatchObject({
+      code: 'SERVER_TOKEN_REQUIRED',
+    });
   });
 
   it('starts on 0.0.0.0 with a token and answers 401 SERVER_UNAUTHORIZED without it', async () => {
@@ -43,14 +45,30 @@ describe('runtime server: binding and bearer token', () => {
     const { server: s, id } = await withSession({ token: TOKEN });
     const before = storeDump(s.store);
     const routes: Array<[string, string]> = [
-      ['GET', '/machines'], ['GET', '/sessions'], ['POST', '/sessions'], ['GET', `/sessions/${id}`], ['GET', `/sessions/${id}/events`],
-      ['POST', `/sessions/${id}/events`], ['GET', `/sessions/${id}/stream`], ['POST', `/sessions/${id}/events/stream`],
-      ['POST', `/sessions/${id}/cancel`], ['POST', `/sessions/${id}/approve`], ['POST', `/sessions/${id}/reject`],
+      ['GET', '/machines'],
+      ['GET', '/sessions'],
+      ['POST', '/sessions'],
+      ['GET', `/sessions/${id}`],
+      ['GET', `/sessions/${id}/events`],
+      ['POST', `/sessions/${id}/events`],
+      ['GET', `/sessions/${id}/stream`],
+      ['POST', `/sessions/${id}/events/stream`],
+      ['POST', `/sessions/${id}/cancel`],
+      ['POST', `/sessions/${id}/approve`],
+      ['POST', `/sessions/${id}/reject`],
     ];
-    const wrongHeaders: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }];
+    const wrongHeaders: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer wrong-token-0123456789abcdef' },
+      { authorization: `Basic ${TOKEN}` },
+      { authorization: `Bearer ${TOKEN}x` },
+    ];
     for (const [method, path] of routes) {
       for (const headers of wrongHeaders) {
-        const answer = await s.call(method, path, { headers, ...(method === 'POST' ? { body: { type: 'FINISH', machine: 'refusals' } } : {}) });
+        const answer = await s.call(method, path, {
+          headers,
+          ...(method === 'POST' ? { body: { type: 'FINISH', machine: 'refusals' } } : {}),
+        });
         expect(answer.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
         expect(answer.body.code).toBe('SERVER_UNAUTHORIZED');
       }
@@ -65,7 +83,9 @@ describe('runtime server: binding and bearer token', () => {
     await s.call('POST', `/sessions/${id}/events`, { body: { type: 'PING', token: TOKEN }, headers: auth });
     await s.call('GET', '/machines', { headers: { authorization: `Bearer ${TOKEN}-wrong` } });
     // A failure whose message carries the token (a driver echoing a connection string) is logged redacted.
-    s.runtime.store.load = async () => { throw new Error(`cannot connect with ${TOKEN}`); };
+    s.runtime.store.load = async () => {
+      throw new Error(`cannot connect with ${TOKEN}`);
+    };
     expect((await s.call('GET', `/sessions/${id}`, { headers: auth })).status).toBe(500);
     expect(s.logs.some((e) => e.code === 'SERVER_INTERNAL' && e.message.includes('[redacted]'))).toBe(true);
     expect(JSON.stringify(s.logs)).not.toContain(TOKEN);
@@ -77,8 +97,17 @@ describe('runtime server: browsers and hosts', () => {
   it('refuses a foreign Origin with 403 SERVER_FORBIDDEN_ORIGIN and stores nothing', async () => {
     const { server: s, id } = await withSession();
     const before = storeDump(s.store);
-    for (const [method, path] of [['POST', '/sessions'], ['POST', `/sessions/${id}/events`], ['GET', `/sessions/${id}/stream`], ['POST', `/sessions/${id}/cancel`], ['GET', `/sessions/${id}`]] as const) {
-      const answer = await s.call(method, path, { headers: { origin: 'http://evil.example' }, ...(method === 'POST' ? { body: { type: 'FINISH', machine: 'refusals' } } : {}) });
+    for (const [method, path] of [
+      ['POST', '/sessions'],
+      ['POST', `/sessions/${id}/events`],
+      ['GET', `/sessions/${id}/stream`],
+      ['POST', `/sessions/${id}/cancel`],
+      ['GET', `/sessions/${id}`],
+    ] as const) {
+      const answer = await s.call(method, path, {
+        headers: { origin: 'http://evil.example' },
+        ...(method === 'POST' ? { body: { type: 'FINISH', machine: 'refusals' } } : {}),
+      });
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.code).toBe('SERVER_FORBIDDEN_ORIGIN');
       expect(answer.headers.get('access-control-allow-origin')).toBeNull();
@@ -90,7 +119,11 @@ describe('runtime server: browsers and hosts', () => {
 
   it('refuses a preflight from a foreign origin and answers one from a named origin with that origin only', async () => {
     server = await startTestServer([refusalMachine(gateTool().tool)], { corsOrigins: ['http://studio.test:5173'] });
-    const preflight = (origin: string) => fetch(`${server!.url}/sessions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const preflight = (origin: string) =>
+      fetch(`${server!.url}/sessions`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
     const foreign = await preflight('http://evil.example');
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
@@ -122,7 +155,9 @@ describe('runtime server: hostile bodies and ids', () => {
     expect(declared.status).toBe(413);
     expect(declared.body.code).toBe('SERVER_BODY_TOO_LARGE');
     const chunked = await rawRequest(s.url, {
-      method: 'POST', path: `/sessions/${id}/events`, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      method: 'POST',
+      path: `/sessions/${id}/events`,
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
       chunks: [big.slice(0, 800), big.slice(800, 1600), big.slice(1600)],
     });
     expect(chunked.status).toBe(413);
@@ -147,8 +182,21 @@ describe('runtime server: hostile bodies and ids', () => {
   it('answers 404 SESSION_NOT_FOUND for unknown session ids on every session route and creates nothing', async () => {
     const { server: s } = await withSession();
     const before = storeDump(s.store);
-    for (const [method, path] of [['GET', ''], ['GET', '/events'], ['GET', '/stream'], ['POST', '/events'], ['POST', '/events/stream'], ['POST', '/cancel'], ['POST', '/approve'], ['POST', '/reject']] as const) {
-      const answer = await s.call(method, `/sessions/no-such-session${path}`, method === 'POST' ? { body: path.startsWith('/events') ? { type: 'GO', n: 1 } : {} } : {});
+    for (const [method, path] of [
+      ['GET', ''],
+      ['GET', '/events'],
+      ['GET', '/stream'],
+      ['POST', '/events'],
+      ['POST', '/events/stream'],
+      ['POST', '/cancel'],
+      ['POST', '/approve'],
+      ['POST', '/reject'],
+    ] as const) {
+      const answer = await s.call(
+        method,
+        `/sessions/no-such-session${path}`,
+        method === 'POST' ? { body: path.startsWith('/events') ? { type: 'GO', n: 1 } : {} } : {},
+      );
       expect(answer.status, `${method} ${path}`).toBe(404);
       expect(answer.body.code).toBe('SESSION_NOT_FOUND');
     }
@@ -159,8 +207,18 @@ describe('runtime server: hostile bodies and ids', () => {
     const { server: s } = await withSession();
     const before = storeDump(s.store);
     for (const id of ['..%2F..%2Fetc', '%2e%2e', 'a.b', '%00', 'a%20b', 'x'.repeat(200), '%E2%80%A8', '__proto__%2F', 'a%5Cb']) {
-      for (const [method, path] of [['GET', ''], ['POST', '/events'], ['POST', '/cancel'], ['GET', '/stream']] as const) {
-        const answer = await rawRequest(s.url, { method, path: `/sessions/${id}${path}`, headers: { 'content-type': 'application/json' }, chunks: method === 'POST' ? ['{"type":"FINISH"}'] : [] });
+      for (const [method, path] of [
+        ['GET', ''],
+        ['POST', '/events'],
+        ['POST', '/cancel'],
+        ['GET', '/stream'],
+      ] as const) {
+        const answer = await rawRequest(s.url, {
+          method,
+          path: `/sessions/${id}${path}`,
+          headers: { 'content-type': 'application/json' },
+          chunks: method === 'POST' ? ['{"type":"FINISH"}'] : [],
+        });
         expect([400, 404], `${method} ${id}${path}: ${answer.body}`).toContain(answer.status);
         const code = JSON.parse(answer.body).code;
         expect(['SERVER_BAD_SESSION_ID', 'SERVER_NOT_FOUND', 'SESSION_NOT_FOUND']).toContain(code);
@@ -175,7 +233,10 @@ describe('runtime server: hostile bodies and ids', () => {
 describe('runtime server: rate limits and errors', () => {
   it('limits a client with 429 SERVER_RATE_LIMITED and Retry-After', async () => {
     let now = 1_000_000;
-    server = await startTestServer([refusalMachine(gateTool().tool)], { rateLimit: { client: { perSecond: 1, burst: 3 }, session: false }, now: () => now });
+    server = await startTestServer([refusalMachine(gateTool().tool)], {
+      rateLimit: { client: { perSecond: 1, burst: 3 }, session: false },
+      now: () => now,
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await server.call('GET', '/machines')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
@@ -201,7 +262,13 @@ describe('runtime server: rate limits and errors', () => {
   it('answers an unexpected failure with 500 SERVER_INTERNAL and no stack or message, logging it with secrets redacted', async () => {
     const secret = 'sk-test-SECRET123';
     const store = createMemoryStore();
-    const broken = { ...store, name: 'broken', load: async () => { throw new Error(`database exploded near ${secret}`); } };
+    const broken = {
+      ...store,
+      name: 'broken',
+      load: async () => {
+        throw new Error(`database exploded near ${secret}`);
+      },
+    };
     const runtime = createRuntime({ machines: [refusalMachine(gateTool().tool)], store: broken });
     const logs: ServerLogEntry[] = [];
     const previous = process.env.OPENAI_API_KEY;

@@ -28,10 +28,14 @@ async function startPageServer(): Promise<{ origin: string; close(): void }> {
 describe('runtime server: SSE resume in Chromium', () => {
   it("delivers every event exactly once and in order to the browser's EventSource across 30 cut connections", async () => {
     const page = await startPageServer();
-    const server = await startTestServer([refusalMachine(gateTool().tool)], { corsOrigins: [page.origin], retryMs: 20, rateLimit: { client: false, session: false } });
+    const server = await startTestServer([refusalMachine(gateTool().tool)], {
+      corsOrigins: [page.origin],
+      retryMs: 20,
+      rateLimit: { client: false, session: false },
+    });
     const seed = Date.now() % 1_000_000;
     let state = seed;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
     try {
       const { body } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
       const session = server.runtime.session(body.sessionId);
@@ -48,7 +52,8 @@ describe('runtime server: SSE resume in Chromium', () => {
           w.source = new EventSource(url);
           w.source.onopen = () => w.opens++;
           const record = (e: MessageEvent) => w.received.push({ id: e.lastEventId, type: e.type });
-          for (const type of ['session.started', 'state.changed', 'transition.rejected', 'session.done']) w.source.addEventListener(type, record);
+          for (const type of ['session.started', 'state.changed', 'transition.rejected', 'session.done'])
+            w.source.addEventListener(type, record);
         }, `http://127.0.0.1:${proxy.port}/sessions/${body.sessionId}/stream`);
         for (let i = 0; i < 200; i++) {
           await session.send({ type: 'PING' });
@@ -56,15 +61,22 @@ describe('runtime server: SSE resume in Chromium', () => {
         }
         await session.send({ type: 'FINISH' });
         // The server's 204 after the last event makes EventSource stop for good (readyState CLOSED).
-        await tab.waitForFunction(() => (window as unknown as { source: EventSource }).source.readyState === EventSource.CLOSED, undefined, { timeout: 25_000 });
+        await tab.waitForFunction(
+          () => (window as unknown as { source: EventSource }).source.readyState === EventSource.CLOSED,
+          undefined,
+          { timeout: 25_000 },
+        );
         const { received, opens } = await tab.evaluate(() => {
           const w = window as unknown as { received: Array<{ id: string; type: string }>; opens: number };
           return { received: w.received, opens: w.opens };
         });
         const stored = await session.events();
         expect(proxy.cuts.length, `seed ${seed}`).toBe(30);
-        expect(opens, `seed ${seed}, cuts at ${proxy.cuts.join(",")}`).toBeGreaterThanOrEqual(31);
-        expect(received.map((e) => Number(e.id)), `seed ${seed}`).toEqual(stored.map((e) => e.seq));
+        expect(opens, `seed ${seed}, cuts at ${proxy.cuts.join(',')}`).toBeGreaterThanOrEqual(31);
+        expect(
+          received.map((e) => Number(e.id)),
+          `seed ${seed}`,
+        ).toEqual(stored.map((e) => e.seq));
         expect(received.map((e) => e.type)).toEqual(stored.map((e) => e.type));
       } finally {
         await proxy.close();

@@ -62,7 +62,10 @@ export async function readSse(url: string, init: RequestInit & { until?: (read: 
  * An EventSource-like loop over `readSse`: reconnects with Last-Event-ID after every break until the server answers
  * 204 (nothing more, ever). Returns every dispatched event, in arrival order, across all connections.
  */
-export async function followSse(url: string, options: { headers?: Record<string, string>; maxConnections?: number } = {}): Promise<{ events: EventSourceMessage[]; connections: number }> {
+export async function followSse(
+  url: string,
+  options: { headers?: Record<string, string>; maxConnections?: number } = {},
+): Promise<{ events: EventSourceMessage[]; connections: number }> {
   const events: EventSourceMessage[] = [];
   let lastId: string | undefined;
   for (let connections = 1; connections <= (options.maxConnections ?? 1000); connections++) {
@@ -78,7 +81,10 @@ export async function followSse(url: string, options: { headers?: Record<string,
 }
 
 /** Feeds the SSE bytes of a Node response to `eventsource-parser`: each event, and each `:` comment (a heartbeat). */
-export function parseSseResponse(res: IncomingMessage, handlers: { onEvent?: (event: EventSourceMessage) => void; onComment?: () => void }): void {
+export function parseSseResponse(
+  res: IncomingMessage,
+  handlers: { onEvent?: (event: EventSourceMessage) => void; onComment?: () => void },
+): void {
   const parser = createParser({ onEvent: (event) => handlers.onEvent?.(event), onComment: () => handlers.onComment?.() });
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => parser.feed(chunk));

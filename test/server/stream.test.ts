@@ -64,7 +64,9 @@ describe('runtime server: GET /sessions/:id/stream', () => {
   it('refuses a malformed Last-Event-ID with 400 and one beyond the log with 409', async () => {
     const { server: s, id } = await sessionWithEvents(1);
     for (const bad of ['abc', '-1', '1.5', '1e3', '\u0000']) {
-      const response = await fetch(`${s.url}/sessions/${id}/stream`, { headers: { 'last-event-id': encodeURIComponent(bad) === bad ? bad : 'x' } });
+      const response = await fetch(`${s.url}/sessions/${id}/stream`, {
+        headers: { 'last-event-id': encodeURIComponent(bad) === bad ? bad : 'x' },
+      });
       expect(response.status, bad).toBe(400);
       expect((await response.json()).code).toBe('SERVER_BAD_EVENT_ID');
     }
@@ -95,7 +97,11 @@ describe('runtime server: GET /sessions/:id/stream', () => {
 describe('runtime server: POST /sessions/:id/events/stream', () => {
   it('streams the events an event causes, then its result, and ends', async () => {
     const { server: s, id } = await sessionWithEvents(1);
-    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, { method: 'POST', body: JSON.stringify({ type: 'FINISH' }), headers: { 'content-type': 'application/json' } });
+    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'FINISH' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(read.complete).toBe(true);
     expect(read.events.map((e) => e.event)).toEqual(['state.changed', 'session.done', 'result']);
     const stored = await s.runtime.session(id).events();
@@ -106,7 +112,11 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
 
   it('streams a refusal as its transition.rejected event and a result with the code', async () => {
     const { server: s, id } = await sessionWithEvents(0);
-    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, { method: 'POST', body: JSON.stringify({ type: 'GO', n: 0 }), headers: { 'content-type': 'application/json' } });
+    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'GO', n: 0 }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(read.events.map((e) => e.event)).toEqual(['transition.rejected', 'result']);
     expect(JSON.parse(read.events[1]!.data)).toMatchObject({ applied: false, code: 'GUARD_REJECTED' });
   });
@@ -119,7 +129,11 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
       if (++loads > 1) throw new Error('disk unplugged');
       return load(sessionId);
     };
-    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, { method: 'POST', body: JSON.stringify({ type: 'FINISH' }), headers: { 'content-type': 'application/json' } });
+    const read = await readSse(`${s.url}/sessions/${id}/events/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'FINISH' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(read.complete).toBe(true);
     const result = read.events.at(-1)!;
     expect(result.event).toBe('result');
@@ -132,7 +146,9 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
     const wait = abortableTool();
     const { server: s, id } = await sessionWithEvents(0, { disconnectGraceMs: 150 }, wait.tool);
     await readSse(`${s.url}/sessions/${id}/events/stream`, {
-      method: 'POST', body: JSON.stringify({ type: 'GO', n: 1 }), headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ type: 'GO', n: 1 }),
+      headers: { 'content-type': 'application/json' },
       until: (r) => r.events.some((e) => e.event === 'tool.started'),
     });
     const leftAt = performance.now();
@@ -150,7 +166,9 @@ describe('runtime server: POST /sessions/:id/events/stream', () => {
     const wait = abortableTool();
     const { server: s, id } = await sessionWithEvents(0, { disconnectGraceMs: GRACE_MS, heartbeatMs: HEARTBEAT_MS }, wait.tool);
     const first = await readSse(`${s.url}/sessions/${id}/events/stream`, {
-      method: 'POST', body: JSON.stringify({ type: 'GO', n: 1 }), headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ type: 'GO', n: 1 }),
+      headers: { 'content-type': 'application/json' },
       until: (r) => r.events.some((e) => e.event === 'tool.started'),
     });
     const lastId = first.events.filter((e) => e.id !== undefined).at(-1)!.id!;

@@ -23,7 +23,10 @@ export interface ServeChild {
 export async function makeLeaseProject(): Promise<{ dir: string; ledger: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'flowing-lease-'));
   const source = pathToFileURL(fileURLToPath(new URL('./takeover-machines.ts', import.meta.url))).href;
-  for (const [id, name] of [['lease-counter', 'leaseCounterMachine'], ['lease-slow', 'leaseSlowMachine']]) {
+  for (const [id, name] of [
+    ['lease-counter', 'leaseCounterMachine'],
+    ['lease-slow', 'leaseSlowMachine'],
+  ]) {
     await mkdir(join(dir, 'machines', id!), { recursive: true });
     await writeFile(join(dir, 'machines', id!, `${id}.machine.ts`), `export { ${name} } from ${JSON.stringify(source)};\n`);
   }
@@ -34,7 +37,11 @@ export async function makeLeaseProject(): Promise<{ dir: string; ledger: string;
 
 /** Starts `flowing serve --port 0 <args>` in `dir` and waits for the line with its URL. */
 export async function startServe(dir: string, args: string[], env: Record<string, string> = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', '--no-rate-limit', ...args), { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', '--no-rate-limit', ...args), {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
@@ -52,7 +59,11 @@ export async function startServe(dir: string, args: string[], env: Record<string
     void exited.then((code) => reject(new Error(`flowing serve exited ${code}: ${stderr}`)));
   });
   return {
-    child, url, pid: child.pid!, stderr: () => stderr, exited,
+    child,
+    url,
+    pid: child.pid!,
+    stderr: () => stderr,
+    exited,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

@@ -16,7 +16,8 @@ import { defineTestMachine } from '../helpers/runtime-machines.ts';
  */
 export const leaseCounterMachine = (() => {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'lease-counter',
+    specVersion: 1,
+    id: 'lease-counter',
     context: { count: { type: 'number', default: 0 } },
     events: { INC: {}, PING: {} },
     initial: 'idle',
@@ -24,7 +25,9 @@ export const leaseCounterMachine = (() => {
   };
   type Ev = { type: 'INC' } | { type: 'PING' };
   const machine = setup({ types: {} as { context: { count: number }; events: Ev } }).createMachine({
-    id: 'lease-counter', context: { count: 0 }, initial: 'idle',
+    id: 'lease-counter',
+    context: { count: 0 },
+    initial: 'idle',
     states: { idle: { on: { INC: { actions: assign({ count: ({ context }) => context.count + 1 }) } } } },
   });
   return defineMachine<typeof machine, Ev>({ ...defineTestMachine(spec, machine, []), machine });
@@ -36,8 +39,13 @@ export const leaseCounterMachine = (() => {
  * process (SIGSTOP) at exactly that point — a holder paused mid-call — and once continued (SIGCONT) answers at once.
  */
 export const slowChargeTool = defineTool({
-  name: 'slow_charge', description: 'charges slowly (test)', input: z.object({ ms: z.number(), stop: z.boolean().optional() }),
-  output: z.object({ receipt: z.string() }), idempotent: false, retries: 0, timeoutMs: 120_000,
+  name: 'slow_charge',
+  description: 'charges slowly (test)',
+  input: z.object({ ms: z.number(), stop: z.boolean().optional() }),
+  output: z.object({ receipt: z.string() }),
+  idempotent: false,
+  retries: 0,
+  timeoutMs: 120_000,
   async run({ ms, stop }, { idempotencyKey, signal }) {
     const ledger = process.env.FLOWING_TEST_LEDGER;
     if (!ledger) throw new Error('FLOWING_TEST_LEDGER is not set');
@@ -49,7 +57,14 @@ export const slowChargeTool = defineTool({
     }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
     return { receipt: `r-${process.pid}` };
   },
@@ -58,13 +73,26 @@ export const slowChargeTool = defineTool({
 /** idle --CHARGE{ms, stop?}--> charging (slow_charge) --> idle with `receipt` or `error` (the code). */
 export const leaseSlowMachine = (() => {
   const spec: FlowSpecInput = {
-    specVersion: 1, id: 'lease-slow',
-    context: { receipt: { type: 'string', optional: true }, error: { type: 'string', optional: true }, ms: { type: 'number', default: 0 }, stop: { type: 'boolean', default: false } },
+    specVersion: 1,
+    id: 'lease-slow',
+    context: {
+      receipt: { type: 'string', optional: true },
+      error: { type: 'string', optional: true },
+      ms: { type: 'number', default: 0 },
+      stop: { type: 'boolean', default: false },
+    },
     events: { CHARGE: { ms: { type: 'number' }, stop: { type: 'boolean', optional: true } } },
     initial: 'idle',
     states: {
       idle: { on: { CHARGE: { target: 'charging', assign: { ms: 'event.ms', stop: 'event.stop == true' } } } },
-      charging: { invoke: { tool: 'slow_charge', input: { ms: 'context.ms', stop: 'context.stop' }, onDone: { target: 'idle', assign: { receipt: 'output.receipt' } }, onError: { target: 'idle', assign: { error: 'error.code' } } } },
+      charging: {
+        invoke: {
+          tool: 'slow_charge',
+          input: { ms: 'context.ms', stop: 'context.stop' },
+          onDone: { target: 'idle', assign: { receipt: 'output.receipt' } },
+          onError: { target: 'idle', assign: { error: 'error.code' } },
+        },
+      },
     },
   };
   type Ctx = { receipt?: string; error?: string; ms: number; stop: boolean };
@@ -73,13 +101,27 @@ export const leaseSlowMachine = (() => {
     types: {} as { context: Ctx; events: Ev },
     actors: { 'tool.slow_charge': fromTool(slowChargeTool) },
   }).createMachine({
-    id: 'lease-slow', context: { ms: 0, stop: false }, initial: 'idle',
+    id: 'lease-slow',
+    context: { ms: 0, stop: false },
+    initial: 'idle',
     states: {
-      idle: { on: { CHARGE: { target: '#lease-slow.charging', actions: assign({ ms: ({ event }) => event.ms, stop: ({ event }) => event.stop === true }) } } },
+      idle: {
+        on: {
+          CHARGE: {
+            target: '#lease-slow.charging',
+            actions: assign({ ms: ({ event }) => event.ms, stop: ({ event }) => event.stop === true }),
+          },
+        },
+      },
       charging: {
         invoke: {
-          id: 'charging', src: 'tool.slow_charge', input: ({ context }) => ({ args: { ms: context.ms, stop: context.stop } }),
-          onDone: { target: '#lease-slow.idle', actions: assign({ receipt: ({ event }) => (event.output as { receipt: string }).receipt }) },
+          id: 'charging',
+          src: 'tool.slow_charge',
+          input: ({ context }) => ({ args: { ms: context.ms, stop: context.stop } }),
+          onDone: {
+            target: '#lease-slow.idle',
+            actions: assign({ receipt: ({ event }) => (event.output as { receipt: string }).receipt }),
+          },
           onError: { target: '#lease-slow.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
         },
       },

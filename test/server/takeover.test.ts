@@ -32,7 +32,10 @@ async function startPair(): Promise<[ServeChild, ServeChild]> {
 
 /** The ledger lines of one session's calls: every time the tool really ran, whichever process ran it. */
 async function ledgerOf(sessionId: string): Promise<Array<{ pid: number; key: string }>> {
-  const lines = (await readFile(project.ledger, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { pid: number; key: string });
+  const lines = (await readFile(project.ledger, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { pid: number; key: string });
   return lines.filter((line) => line.key.startsWith(`${sessionId}:`));
 }
 
@@ -54,7 +57,13 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
 
     // Both processes are asked to run the next step at the same time.
     // The holder's request dies with it (its connection is reset); only the survivor's answer is looked at.
-    const sends = [a, b].map((server) => post(`${server.url}/sessions/${id}/events`, { type: 'CHARGE', ms: 60_000 }).catch((error: Error) => ({ status: 0, body: { error: error.message }, headers: new Headers() })));
+    const sends = [a, b].map((server) =>
+      post(`${server.url}/sessions/${id}/events`, { type: 'CHARGE', ms: 60_000 }).catch((error: Error) => ({
+        status: 0,
+        body: { error: error.message },
+        headers: new Headers(),
+      })),
+    );
     const [started] = await vi.waitFor(async () => {
       const lines = await ledgerOf(id);
       expect(lines, 'the charge to start').not.toEqual([]);
@@ -66,11 +75,14 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
 
     const killedAt = Date.now();
     await holder.kill();
-    const takenOver = await vi.waitFor(async () => {
-      const view = await getJson(`${other.url}/sessions/${id}`);
-      expect(view.status, 'the other process to take the session over').toBe('needs_attention');
-      return view;
-    }, often(TTL_MS + 5_000));
+    const takenOver = await vi.waitFor(
+      async () => {
+        const view = await getJson(`${other.url}/sessions/${id}`);
+        expect(view.status, 'the other process to take the session over').toBe('needs_attention');
+        return view;
+      },
+      often(TTL_MS + 5_000),
+    );
     const tookMs = Date.now() - killedAt;
     expect(tookMs).toBeLessThanOrEqual(TTL_MS + 1_000);
     expect(takenOver.error.code).toBe('TOOL_UNKNOWN_OUTCOME');
@@ -100,11 +112,14 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
       expect(await processState(a.pid), 'A to stop mid-call').toBe('T');
     }, often(20_000));
     const stoppedAt = Date.now();
-    const takenOver = await vi.waitFor(async () => {
-      const view = await getJson(`${b.url}/sessions/${id}`);
-      expect(view.status, 'B to take the session over').toBe('needs_attention');
-      return view;
-    }, often(TTL_MS + 5_000));
+    const takenOver = await vi.waitFor(
+      async () => {
+        const view = await getJson(`${b.url}/sessions/${id}`);
+        expect(view.status, 'B to take the session over').toBe('needs_attention');
+        return view;
+      },
+      often(TTL_MS + 5_000),
+    );
     expect(Date.now() - stoppedAt).toBeLessThanOrEqual(TTL_MS + 1_000);
     const before = await fullLog(b.url, id);
 
@@ -121,9 +136,16 @@ describe('two flowing serve processes on one Redis: leases and takeover (C2)', (
     expect(next).toMatchObject({ status: 409, body: { code: 'SESSION_NEEDS_ATTENTION' } });
     const after = await fullLog(b.url, id);
     expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.slice(before.length)).toMatchObject([{ seq: before.length + 1, type: 'transition.rejected', data: { event: 'CHARGE', code: 'SESSION_NEEDS_ATTENTION' } }]);
+    expect(after.slice(before.length)).toMatchObject([
+      { seq: before.length + 1, type: 'transition.rejected', data: { event: 'CHARGE', code: 'SESSION_NEEDS_ATTENTION' } },
+    ]);
     // Nothing A wrote after the takeover landed: the session is as B left it (plus that refusal in its log).
-    expect((await getJson(`${b.url}/sessions/${id}`))).toMatchObject({ status: 'needs_attention', seq: takenOver.seq + 1, step: takenOver.step, context: takenOver.context });
+    expect(await getJson(`${b.url}/sessions/${id}`)).toMatchObject({
+      status: 'needs_attention',
+      seq: takenOver.seq + 1,
+      step: takenOver.step,
+      context: takenOver.context,
+    });
     expect(after.filter((e) => e.type === 'tool.completed')).toHaveLength(0);
     expect(await ledgerOf(id)).toHaveLength(1);
     // A goes on serving: its next request for the session is answered from the store as it is now.

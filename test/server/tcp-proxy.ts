@@ -5,7 +5,10 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
  * bytes (`cutAfter(n)` for the n-th connection; undefined lets it through whole): the client sees a broken connection
  * mid-stream, maybe mid-event or before the headers.
  */
-export async function startCuttingProxy(targetPort: number, cutAfter: (connection: number) => number | undefined): Promise<{ port: number; cuts: number[]; close(): Promise<void> }> {
+export async function startCuttingProxy(
+  targetPort: number,
+  cutAfter: (connection: number) => number | undefined,
+): Promise<{ port: number; cuts: number[]; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const cuts: number[] = [];
   let connections = 0;
@@ -47,9 +50,10 @@ export async function startCuttingProxy(targetPort: number, cutAfter: (connectio
   return {
     port,
     cuts,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -28,7 +28,8 @@ async function startOnRedis(): Promise<RunningServer> {
   return server;
 }
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 describe('runtime server: two servers on one Redis', () => {
   it('streams on A the events applied through B, and B continues a stream begun on A after Last-Event-ID', async () => {
@@ -37,7 +38,9 @@ describe('runtime server: two servers on one Redis', () => {
     const created = await post(`${a.url}/sessions`, { machine: 'refusals' });
     const id = created.body.sessionId as string;
 
-    const onA = readSse(`${a.url}/sessions/${id}/stream`, { until: (r) => r.events.some((e) => e.event === 'transition.rejected' && Number(e.id) >= 7) });
+    const onA = readSse(`${a.url}/sessions/${id}/stream`, {
+      until: (r) => r.events.some((e) => e.event === 'transition.rejected' && Number(e.id) >= 7),
+    });
     for (let i = 0; i < 5; i++) expect((await post(`${b.url}/sessions/${id}/events`, { type: 'PING' })).status).toBe(409);
     const firstPart = await onA;
     const lastOnA = firstPart.events.at(-1)!.id!;

@@ -20,7 +20,14 @@ declare module 'vitest' {
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 /** Everything `vite build` of the studio reads from the repository: the app, its Vite config, spec/, protocol/, the lock. */
 const INPUT_FOLDERS = ['studio/src', 'studio/public', 'spec', 'protocol'];
-const INPUT_FILES = ['studio/index.html', 'studio/package.json', 'studio/server/vite-config.ts', 'studio/server/constants.ts', 'package-lock.json', 'vite.config.ts'];
+const INPUT_FILES = [
+  'studio/index.html',
+  'studio/package.json',
+  'studio/server/vite-config.ts',
+  'studio/server/constants.ts',
+  'package-lock.json',
+  'vite.config.ts',
+];
 const SKIPPED = new Set(['dist', 'node_modules']);
 const CACHE_PREFIX = 'flowing-studio-app-';
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -40,7 +47,12 @@ async function inputsHash(): Promise<string> {
   const files = [...INPUT_FILES.map((name) => join(REPO_DIR, name))];
   for (const folder of INPUT_FOLDERS) if (existsSync(join(REPO_DIR, folder))) await listFiles(join(REPO_DIR, folder), files);
   const hash = createHash('sha256').update('production\0');
-  for (const file of files.sort()) hash.update(relative(REPO_DIR, file)).update('\0').update(await readFile(file)).update('\0');
+  for (const file of files.sort())
+    hash
+      .update(relative(REPO_DIR, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
   return hash.digest('hex').slice(0, 20);
 }
 
@@ -68,7 +80,10 @@ export async function buildStudioApp(): Promise<string> {
     const nodeEnv = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
     try {
-      await build({ ...studioViteConfig({ rootDir: REPO_DIR, outDir: partial, logLevel: 'error' }), build: { outDir: partial, emptyOutDir: true, reportCompressedSize: false } });
+      await build({
+        ...studioViteConfig({ rootDir: REPO_DIR, outDir: partial, logLevel: 'error' }),
+        build: { outDir: partial, emptyOutDir: true, reportCompressedSize: false },
+      });
     } finally {
       if (nodeEnv === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = nodeEnv;

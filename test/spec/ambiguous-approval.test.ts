@@ -9,23 +9,40 @@ import { validateSpec, type ToolInfo } from '../../spec/index.ts';
 const tools: Record<string, ToolInfo> = {
   cancel_ticket: { name: 'cancel_ticket', idempotent: false, risk: 'high', inputFields: ['ticket_id'], requiredInputFields: ['ticket_id'] },
   update_ticket_to_new_flight: {
-    name: 'update_ticket_to_new_flight', idempotent: false, risk: 'high', inputFields: ['ticket_id', 'flight'], requiredInputFields: ['ticket_id', 'flight'],
+    name: 'update_ticket_to_new_flight',
+    idempotent: false,
+    risk: 'high',
+    inputFields: ['ticket_id', 'flight'],
+    requiredInputFields: ['ticket_id', 'flight'],
   },
   send_note: { name: 'send_note', idempotent: true, risk: 'low', inputFields: ['ticket_id'], requiredInputFields: ['ticket_id'] },
 };
 
 const done = { onDone: 'idle', onError: 'idle' };
 const cancelling = { invoke: { tool: 'cancel_ticket', input: { ticket_id: 'context.ticketId' }, ...done } };
-const rebooking = { invoke: { tool: 'update_ticket_to_new_flight', input: { ticket_id: 'context.ticketId', flight: "context.flight ?? ''" }, ...done } };
+const rebooking = {
+  invoke: { tool: 'update_ticket_to_new_flight', input: { ticket_id: 'context.ticketId', flight: "context.flight ?? ''" }, ...done },
+};
 
 /** A ticket desk: REQUEST a change, then APPROVE in `confirm` leads wherever `approve` says. */
 function ticketDesk(confirm: Record<string, unknown>, more: Record<string, unknown> = {}): unknown {
   return {
-    specVersion: 1, id: 'ticket-desk',
-    context: { ticketId: { type: 'string', default: '' }, action: { type: 'string', default: '' }, flight: { type: 'string', optional: true } },
+    specVersion: 1,
+    id: 'ticket-desk',
+    context: {
+      ticketId: { type: 'string', default: '' },
+      action: { type: 'string', default: '' },
+      flight: { type: 'string', optional: true },
+    },
     events: { REQUEST: { action: { type: 'string' } }, APPROVE: {}, REJECT: {} },
     initial: 'idle',
-    states: { idle: { on: { REQUEST: { target: 'confirm', assign: { action: 'event.action' } } } }, confirm, cancelling, rebooking, ...more },
+    states: {
+      idle: { on: { REQUEST: { target: 'confirm', assign: { action: 'event.action' } } } },
+      confirm,
+      cancelling,
+      rebooking,
+      ...more,
+    },
   };
 }
 
@@ -45,7 +62,10 @@ describe('an APPROVE that could start one of two high-risk calls', () => {
   it('is refused when both branches are guarded, too', () => {
     const spec = ticketDesk({
       on: {
-        APPROVE: [{ guard: "context.action == 'cancel'", target: 'cancelling' }, { guard: "context.action == 'rebook'", target: 'rebooking' }],
+        APPROVE: [
+          { guard: "context.action == 'cancel'", target: 'cancelling' },
+          { guard: "context.action == 'rebook'", target: 'rebooking' },
+        ],
         REJECT: 'idle',
       },
     });
@@ -55,7 +75,10 @@ describe('an APPROVE that could start one of two high-risk calls', () => {
   it('is accepted once each high-risk call has its own approval state', () => {
     const spec = ticketDesk(
       { always: [{ guard: "context.action == 'cancel'", target: 'confirm_cancel' }, { target: 'confirm_rebook' }] },
-      { confirm_cancel: { on: { APPROVE: 'cancelling', REJECT: 'idle' } }, confirm_rebook: { on: { APPROVE: 'rebooking', REJECT: 'idle' } } },
+      {
+        confirm_cancel: { on: { APPROVE: 'cancelling', REJECT: 'idle' } },
+        confirm_rebook: { on: { APPROVE: 'rebooking', REJECT: 'idle' } },
+      },
     );
     expect(validateSpec(spec, { tools }).problems).toEqual([]);
   });

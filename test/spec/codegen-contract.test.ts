@@ -12,7 +12,10 @@ const project = useCodegenProject('flowing-codegen-contract-');
 
 function specWith(id: string, edit: (spec: any) => void = () => {}): any {
   const spec: any = {
-    specVersion: 1, id, events: { GO: {} }, initial: 'idle',
+    specVersion: 1,
+    id,
+    events: { GO: {} },
+    initial: 'idle',
     states: { idle: { on: { GO: 'done' } }, done: { type: 'final' } },
   };
   edit(spec);
@@ -26,9 +29,11 @@ function nestedStates(from: number, to: number): any {
 /** Reserved words wherever a name becomes a property key or a string in generated code, never a binding. */
 function reservedWordsEverywhere(): any {
   return {
-    specVersion: 1, id: 'reserved-everywhere',
+    specVersion: 1,
+    id: 'reserved-everywhere',
     context: {
-      class: { type: 'string', default: '' }, default: { type: 'number', default: 0 },
+      class: { type: 'string', default: '' },
+      default: { type: 'number', default: 0 },
       new: { type: 'object', optional: true, fields: { delete: { type: 'string' } } },
     },
     events: { GO: { import: { type: 'string' }, export: { type: 'number' } }, DELETE: {} },
@@ -38,20 +43,26 @@ function reservedWordsEverywhere(): any {
     states: {
       default: {
         entry: { actions: ['let'] },
-        on: { GO: [
-          { target: 'new', guard: { ref: 'class' }, assign: { class: 'event.import', default: 'event.export' }, actions: ['yield'] },
-          { target: 'delete', guard: 'event.export > 1' },
-          { target: 'return' },
-        ] },
+        on: {
+          GO: [
+            { target: 'new', guard: { ref: 'class' }, assign: { class: 'event.import', default: 'event.export' }, actions: ['yield'] },
+            { target: 'delete', guard: 'event.export > 1' },
+            { target: 'return' },
+          ],
+        },
       },
       new: {
         invoke: {
-          llm: 'classify', input: 'context.class', labels: ['class', 'default'],
-          onDone: [{ guard: "output.label == 'class'", target: 'return' }, { target: 'delete' }], onError: 'return',
+          llm: 'classify',
+          input: 'context.class',
+          labels: ['class', 'default'],
+          onDone: [{ guard: "output.label == 'class'", target: 'return' }, { target: 'delete' }],
+          onError: 'return',
         },
       },
       delete: {
-        initial: 'switch', onDone: 'return',
+        initial: 'switch',
+        onDone: 'return',
         states: { switch: { on: { DELETE: { target: 'case', guard: { ref: 'await' } } } }, case: { type: 'final' } },
       },
       return: { type: 'final' },
@@ -66,17 +77,36 @@ async function writeSpec(spec: any): Promise<string> {
   return file;
 }
 
-const exists = (path: string) => access(join(project.dir, path)).then(() => true, () => false);
+const exists = (path: string) =>
+  access(join(project.dir, path)).then(
+    () => true,
+    () => false,
+  );
 
 describe('what validate accepts, codegen turns into code that type-checks', () => {
   const accepted: Array<[string, any]> = [
-    [`states nested ${MAX_STATE_DEPTH} levels deep`, specWith('deep-states', (s) => { s.states.l1 = { ...nestedStates(1, MAX_STATE_DEPTH), onDone: 'done' }; s.states.idle.on.GO = 'l1'; })],
-    ['a spec with no events', specWith('no-events', (s) => { delete s.events; s.states.idle = { after: { '10': 'done' } }; })],
+    [
+      `states nested ${MAX_STATE_DEPTH} levels deep`,
+      specWith('deep-states', (s) => {
+        s.states.l1 = { ...nestedStates(1, MAX_STATE_DEPTH), onDone: 'done' };
+        s.states.idle.on.GO = 'l1';
+      }),
+    ],
+    [
+      'a spec with no events',
+      specWith('no-events', (s) => {
+        delete s.events;
+        s.states.idle = { after: { '10': 'done' } };
+      }),
+    ],
     ['reserved words as context, payload, state, guard, action and label names', reservedWordsEverywhere()],
-    ['a tool name that contains a reserved word', specWith('tool-near-reserved', (s) => {
-      s.states.idle.on.GO = 'call';
-      s.states.call = { invoke: { tool: 'class_name', onDone: 'done', onError: 'done' } };
-    })],
+    [
+      'a tool name that contains a reserved word',
+      specWith('tool-near-reserved', (s) => {
+        s.states.idle.on.GO = 'call';
+        s.states.call = { invoke: { tool: 'class_name', onDone: 'done', onError: 'done' } };
+      }),
+    ],
   ];
   for (const [what, spec] of accepted) {
     it(`validates and generates ${what}`, async () => {
@@ -112,7 +142,10 @@ describe('what codegen could not generate, validate refuses and codegen leaves n
   }
 
   it(`refuses states nested ${MAX_STATE_DEPTH + 1} levels deep with SPEC_NESTING_TOO_DEEP instead of crashing TypeScript`, async () => {
-    const spec = specWith('too-deep', (s) => { s.states.l1 = { ...nestedStates(1, 50), onDone: 'done' }; s.states.idle.on.GO = 'l1'; });
+    const spec = specWith('too-deep', (s) => {
+      s.states.l1 = { ...nestedStates(1, 50), onDone: 'done' };
+      s.states.idle.on.GO = 'l1';
+    });
     const result = await project.codegen.generate(await writeSpec(spec));
     expect(result.problems.map((p) => p.code)).toEqual(['SPEC_NESTING_TOO_DEEP']);
     expect(result.problems[0]!.path.split('/states/')).toHaveLength(MAX_STATE_DEPTH + 2);

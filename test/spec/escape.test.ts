@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import {
-  escapeControlCharacters, formatProblemLine, pointerForDisplay, problemForJson, stringifyJsonSafely,
-} from '../../spec/index.ts';
+import { escapeControlCharacters, formatProblemLine, pointerForDisplay, problemForJson, stringifyJsonSafely } from '../../spec/index.ts';
 
 /** Every character class a problem line must never carry raw. */
 const UNSAFE_SAMPLES: Array<[string, string]> = [
-  ['\n', '\\n'], ['\r', '\\r'], ['\t', '\\t'], ['\b', '\\b'], ['\f', '\\f'], ['\u0000', '\\u0000'], ['\u001b', '\\u001b'],
-  ['\u007f', '\\u007f'], ['\u0085', '\\u0085'], ['\u009b', '\\u009b'], ['\u2028', '\\u2028'], ['\u2029', '\\u2029'],
-  ['\u202e', '\\u202e'], ['\u2066', '\\u2066'], ['\u200f', '\\u200f'], ['\ud800', '\\ud800'],
+  ['\n', '\\n'],
+  ['\r', '\\r'],
+  ['\t', '\\t'],
+  ['\b', '\\b'],
+  ['\f', '\\f'],
+  ['\u0000', '\\u0000'],
+  ['\u001b', '\\u001b'],
+  ['\u007f', '\\u007f'],
+  ['\u0085', '\\u0085'],
+  ['\u009b', '\\u009b'],
+  ['\u2028', '\\u2028'],
+  ['\u2029', '\\u2029'],
+  ['\u202e', '\\u202e'],
+  ['\u2066', '\\u2066'],
+  ['\u200f', '\\u200f'],
+  ['\ud800', '\\ud800'],
 ];
 
 /** True when the text holds a C0 control, DEL, a C1 control, a line/paragraph separator or a bidi control. */
@@ -37,15 +48,27 @@ describe('escapeControlCharacters', () => {
 
 describe('pointerForDisplay', () => {
   it('shows ordinary pointers unchanged', () => {
-    for (const pointer of ['', '/states/fetch_order/invoke/onDone/0/guard', '/layout/active.fetch', '/states/a~1b~0c', '/events/USER_MESSAGE']) {
+    for (const pointer of [
+      '',
+      '/states/fetch_order/invoke/onDone/0/guard',
+      '/layout/active.fetch',
+      '/states/a~1b~0c',
+      '/events/USER_MESSAGE',
+    ]) {
       expect(pointerForDisplay(pointer)).toBe(pointer);
     }
   });
 
   it('percent-encodes line breaks, escapes, spaces and non-ASCII so decodeURIComponent gives the exact pointer back', () => {
     const pointers = [
-      '/states/line1\nline2', '/states/\u001b[31mred', '/states/a b', '/states/50%', '/states/a#b', '/states/back\\slash',
-      '/states/\u2028\u0000\u007f\u009b\u202e', '/states/Grüße 注文 🚚',
+      '/states/line1\nline2',
+      '/states/\u001b[31mred',
+      '/states/a b',
+      '/states/50%',
+      '/states/a#b',
+      '/states/back\\slash',
+      '/states/\u2028\u0000\u007f\u009b\u202e',
+      '/states/Grüße 注文 🚚',
     ];
     for (const pointer of pointers) {
       const shown = pointerForDisplay(pointer);
@@ -55,7 +78,7 @@ describe('pointerForDisplay', () => {
     expect(pointerForDisplay('/states/line1\nline2')).toBe('/states/line1%0Aline2');
   });
 
-  it('keeps pointers that differ distinct, even one that spells out another one\'s escape', () => {
+  it("keeps pointers that differ distinct, even one that spells out another one's escape", () => {
     const shown = ['/states/a\nb', '/states/a%0Ab', '/states/a\\nb', '/states/a b', '/states/a%20b'].map(pointerForDisplay);
     expect(new Set(shown).size).toBe(shown.length);
   });
@@ -67,8 +90,15 @@ describe('pointerForDisplay', () => {
 
 describe('formatProblemLine and the JSON form', () => {
   // Lone surrogates aside: they have no UTF-8 form, so decodeURIComponent cannot give them back (see the test above).
-  const hostile = `x${UNSAFE_SAMPLES.map(([raw]) => raw).filter((raw) => !/^[\ud800-\udfff]$/.test(raw)).join('')}y`;
-  const problem = { code: 'SPEC_UNKNOWN_TARGET', severity: 'warning' as const, path: `/states/${hostile}`, message: `target '${hostile}' is unknown` };
+  const hostile = `x${UNSAFE_SAMPLES.map(([raw]) => raw)
+    .filter((raw) => !/^[\ud800-\udfff]$/.test(raw))
+    .join('')}y`;
+  const problem = {
+    code: 'SPEC_UNKNOWN_TARGET',
+    severity: 'warning' as const,
+    path: `/states/${hostile}`,
+    message: `target '${hostile}' is unknown`,
+  };
 
   it('prints one line with no unsafe character, the pointer decoding to the exact path', () => {
     const line = formatProblemLine(`machines/a${hostile}/a.flow.json`, problem);

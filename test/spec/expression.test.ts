@@ -69,16 +69,15 @@ describe('expression language', () => {
     const parsed = parseExpression("context.a + context.b > 3 && (context.tag in ['x', 'y'] || !context.flag)", ['context']);
     if (!parsed.ok) throw new Error('fixture does not parse');
     const compiled = new Function('context', `return ${compileExpression(parsed.ast).replace(' as readonly unknown[]', '')};`);
-    fc.assert(fc.property(
-      fc.record({ a: fc.integer(), b: fc.integer(), tag: fc.constantFrom('x', 'y', 'z'), flag: fc.boolean() }),
-      (context) => {
+    fc.assert(
+      fc.property(fc.record({ a: fc.integer(), b: fc.integer(), tag: fc.constantFrom('x', 'y', 'z'), flag: fc.boolean() }), (context) => {
         expect(Boolean(compiled(context))).toBe(Boolean(evaluateExpression(parsed.ast, { context })));
-      },
-    ));
+      }),
+    );
   });
 
   it('reads string lengths and array items like the compiled code does', () => {
-    const parsed = parseExpression("context.name.length + context.items.length + (context.items[1] ?? 0)", ['context']);
+    const parsed = parseExpression('context.name.length + context.items.length + (context.items[1] ?? 0)', ['context']);
     if (!parsed.ok) throw new Error('fixture does not parse');
     const compiled = new Function('context', `return ${compileExpression(parsed.ast)};`);
     const context = { name: 'Ada', items: [4, 5] };
@@ -98,9 +97,12 @@ describe('expression language', () => {
   });
 
   it('never throws on arbitrary input (fuzz)', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 80 }), (source) => {
-      const result = parseExpression(source, ALL);
-      expect(typeof result.ok).toBe('boolean');
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (source) => {
+        const result = parseExpression(source, ALL);
+        expect(typeof result.ok).toBe('boolean');
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -19,8 +19,26 @@ function resolves(doc: unknown, pointer: string): boolean {
 
 const hostileValue = fc.oneof(
   // biome-ignore lint/suspicious/noTemplateCurlyInString: '${x}' is a hostile value that must stay plain text
-  fc.constantFrom(null, 0, -1, Number.POSITIVE_INFINITY, true, '', '__proto__', 'constructor', "'; process.exit(1); '", '*/', '${x}', '\u2028', [], {}, [[[]]]),
-  fc.string(), fc.integer(), fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 3 }),
+  fc.constantFrom(
+    null,
+    0,
+    -1,
+    Number.POSITIVE_INFINITY,
+    true,
+    '',
+    '__proto__',
+    'constructor',
+    "'; process.exit(1); '",
+    '*/',
+    '${x}',
+    '\u2028',
+    [],
+    {},
+    [[[]]],
+  ),
+  fc.string(),
+  fc.integer(),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 3 }),
 );
 
 /** Every path of objects/arrays in the example, so mutations land everywhere. */
@@ -37,36 +55,46 @@ function mutate(doc: unknown, path: string[], action: 'set' | 'delete' | 'rename
   for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
   const last = path[path.length - 1]!;
   if (action === 'delete') delete parent[last];
-  else if (action === 'rename') { parent[`${last}_x`] = parent[last]; delete parent[last]; }
-  else parent[last] = value;
+  else if (action === 'rename') {
+    parent[`${last}_x`] = parent[last];
+    delete parent[last];
+  } else parent[last] = value;
   return copy;
 }
 
 describe('spec loader under mutation (RELIABILITY B7)', () => {
   it('never throws, and every problem path points into the document', () => {
-    fc.assert(fc.property(
-      fc.constantFrom(...allPaths), fc.constantFrom('set', 'delete', 'rename' as const), hostileValue,
-      (path, action, value) => {
-        const doc = mutate(example, path, action as 'set', value);
-        const text = JSON.stringify(doc) ?? 'null';
-        const result = parseSpecText(text);
-        for (const problem of result.problems) {
-          expect(problem.code).toMatch(/^SPEC_/);
-          const parent = problem.path.split('/').slice(0, -1).join('/');
-          expect(resolves(doc, problem.path) || resolves(doc, parent)).toBe(true);
-        }
-      },
-    ), { numRuns: 400 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...allPaths),
+        fc.constantFrom('set', 'delete', 'rename' as const),
+        hostileValue,
+        (path, action, value) => {
+          const doc = mutate(example, path, action as 'set', value);
+          const text = JSON.stringify(doc) ?? 'null';
+          const result = parseSpecText(text);
+          for (const problem of result.problems) {
+            expect(problem.code).toMatch(/^SPEC_/);
+            const parent = problem.path.split('/').slice(0, -1).join('/');
+            expect(resolves(doc, problem.path) || resolves(doc, parent)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('never throws on truncated or byte-flipped text', () => {
     const text = JSON.stringify(example, null, 2);
-    fc.assert(fc.property(fc.nat(text.length - 1), fc.integer({ min: 0, max: 255 }), (offset, byte) => {
-      const truncated = parseSpecText(text.slice(0, offset));
-      expect(truncated.ok).toBe(false);
-      const flipped = text.slice(0, offset) + String.fromCharCode(byte) + text.slice(offset + 1);
-      expect(() => parseSpecText(flipped)).not.toThrow();
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.nat(text.length - 1), fc.integer({ min: 0, max: 255 }), (offset, byte) => {
+        const truncated = parseSpecText(text.slice(0, offset));
+        expect(truncated.ok).toBe(false);
+        const flipped = text.slice(0, offset) + String.fromCharCode(byte) + text.slice(offset + 1);
+        expect(() => parseSpecText(flipped)).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('answers a 10,000-deep nested document with a problem, not a stack overflow', () => {

@@ -14,10 +14,22 @@ const project = useCodegenProject('flowing-problem-lines-');
 
 const ESC_EVENT = '\u001b[31mRED';
 /** State names: a line break, an ESC sequence, U+2028, NUL, DEL, a C1 CSI, a bidi override, a tab, a CR. */
-const HOSTILE_STATES = ['line1\nline2', '\u001b]0;owned\u0007title', 'para\u2028graph', 'nul\u0000byte', 'del\u007fc1\u009b[2J', 'rtl\u202eevil', 'tab\there', 'cr\rlf'];
+const HOSTILE_STATES = [
+  'line1\nline2',
+  '\u001b]0;owned\u0007title',
+  'para\u2028graph',
+  'nul\u0000byte',
+  'del\u007fc1\u009b[2J',
+  'rtl\u202eevil',
+  'tab\there',
+  'cr\rlf',
+];
 
 function hostileSpec(): unknown {
-  const states: Record<string, unknown> = { idle: { on: { GO: HOSTILE_STATES[0], [ESC_EVENT]: 'nowhere\u0085\u001b[5m', 'NUL\u0000EVENT': 'done' } }, done: { type: 'final' } };
+  const states: Record<string, unknown> = {
+    idle: { on: { GO: HOSTILE_STATES[0], [ESC_EVENT]: 'nowhere\u0085\u001b[5m', 'NUL\u0000EVENT': 'done' } },
+    done: { type: 'final' },
+  };
   for (const name of HOSTILE_STATES) states[name] = { type: 'final' };
   return { specVersion: 1, id: 'hostile-names', events: { GO: {}, [ESC_EVENT]: {} }, initial: 'idle', states };
 }
@@ -35,7 +47,10 @@ async function writeFixtures(dir: string): Promise<void> {
   await writeFile(join(dir, FILES.names), JSON.stringify(hostileSpec(), null, 2));
   const valid = { specVersion: 1, id: 'esc', events: { GO: {} }, initial: 'a', states: { a: { on: { GO: 'b' } }, b: { type: 'final' } } };
   await writeFile(join(dir, FILES.fileName), JSON.stringify(valid));
-  await writeFile(join(dir, FILES.duplicate), '{"specVersion":1,"id":"dup","states":{"a\\nb":{"type":"final"},"a\\nb":{"type":"final"}},"initial":"a\\nb"}');
+  await writeFile(
+    join(dir, FILES.duplicate),
+    '{"specVersion":1,"id":"dup","states":{"a\\nb":{"type":"final"},"a\\nb":{"type":"final"}},"initial":"a\\nb"}',
+  );
 }
 
 function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -50,7 +65,13 @@ function run(args: string[], cwd: string): Promise<{ code: number; stdout: strin
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this pattern finds
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-interface JsonProblem { file: string; path: string; code: string; message: string; severity: string }
+interface JsonProblem {
+  file: string;
+  path: string;
+  code: string;
+  message: string;
+  severity: string;
+}
 
 /** The value a JSON pointer names in a document, or undefined when it names nothing. */
 function resolvePointer(document: unknown, pointer: string): unknown {
@@ -92,14 +113,19 @@ describe('problem lines stay one line (issue 7, item 7)', () => {
 
     // Every pointer names a real element of its document, and each hostile state is named by exactly one of them.
     const documents: Record<string, unknown> = {
-      [FILES.names]: hostileSpec(), [FILES.fileName]: { id: 'esc' }, [FILES.duplicate]: { states: { 'a\nb': {} } },
+      [FILES.names]: hostileSpec(),
+      [FILES.fileName]: { id: 'esc' },
+      [FILES.duplicate]: { states: { 'a\nb': {} } },
     };
-    for (const problem of problems) expect(resolvePointer(documents[problem.file], problem.path), `${problem.code} ${JSON.stringify(problem.path)}`).toBeDefined();
+    for (const problem of problems)
+      expect(resolvePointer(documents[problem.file], problem.path), `${problem.code} ${JSON.stringify(problem.path)}`).toBeDefined();
     for (const name of HOSTILE_STATES) {
       const pointer = `/states/${name}`;
       expect(problems.filter((p) => p.file === FILES.names && p.path === pointer && p.code === 'SPEC_INVALID_IDENTIFIER')).toHaveLength(1);
     }
-    expect(problems.map((p) => p.code)).toEqual(expect.arrayContaining(['CODEGEN_FILE_NAME', 'SPEC_DUPLICATE_KEY', 'SPEC_UNDECLARED_EVENT', 'SPEC_UNKNOWN_TARGET']));
+    expect(problems.map((p) => p.code)).toEqual(
+      expect.arrayContaining(['CODEGEN_FILE_NAME', 'SPEC_DUPLICATE_KEY', 'SPEC_UNDECLARED_EVENT', 'SPEC_UNKNOWN_TARGET']),
+    );
 
     const text = await run(['validate', ...files], project.dir);
     expect(text.code).toBe(1);

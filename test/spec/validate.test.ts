@@ -22,7 +22,9 @@ function baseSpec(): any {
       idle: { on: { GO: { target: 'fetch', guard: { ref: 'isReady' }, assign: { id: 'event.id' }, actions: ['audit'] } } },
       fetch: {
         invoke: {
-          tool: 'lookup', input: { id: 'context.id' }, retries: 1,
+          tool: 'lookup',
+          input: { id: 'context.id' },
+          retries: 1,
           onDone: [{ guard: "output.kind == 'x'", target: 'decide' }, { target: 'decide' }],
           onError: { target: 'done', assign: { label: 'error.code' } },
         },
@@ -56,54 +58,277 @@ function codesOf(spec: unknown, withTools = true): SpecProblemCode[] {
 type Case = { code: SpecProblemCode; path: string; mutate: (s: any) => void };
 
 const cases: Case[] = [
-  { code: 'SPEC_SCHEMA', path: '/states/idle', mutate: (s) => { s.states.idle.bogus = 1; } },
-  { code: 'SPEC_VERSION_UNSUPPORTED', path: '/specVersion', mutate: (s) => { s.specVersion = 2; } },
-  { code: 'SPEC_INVALID_ID', path: '/id', mutate: (s) => { s.id = 'Mini_Machine'; } },
-  { code: 'SPEC_INVALID_IDENTIFIER', path: '/context/bad name', mutate: (s) => { s.context['bad name'] = { type: 'string', optional: true }; } },
-  { code: 'SPEC_RESERVED_NAME', path: '/context/constructor', mutate: (s) => { s.context.constructor = { type: 'string', optional: true }; } },
-  { code: 'SPEC_DUPLICATE_STATE', path: '/states/done/states/idle', mutate: (s) => {
-    s.states.done = { type: 'compound', initial: 'idle', states: { idle: { type: 'final' } } };
-  } },
-  { code: 'SPEC_DUPLICATE_NAME', path: '/states/decide/invoke/labels/1', mutate: (s) => { s.states.decide.invoke.labels = ['a', 'a']; } },
-  { code: 'SPEC_MISSING_INITIAL', path: '/initial', mutate: (s) => { delete s.initial; } },
-  { code: 'SPEC_UNKNOWN_INITIAL', path: '/initial', mutate: (s) => { s.initial = 'nowhere'; } },
-  { code: 'SPEC_UNKNOWN_TARGET', path: '/states/wait/on/REJECT/target', mutate: (s) => { s.states.wait.on.REJECT = { target: 'dome' }; s.states.wait.after = { '5000': 'done' }; } },
-  { code: 'SPEC_UNDECLARED_EVENT', path: '/states/wait/on/STOP', mutate: (s) => { s.states.wait.on.STOP = 'done'; } },
-  { code: 'SPEC_UNKNOWN_CONTEXT_FIELD', path: '/states/idle/on/GO/assign/nope', mutate: (s) => { s.states.idle.on.GO.assign.nope = '1'; } },
-  { code: 'SPEC_UNKNOWN_GUARD', path: '/states/idle/on/GO/guard/ref', mutate: (s) => { s.states.idle.on.GO.guard = { ref: 'isGone' }; } },
-  { code: 'SPEC_UNKNOWN_ACTION', path: '/states/idle/on/GO/actions/0', mutate: (s) => { s.states.idle.on.GO.actions = ['shout']; } },
-  { code: 'SPEC_UNKNOWN_TOOL', path: '/states/fetch/invoke/tool', mutate: (s) => { s.states.fetch.invoke.tool = 'lookup_v2'; } },
-  { code: 'SPEC_UNKNOWN_TOOL_INPUT', path: '/states/fetch/invoke/input/ident', mutate: (s) => { s.states.fetch.invoke.input.ident = 'context.id'; } },
-  { code: 'SPEC_MISSING_TOOL_INPUT', path: '/states/fetch/invoke/input', mutate: (s) => { s.states.fetch.invoke.input = {}; } },
-  { code: 'SPEC_INVOKE_WITHOUT_ONDONE', path: '/states/fetch/invoke', mutate: (s) => {
-    delete s.states.fetch.invoke.onDone; s.states.fetch.on = { GO: 'decide' };
-  } },
-  { code: 'SPEC_INVOKE_WITHOUT_ONERROR', path: '/states/decide/invoke', mutate: (s) => { delete s.states.decide.invoke.onError; } },
-  { code: 'SPEC_RETRIES_NOT_IDEMPOTENT', path: '/states/pay/invoke/retries', mutate: (s) => { s.states.pay.invoke.retries = 2; } },
-  { code: 'SPEC_RISKY_TOOL_NOT_APPROVED', path: '/states/wait/on/REJECT', mutate: (s) => { s.states.wait.on.REJECT = 'pay'; } },
-  { code: 'SPEC_AMBIGUOUS_APPROVAL', path: '/states/wait/on/APPROVE', mutate: (s) => {
-    s.states.wait.on.APPROVE = [{ guard: 'context.total > 100', target: 'pay' }, { target: 'give_back' }];
-    s.states.give_back = { invoke: { tool: 'refund', input: { amount: 'context.total' }, onDone: 'done', onError: 'done' } };
-  } },
-  { code: 'SPEC_LLM_INCOMPLETE', path: '/states/decide/invoke/labels', mutate: (s) => { delete s.states.decide.invoke.labels; } },
-  { code: 'SPEC_LLM_FIELD_NOT_ALLOWED', path: '/states/decide/invoke/tools', mutate: (s) => { s.states.decide.invoke.tools = ['lookup']; } },
-  { code: 'SPEC_INVALID_DELAY', path: '/states/wait/after/5s', mutate: (s) => { s.states.wait.after = { '5s': 'done' }; } },
-  { code: 'SPEC_INVALID_STATE_SHAPE', path: '/states/idle/initial', mutate: (s) => { s.states.idle.initial = 'x'; } },
-  { code: 'SPEC_INVALID_DEFAULT', path: '/context/total/default', mutate: (s) => { s.context.total.default = 'zero'; } },
-  { code: 'SPEC_INVALID_REGEX', path: '/states/decide/invoke/scripted/patterns/x', mutate: (s) => {
-    s.states.decide.invoke = { llm: 'extract', input: 'context.id', fields: { x: { type: 'string', optional: true } }, scripted: { patterns: { x: '([a-' } }, onDone: 'wait', onError: 'done' };
-  } },
-  { code: 'SPEC_EXPRESSION_SYNTAX', path: '/states/fetch/invoke/onDone/0/guard', mutate: (s) => { s.states.fetch.invoke.onDone[0].guard = "output.kind == 'x"; } },
-  { code: 'SPEC_EXPRESSION_FORBIDDEN', path: '/states/fetch/invoke/input/id', mutate: (s) => { s.states.fetch.invoke.input.id = 'context.id.toString()'; } },
-  { code: 'SPEC_EXPRESSION_UNKNOWN_ROOT', path: '/states/fetch/invoke/input/id', mutate: (s) => { s.states.fetch.invoke.input.id = 'process.env.SECRET'; } },
-  { code: 'SPEC_TEMPLATE_SYNTAX', path: '/states/decide/invoke/prompt', mutate: (s) => { s.states.decide.invoke.prompt = 'Pick one for {{ context.id'; } },
-  { code: 'SPEC_UNREACHABLE_STATE', path: '/states/orphan', mutate: (s) => { s.states.orphan = { type: 'final' }; } },
-  { code: 'SPEC_DEAD_END', path: '/states/stuck', mutate: (s) => { s.states.stuck = {}; s.states.wait.on.REJECT = 'stuck'; } },
-  { code: 'SPEC_NESTING_TOO_DEEP', path: nestedPointerTail(1, MAX_STATE_DEPTH + 1), mutate: (s) => {
-    s.states.l1 = nestedStates(1, MAX_STATE_DEPTH + 1); s.states.wait.on.REJECT = 'l1';
-  } },
-  { code: 'SPEC_NO_FALLBACK_BRANCH', path: '/states/fetch/invoke/onDone', mutate: (s) => { s.states.fetch.invoke.onDone.pop(); } },
-  { code: 'SPEC_LAYOUT_UNKNOWN_STATE', path: '/layout/ghost', mutate: (s) => { s.layout = { ghost: { x: 0, y: 0 } }; } },
+  {
+    code: 'SPEC_SCHEMA',
+    path: '/states/idle',
+    mutate: (s) => {
+      s.states.idle.bogus = 1;
+    },
+  },
+  {
+    code: 'SPEC_VERSION_UNSUPPORTED',
+    path: '/specVersion',
+    mutate: (s) => {
+      s.specVersion = 2;
+    },
+  },
+  {
+    code: 'SPEC_INVALID_ID',
+    path: '/id',
+    mutate: (s) => {
+      s.id = 'Mini_Machine';
+    },
+  },
+  {
+    code: 'SPEC_INVALID_IDENTIFIER',
+    path: '/context/bad name',
+    mutate: (s) => {
+      s.context['bad name'] = { type: 'string', optional: true };
+    },
+  },
+  {
+    code: 'SPEC_RESERVED_NAME',
+    path: '/context/constructor',
+    mutate: (s) => {
+      s.context.constructor = { type: 'string', optional: true };
+    },
+  },
+  {
+    code: 'SPEC_DUPLICATE_STATE',
+    path: '/states/done/states/idle',
+    mutate: (s) => {
+      s.states.done = { type: 'compound', initial: 'idle', states: { idle: { type: 'final' } } };
+    },
+  },
+  {
+    code: 'SPEC_DUPLICATE_NAME',
+    path: '/states/decide/invoke/labels/1',
+    mutate: (s) => {
+      s.states.decide.invoke.labels = ['a', 'a'];
+    },
+  },
+  {
+    code: 'SPEC_MISSING_INITIAL',
+    path: '/initial',
+    mutate: (s) => {
+      delete s.initial;
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_INITIAL',
+    path: '/initial',
+    mutate: (s) => {
+      s.initial = 'nowhere';
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_TARGET',
+    path: '/states/wait/on/REJECT/target',
+    mutate: (s) => {
+      s.states.wait.on.REJECT = { target: 'dome' };
+      s.states.wait.after = { '5000': 'done' };
+    },
+  },
+  {
+    code: 'SPEC_UNDECLARED_EVENT',
+    path: '/states/wait/on/STOP',
+    mutate: (s) => {
+      s.states.wait.on.STOP = 'done';
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_CONTEXT_FIELD',
+    path: '/states/idle/on/GO/assign/nope',
+    mutate: (s) => {
+      s.states.idle.on.GO.assign.nope = '1';
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_GUARD',
+    path: '/states/idle/on/GO/guard/ref',
+    mutate: (s) => {
+      s.states.idle.on.GO.guard = { ref: 'isGone' };
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_ACTION',
+    path: '/states/idle/on/GO/actions/0',
+    mutate: (s) => {
+      s.states.idle.on.GO.actions = ['shout'];
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_TOOL',
+    path: '/states/fetch/invoke/tool',
+    mutate: (s) => {
+      s.states.fetch.invoke.tool = 'lookup_v2';
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_TOOL_INPUT',
+    path: '/states/fetch/invoke/input/ident',
+    mutate: (s) => {
+      s.states.fetch.invoke.input.ident = 'context.id';
+    },
+  },
+  {
+    code: 'SPEC_MISSING_TOOL_INPUT',
+    path: '/states/fetch/invoke/input',
+    mutate: (s) => {
+      s.states.fetch.invoke.input = {};
+    },
+  },
+  {
+    code: 'SPEC_INVOKE_WITHOUT_ONDONE',
+    path: '/states/fetch/invoke',
+    mutate: (s) => {
+      delete s.states.fetch.invoke.onDone;
+      s.states.fetch.on = { GO: 'decide' };
+    },
+  },
+  {
+    code: 'SPEC_INVOKE_WITHOUT_ONERROR',
+    path: '/states/decide/invoke',
+    mutate: (s) => {
+      delete s.states.decide.invoke.onError;
+    },
+  },
+  {
+    code: 'SPEC_RETRIES_NOT_IDEMPOTENT',
+    path: '/states/pay/invoke/retries',
+    mutate: (s) => {
+      s.states.pay.invoke.retries = 2;
+    },
+  },
+  {
+    code: 'SPEC_RISKY_TOOL_NOT_APPROVED',
+    path: '/states/wait/on/REJECT',
+    mutate: (s) => {
+      s.states.wait.on.REJECT = 'pay';
+    },
+  },
+  {
+    code: 'SPEC_AMBIGUOUS_APPROVAL',
+    path: '/states/wait/on/APPROVE',
+    mutate: (s) => {
+      s.states.wait.on.APPROVE = [{ guard: 'context.total > 100', target: 'pay' }, { target: 'give_back' }];
+      s.states.give_back = { invoke: { tool: 'refund', input: { amount: 'context.total' }, onDone: 'done', onError: 'done' } };
+    },
+  },
+  {
+    code: 'SPEC_LLM_INCOMPLETE',
+    path: '/states/decide/invoke/labels',
+    mutate: (s) => {
+      delete s.states.decide.invoke.labels;
+    },
+  },
+  {
+    code: 'SPEC_LLM_FIELD_NOT_ALLOWED',
+    path: '/states/decide/invoke/tools',
+    mutate: (s) => {
+      s.states.decide.invoke.tools = ['lookup'];
+    },
+  },
+  {
+    code: 'SPEC_INVALID_DELAY',
+    path: '/states/wait/after/5s',
+    mutate: (s) => {
+      s.states.wait.after = { '5s': 'done' };
+    },
+  },
+  {
+    code: 'SPEC_INVALID_STATE_SHAPE',
+    path: '/states/idle/initial',
+    mutate: (s) => {
+      s.states.idle.initial = 'x';
+    },
+  },
+  {
+    code: 'SPEC_INVALID_DEFAULT',
+    path: '/context/total/default',
+    mutate: (s) => {
+      s.context.total.default = 'zero';
+    },
+  },
+  {
+    code: 'SPEC_INVALID_REGEX',
+    path: '/states/decide/invoke/scripted/patterns/x',
+    mutate: (s) => {
+      s.states.decide.invoke = {
+        llm: 'extract',
+        input: 'context.id',
+        fields: { x: { type: 'string', optional: true } },
+        scripted: { patterns: { x: '([a-' } },
+        onDone: 'wait',
+        onError: 'done',
+      };
+    },
+  },
+  {
+    code: 'SPEC_EXPRESSION_SYNTAX',
+    path: '/states/fetch/invoke/onDone/0/guard',
+    mutate: (s) => {
+      s.states.fetch.invoke.onDone[0].guard = "output.kind == 'x";
+    },
+  },
+  {
+    code: 'SPEC_EXPRESSION_FORBIDDEN',
+    path: '/states/fetch/invoke/input/id',
+    mutate: (s) => {
+      s.states.fetch.invoke.input.id = 'context.id.toString()';
+    },
+  },
+  {
+    code: 'SPEC_EXPRESSION_UNKNOWN_ROOT',
+    path: '/states/fetch/invoke/input/id',
+    mutate: (s) => {
+      s.states.fetch.invoke.input.id = 'process.env.SECRET';
+    },
+  },
+  {
+    code: 'SPEC_TEMPLATE_SYNTAX',
+    path: '/states/decide/invoke/prompt',
+    mutate: (s) => {
+      s.states.decide.invoke.prompt = 'Pick one for {{ context.id';
+    },
+  },
+  {
+    code: 'SPEC_UNREACHABLE_STATE',
+    path: '/states/orphan',
+    mutate: (s) => {
+      s.states.orphan = { type: 'final' };
+    },
+  },
+  {
+    code: 'SPEC_DEAD_END',
+    path: '/states/stuck',
+    mutate: (s) => {
+      s.states.stuck = {};
+      s.states.wait.on.REJECT = 'stuck';
+    },
+  },
+  {
+    code: 'SPEC_NESTING_TOO_DEEP',
+    path: nestedPointerTail(1, MAX_STATE_DEPTH + 1),
+    mutate: (s) => {
+      s.states.l1 = nestedStates(1, MAX_STATE_DEPTH + 1);
+      s.states.wait.on.REJECT = 'l1';
+    },
+  },
+  {
+    code: 'SPEC_NO_FALLBACK_BRANCH',
+    path: '/states/fetch/invoke/onDone',
+    mutate: (s) => {
+      s.states.fetch.invoke.onDone.pop();
+    },
+  },
+  {
+    code: 'SPEC_LAYOUT_UNKNOWN_STATE',
+    path: '/layout/ghost',
+    mutate: (s) => {
+      s.layout = { ghost: { x: 0, y: 0 } };
+    },
+  },
 ];
 
 describe('validateSpec', () => {
@@ -166,10 +391,34 @@ describe('validateSpec', () => {
 
 describe('validateSpec with names that objects inherit', () => {
   const inherited: Array<[string, (s: any) => void, string]> = [
-    ['an event named like an Object member', (s) => { s.states.wait.on.constructor = 'done'; }, 'SPEC_UNDECLARED_EVENT'],
-    ['a guard ref to __proto__', (s) => { s.states.idle.on.GO.guard = { ref: '__proto__' }; }, 'SPEC_UNKNOWN_GUARD'],
-    ['a named action toString', (s) => { s.states.idle.on.GO.actions = ['toString']; }, 'SPEC_UNKNOWN_ACTION'],
-    ['an assign to valueOf', (s) => { s.states.idle.on.GO.assign.valueOf = '1'; }, 'SPEC_UNKNOWN_CONTEXT_FIELD'],
+    [
+      'an event named like an Object member',
+      (s) => {
+        s.states.wait.on.constructor = 'done';
+      },
+      'SPEC_UNDECLARED_EVENT',
+    ],
+    [
+      'a guard ref to __proto__',
+      (s) => {
+        s.states.idle.on.GO.guard = { ref: '__proto__' };
+      },
+      'SPEC_UNKNOWN_GUARD',
+    ],
+    [
+      'a named action toString',
+      (s) => {
+        s.states.idle.on.GO.actions = ['toString'];
+      },
+      'SPEC_UNKNOWN_ACTION',
+    ],
+    [
+      'an assign to valueOf',
+      (s) => {
+        s.states.idle.on.GO.assign.valueOf = '1';
+      },
+      'SPEC_UNKNOWN_CONTEXT_FIELD',
+    ],
   ];
   for (const [what, mutate, code] of inherited) {
     it(`reports ${code} for ${what}`, () => {
@@ -182,12 +431,27 @@ describe('validateSpec with names that objects inherit', () => {
   it('refuses an object default with a key the context schema does not have', () => {
     const spec = baseSpec();
     spec.context.meta = { type: 'object', fields: { k: { type: 'number' } }, default: { k: 1, extra: 'x' } };
-    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_INVALID_DEFAULT', '/context/meta/default']]);
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_INVALID_DEFAULT', '/context/meta/default'],
+    ]);
   });
 });
 
 describe('validateSpec refuses what generated code cannot hold', () => {
-  const reservedTools = ['class', 'default', 'import', 'export', 'await', 'yield', 'enum', 'let', 'static', 'implements', 'arguments', 'undefined'];
+  const reservedTools = [
+    'class',
+    'default',
+    'import',
+    'export',
+    'await',
+    'yield',
+    'enum',
+    'let',
+    'static',
+    'implements',
+    'arguments',
+    'undefined',
+  ];
   for (const name of reservedTools) {
     it(`refuses the tool name '${name}' (its module export would be a reserved word) with SPEC_RESERVED_NAME`, () => {
       const spec = baseSpec();
@@ -211,7 +475,9 @@ describe('validateSpec refuses what generated code cannot hold', () => {
   it('refuses a reserved word handed to an agent as a tool', () => {
     const spec = baseSpec();
     spec.states.decide.invoke = { llm: 'agent', prompt: 'Help', tools: ['lookup', 'delete'], onDone: 'wait', onError: 'done' };
-    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_RESERVED_NAME', '/states/decide/invoke/tools/1']]);
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_RESERVED_NAME', '/states/decide/invoke/tools/1'],
+    ]);
   });
 
   it('accepts tool names that only contain a reserved word or an imported name (class_name, new_, z_score)', () => {
@@ -230,7 +496,7 @@ describe('validateSpec refuses what generated code cannot hold', () => {
     });
   }
 
-  it('accepts machine ids that only contain a reserved word or name a generated module\'s import (class-flow, setup)', () => {
+  it("accepts machine ids that only contain a reserved word or name a generated module's import (class-flow, setup)", () => {
     for (const id of ['class-flow', 'default-order', 'new-user', 'setup', 'assign', 'spec']) {
       const spec = baseSpec();
       spec.id = id;
@@ -257,16 +523,36 @@ describe('validateSpec refuses what generated code cannot hold', () => {
 describe('validateSpec warns about done and error lists that can all fail (SPEC_NO_FALLBACK_BRANCH)', () => {
   const guarded = (target: string) => ({ guard: 'context.total > 0', target });
   const sites: Array<[string, string, (s: any) => void]> = [
-    ['an invoke onError list', '/states/fetch/invoke/onError', (s) => { s.states.fetch.invoke.onError = [guarded('done')]; }],
-    ['a single guarded onDone object', '/states/decide/invoke/onDone', (s) => { s.states.decide.invoke.onDone = guarded('wait'); }],
-    ['the onDone of a compound state', '/states/outer/onDone', (s) => {
-      s.states.outer = { initial: 'inner', states: { inner: { type: 'final' } }, onDone: [guarded('done'), guarded('wait')] };
-      s.states.wait.on.REJECT = 'outer';
-    }],
-    ['the onDone of a parallel state', '/states/both/onDone', (s) => {
-      s.states.both = { type: 'parallel', states: { left: { type: 'final' }, right: { type: 'final' } }, onDone: [guarded('done')] };
-      s.states.wait.on.REJECT = 'both';
-    }],
+    [
+      'an invoke onError list',
+      '/states/fetch/invoke/onError',
+      (s) => {
+        s.states.fetch.invoke.onError = [guarded('done')];
+      },
+    ],
+    [
+      'a single guarded onDone object',
+      '/states/decide/invoke/onDone',
+      (s) => {
+        s.states.decide.invoke.onDone = guarded('wait');
+      },
+    ],
+    [
+      'the onDone of a compound state',
+      '/states/outer/onDone',
+      (s) => {
+        s.states.outer = { initial: 'inner', states: { inner: { type: 'final' } }, onDone: [guarded('done'), guarded('wait')] };
+        s.states.wait.on.REJECT = 'outer';
+      },
+    ],
+    [
+      'the onDone of a parallel state',
+      '/states/both/onDone',
+      (s) => {
+        s.states.both = { type: 'parallel', states: { left: { type: 'final' }, right: { type: 'final' } }, onDone: [guarded('done')] };
+        s.states.wait.on.REJECT = 'both';
+      },
+    ],
   ];
   for (const [what, path, mutate] of sites) {
     it(`warns about ${what} whose every branch has a guard`, () => {
@@ -290,13 +576,17 @@ describe('validateSpec pointers', () => {
   it('points SPEC_UNKNOWN_TARGET at the shorthand string itself, a place that exists in the document', () => {
     const spec = baseSpec();
     spec.states.wait.on.REJECT = 'dome';
-    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_UNKNOWN_TARGET', '/states/wait/on/REJECT']]);
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_UNKNOWN_TARGET', '/states/wait/on/REJECT'],
+    ]);
   });
 
   it('reports a state with a refused name once, not again as an unknown target of the transitions into it', () => {
     const spec = baseSpec();
     spec.states['line1\nline2'] = { type: 'final' };
     spec.states.wait.on.REJECT = 'line1\nline2';
-    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([['SPEC_INVALID_IDENTIFIER', '/states/line1\nline2']]);
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_INVALID_IDENTIFIER', '/states/line1\nline2'],
+    ]);
   });
 });

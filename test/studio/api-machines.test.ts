@@ -52,14 +52,37 @@ describe('POST /api/machines (New machine)', () => {
   });
 
   const HOSTILE: Array<[unknown, string]> = [
-    ['../x', 'SPEC_INVALID_ID'], ['..', 'SPEC_INVALID_ID'], ['a/../../x', 'SPEC_INVALID_ID'], ['/etc/passwd', 'SPEC_INVALID_ID'],
-    ['..\\x', 'SPEC_INVALID_ID'], ['C:\\x', 'SPEC_INVALID_ID'], ['%2e%2e%2fx', 'SPEC_INVALID_ID'], ['x\u0000', 'SPEC_INVALID_ID'],
-    ['x/y', 'SPEC_INVALID_ID'], ['x.flow.json', 'SPEC_INVALID_ID'], ['Order-Support', 'SPEC_INVALID_ID'], ['ORDER', 'SPEC_INVALID_ID'],
-    ['order_support', 'SPEC_INVALID_ID'], ['-x', 'SPEC_INVALID_ID'], ['x-', 'SPEC_INVALID_ID'], ['a--b', 'SPEC_INVALID_ID'],
-    ['1st', 'SPEC_INVALID_ID'], [' x', 'SPEC_INVALID_ID'], ['x\n', 'SPEC_INVALID_ID'], ['x'.repeat(65), 'SPEC_INVALID_ID'],
-    ['', 'SPEC_INVALID_ID'], [42, 'SPEC_INVALID_ID'], [null, 'SPEC_INVALID_ID'], [['x'], 'SPEC_INVALID_ID'],
-    ['class', 'SPEC_RESERVED_NAME'], ['default', 'SPEC_RESERVED_NAME'], ['import', 'SPEC_RESERVED_NAME'], ['export', 'SPEC_RESERVED_NAME'],
-    ['await', 'SPEC_RESERVED_NAME'], ['yield', 'SPEC_RESERVED_NAME'], ['constructor', 'SPEC_RESERVED_NAME'],
+    ['../x', 'SPEC_INVALID_ID'],
+    ['..', 'SPEC_INVALID_ID'],
+    ['a/../../x', 'SPEC_INVALID_ID'],
+    ['/etc/passwd', 'SPEC_INVALID_ID'],
+    ['..\\x', 'SPEC_INVALID_ID'],
+    ['C:\\x', 'SPEC_INVALID_ID'],
+    ['%2e%2e%2fx', 'SPEC_INVALID_ID'],
+    ['x\u0000', 'SPEC_INVALID_ID'],
+    ['x/y', 'SPEC_INVALID_ID'],
+    ['x.flow.json', 'SPEC_INVALID_ID'],
+    ['Order-Support', 'SPEC_INVALID_ID'],
+    ['ORDER', 'SPEC_INVALID_ID'],
+    ['order_support', 'SPEC_INVALID_ID'],
+    ['-x', 'SPEC_INVALID_ID'],
+    ['x-', 'SPEC_INVALID_ID'],
+    ['a--b', 'SPEC_INVALID_ID'],
+    ['1st', 'SPEC_INVALID_ID'],
+    [' x', 'SPEC_INVALID_ID'],
+    ['x\n', 'SPEC_INVALID_ID'],
+    ['x'.repeat(65), 'SPEC_INVALID_ID'],
+    ['', 'SPEC_INVALID_ID'],
+    [42, 'SPEC_INVALID_ID'],
+    [null, 'SPEC_INVALID_ID'],
+    [['x'], 'SPEC_INVALID_ID'],
+    ['class', 'SPEC_RESERVED_NAME'],
+    ['default', 'SPEC_RESERVED_NAME'],
+    ['import', 'SPEC_RESERVED_NAME'],
+    ['export', 'SPEC_RESERVED_NAME'],
+    ['await', 'SPEC_RESERVED_NAME'],
+    ['yield', 'SPEC_RESERVED_NAME'],
+    ['constructor', 'SPEC_RESERVED_NAME'],
   ];
 
   it.each(HOSTILE)('refuses the id %j with 400 STUDIO_BAD_MACHINE_ID (%s) and writes nothing', async (id, problem) => {
@@ -112,7 +135,9 @@ describe('DELETE /api/machines/:id (Delete machine)', () => {
     const response = await send('DELETE', '/api/machines/to-delete', { baseVersion: version });
     expect(response.status).toBe(200);
     expect(response.json.removed).toEqual([
-      'machines/to-delete/to-delete.machine.ts', 'machines/to-delete/to-delete.registry.ts', 'machines/to-delete/to-delete.flow.json',
+      'machines/to-delete/to-delete.machine.ts',
+      'machines/to-delete/to-delete.registry.ts',
+      'machines/to-delete/to-delete.flow.json',
     ]);
     expect(response.json.kept).toEqual(['machines/to-delete/to-delete.impl.ts']);
     expect(await readdir(join(studio.rootDir, 'machines', 'to-delete'))).toEqual(['to-delete.impl.ts']);

@@ -62,8 +62,10 @@ describe('starting the studio server', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
-      await expect(startStudio({ rootDir: REPO_DIR, appDir: inject('studioAppDir'), port, host: '127.0.0.1' }))
-        .rejects.toMatchObject({ code: 'STUDIO_PORT_IN_USE', details: { port } });
+      await expect(startStudio({ rootDir: REPO_DIR, appDir: inject('studioAppDir'), port, host: '127.0.0.1' })).rejects.toMatchObject({
+        code: 'STUDIO_PORT_IN_USE',
+        details: { port },
+      });
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

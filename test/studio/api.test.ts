@@ -152,7 +152,9 @@ describe('PUT /api/machines/:id', () => {
     const { status, json } = await api('PUT', 'machines/incident-triage', { spec, baseVersion: machine.version });
     expect(status).toBe(422);
     expect(json.code).toBe('STUDIO_SPEC_INVALID');
-    expect(json.details.problems.some((p: { code: string; path: string }) => p.code === 'SPEC_UNKNOWN_INITIAL' && p.path === '/initial')).toBe(true);
+    expect(
+      json.details.problems.some((p: { code: string; path: string }) => p.code === 'SPEC_UNKNOWN_INITIAL' && p.path === '/initial'),
+    ).toBe(true);
     expect(await readFile(specPath('incident-triage'), 'utf8')).toBe(machine.text);
   });
 
@@ -166,7 +168,13 @@ describe('PUT /api/machines/:id', () => {
   });
 
   it('creates a machine with baseVersion null, and refuses to create it twice with 409', async () => {
-    const spec = { specVersion: 1, id: 'greeter', events: { HELLO: {} }, initial: 'idle', states: { idle: { on: { HELLO: 'done' } }, done: { type: 'final' } } };
+    const spec = {
+      specVersion: 1,
+      id: 'greeter',
+      events: { HELLO: {} },
+      initial: 'idle',
+      states: { idle: { on: { HELLO: 'done' } }, done: { type: 'final' } },
+    };
     const created = await api('PUT', 'machines/greeter', { spec, baseVersion: null });
     expect(created.status).toBe(200);
     expect(await readFile(specPath('greeter'), 'utf8')).toBe(formatSpec(spec));
@@ -180,7 +188,10 @@ describe('PUT /api/machines/:id', () => {
 
   it('refuses a spec whose id differs from the URL with 400 STUDIO_ID_MISMATCH', async () => {
     const machine = await load('order-support');
-    const { status, json } = await api('PUT', 'machines/order-support', { spec: { ...machine.spec, id: 'other' }, baseVersion: machine.version });
+    const { status, json } = await api('PUT', 'machines/order-support', {
+      spec: { ...machine.spec, id: 'other' },
+      baseVersion: machine.version,
+    });
     expect(status).toBe(400);
     expect(json.code).toBe('STUDIO_ID_MISMATCH');
   });
@@ -192,7 +203,11 @@ describe('PUT /api/machines/:id', () => {
   });
 
   it('refuses a body that is not JSON with 400 STUDIO_BAD_JSON', async () => {
-    const response = await fetch(`${studio.url}api/machines/order-support`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{"spec": ' });
+    const response = await fetch(`${studio.url}api/machines/order-support`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"spec": ',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).code).toBe('STUDIO_BAD_JSON');
   });

@@ -11,16 +11,24 @@ export interface BodyLimitsTarget {
 /** Registers the X6 tests against the server a test file started. */
 export function describeBodyLimits(target: BodyLimitsTarget): void {
   /** Sends a body piece by piece over node:http and resolves with the first response, leaving the request open unless `end`. */
-  function streamBody(path: string, headers: Record<string, string | number>, pieces: Buffer[], end: boolean): Promise<{ status: number; json: any }> {
+  function streamBody(
+    path: string,
+    headers: Record<string, string | number>,
+    pieces: Buffer[],
+    end: boolean,
+  ): Promise<{ status: number; json: any }> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: target.port(), method: 'PUT', path, headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-          req.destroy();
-        });
-      });
+      const req = request(
+        { host: '127.0.0.1', port: target.port(), method: 'PUT', path, headers: { 'Content-Type': 'application/json', ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            req.destroy();
+          });
+        },
+      );
       req.on('error', (error) => {
         if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET' && (error as NodeJS.ErrnoException).code !== 'EPIPE') reject(error);
       });

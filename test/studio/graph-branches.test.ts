@@ -3,10 +3,17 @@ import type { FlowSpec } from '../../spec/index.ts';
 import { addTransition, labelLines, markFallback, moveBranch, specToGraph } from '../../studio/src/graph/index.ts';
 
 const base: FlowSpec = {
-  specVersion: 1, id: 'branches', context: {}, events: { GO: {} }, initial: 'lookup',
+  specVersion: 1,
+  id: 'branches',
+  context: {},
+  events: { GO: {} },
+  initial: 'lookup',
   states: {
-    lookup: { invoke: { tool: 'query_order', input: {}, onDone: [{ guard: 'output.total <= 100', target: 'approved' }, { target: 'denied' }] } },
-    approved: { type: 'final' }, denied: { type: 'final' },
+    lookup: {
+      invoke: { tool: 'query_order', input: {}, onDone: [{ guard: 'output.total <= 100', target: 'approved' }, { target: 'denied' }] },
+    },
+    approved: { type: 'final' },
+    denied: { type: 'final' },
   },
 } as FlowSpec;
 
@@ -20,14 +27,21 @@ describe('branch lists (first match wins)', () => {
   it('moves a branch earlier and returns its new pointer', () => {
     const result = moveBranch(base, '/states/lookup/invoke/onDone/1', 0);
     expect(result.ok && result.pointer).toBe('/states/lookup/invoke/onDone/0');
-    expect(result.ok && result.spec.states.lookup!.invoke!.onDone).toEqual([{ target: 'denied' }, { guard: 'output.total <= 100', target: 'approved' }]);
+    expect(result.ok && result.spec.states.lookup!.invoke!.onDone).toEqual([
+      { target: 'denied' },
+      { guard: 'output.total <= 100', target: 'approved' },
+    ]);
   });
 
   it('makes a branch the fallback: its guard goes and it moves to the end', () => {
     const spec = addTransition(base, '/states/lookup', { kind: 'onDone' }, { target: 'approved', guard: 'output.total > 5000' });
     if (!spec.ok) throw new Error(spec.message);
     const result = markFallback(spec.spec, '/states/lookup/invoke/onDone/0');
-    expect(result.ok && result.spec.states.lookup!.invoke!.onDone).toEqual([{ target: 'denied' }, { target: 'approved', guard: 'output.total > 5000' }, { target: 'approved' }]);
+    expect(result.ok && result.spec.states.lookup!.invoke!.onDone).toEqual([
+      { target: 'denied' },
+      { target: 'approved', guard: 'output.total > 5000' },
+      { target: 'approved' },
+    ]);
     expect(result.ok && result.pointer).toBe('/states/lookup/invoke/onDone/2');
   });
 
@@ -38,12 +52,20 @@ describe('branch lists (first match wins)', () => {
 
   it('adds always, after and self-transitions', () => {
     let spec = base;
-    for (const [place, transition] of [[{ kind: 'always' }, { target: 'approved', guard: 'context.x > 1' }], [{ kind: 'after', delay: '5000' }, { target: 'denied' }], [{ kind: 'on', event: 'GO' }, { target: 'lookup' }]] as const) {
+    for (const [place, transition] of [
+      [{ kind: 'always' }, { target: 'approved', guard: 'context.x > 1' }],
+      [{ kind: 'after', delay: '5000' }, { target: 'denied' }],
+      [{ kind: 'on', event: 'GO' }, { target: 'lookup' }],
+    ] as const) {
       const r = addTransition(spec, '/states/lookup', place, transition);
       if (!r.ok) throw new Error(r.message);
       spec = r.spec;
     }
-    expect(spec.states.lookup).toMatchObject({ always: { target: 'approved', guard: 'context.x > 1' }, after: { '5000': 'denied' }, on: { GO: 'lookup' } });
+    expect(spec.states.lookup).toMatchObject({
+      always: { target: 'approved', guard: 'context.x > 1' },
+      after: { '5000': 'denied' },
+      on: { GO: 'lookup' },
+    });
     const self = specToGraph(spec).edges.find((e) => e.data.kind === 'on')!;
     expect(self.source).toBe(self.target);
   });

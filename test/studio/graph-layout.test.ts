@@ -4,13 +4,28 @@ import { describe, expect, it } from 'vitest';
 import type { FlowSpec } from '../../spec/index.ts';
 import { generatedMachine } from '../e2e/graph-machines.ts';
 import {
-  absoluteBoxes, computeGeometry, computeLayout, specToGraph, toElkGraph, type Box, type ElkGraphNode, type ElkLayouter,
+  absoluteBoxes,
+  computeGeometry,
+  computeLayout,
+  specToGraph,
+  toElkGraph,
+  type Box,
+  type ElkGraphNode,
+  type ElkLayouter,
 } from '../../studio/src/graph/index.ts';
 
 const ELK = ElkModule as unknown as new () => ElkLayouter;
-const example = (id: string) => JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
+const example = (id: string) =>
+  JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
 
-interface Rect { id: string; x: number; y: number; width: number; height: number; parentId: string | undefined }
+interface Rect {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  parentId: string | undefined;
+}
 
 /** Absolute rectangles of every node after the layout is applied. */
 function rects(spec: FlowSpec): Rect[] {
@@ -18,7 +33,14 @@ function rects(spec: FlowSpec): Rect[] {
   const out = new Map<string, Rect>();
   for (const node of graph.nodes) {
     const parent = node.parentId ? out.get(node.parentId) : undefined;
-    out.set(node.id, { id: node.id, x: (parent?.x ?? 0) + node.position.x, y: (parent?.y ?? 0) + node.position.y, width: node.width, height: node.height, parentId: node.parentId });
+    out.set(node.id, {
+      id: node.id,
+      x: (parent?.x ?? 0) + node.position.x,
+      y: (parent?.y ?? 0) + node.position.y,
+      width: node.width,
+      height: node.height,
+      parentId: node.parentId,
+    });
   }
   return [...out.values()];
 }
@@ -61,7 +83,8 @@ describe('auto-layout with elkjs', () => {
 });
 
 describe('routes and label boxes from elkjs', () => {
-  const inside = (p: { x: number; y: number }, b: Box) => p.x > b.x + 0.5 && p.x < b.x + b.width - 0.5 && p.y > b.y + 0.5 && p.y < b.y + b.height - 0.5;
+  const inside = (p: { x: number; y: number }, b: Box) =>
+    p.x > b.x + 0.5 && p.x < b.x + b.width - 0.5 && p.y > b.y + 0.5 && p.y < b.y + b.height - 0.5;
   const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
   for (const id of ['order-support', 'incident-triage', 'generated-60']) {
@@ -93,8 +116,11 @@ describe('routes and label boxes from elkjs', () => {
           for (const leaf of leaves) {
             if (leaf.id === edge.source || leaf.id === edge.target) continue;
             const box = boxes.get(leaf.id)!;
-            const crosses = segment.x < box.x + box.width - 1 && box.x + 1 < segment.x + segment.width + 0.01
-              && segment.y < box.y + box.height - 1 && box.y + 1 < segment.y + segment.height + 0.01;
+            const crosses =
+              segment.x < box.x + box.width - 1 &&
+              box.x + 1 < segment.x + segment.width + 0.01 &&
+              segment.y < box.y + box.height - 1 &&
+              box.y + 1 < segment.y + segment.height + 0.01;
             expect(crosses, `${edge.id} runs through ${leaf.id}`).toBe(false);
           }
         }
@@ -108,14 +134,21 @@ describe('routes and label boxes from elkjs', () => {
     const spec = example('order-support');
     const { root } = toElkGraph(spec);
     const all: ElkGraphNode[] = [];
-    const walk = (n: ElkGraphNode) => { all.push(n); n.children?.forEach(walk); };
+    const walk = (n: ElkGraphNode) => {
+      all.push(n);
+      n.children?.forEach(walk);
+    };
     walk(root);
     const fetchOrder = all.find((n) => n.id === '/states/active/states/fetch_order')!;
     const edges = root.edges!.filter((e) => e.id.startsWith('/states/active/states/fetch_order/invoke/'));
     expect(edges.filter((e) => e.sources[0] === '/states/active/states/fetch_order#done')).toHaveLength(3);
     expect(edges.filter((e) => e.sources[0] === '/states/active/states/fetch_order#error')).toHaveLength(2);
-    expect(fetchOrder.ports!.map((p) => p.id)).toEqual(expect.arrayContaining(['/states/active/states/fetch_order#done', '/states/active/states/fetch_order#error']));
-    const idleIn = all.find((n) => n.id === '/states/active/states/idle')!.ports!.filter((p) => p.layoutOptions?.['elk.port.side'] === 'NORTH');
+    expect(fetchOrder.ports!.map((p) => p.id)).toEqual(
+      expect.arrayContaining(['/states/active/states/fetch_order#done', '/states/active/states/fetch_order#error']),
+    );
+    const idleIn = all
+      .find((n) => n.id === '/states/active/states/idle')!
+      .ports!.filter((p) => p.layoutOptions?.['elk.port.side'] === 'NORTH');
     expect(idleIn.length).toBeGreaterThan(3);
     const geometry = await computeGeometry(spec, new ELK());
     const ports = geometry.ports['/states/active/states/fetch_order']!;

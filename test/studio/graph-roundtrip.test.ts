@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { formatSpec, type FlowSpec, type StateSpec, type TransitionObject, type TransitionSpec } from '../../spec/index.ts';
 import { graphToSpec, specToGraph } from '../../studio/src/graph/index.ts';
 
-const example = (id: string) => JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
+const example = (id: string) =>
+  JSON.parse(readFileSync(new URL(`../../machines/${id}/${id}.flow.json`, import.meta.url), 'utf8')) as FlowSpec;
 
 const transitionArb: fc.Arbitrary<TransitionObject> = fc.record(
   {
@@ -22,7 +23,12 @@ const transitionSpecArb: fc.Arbitrary<TransitionSpec> = fc.oneof(
   fc.array(transitionArb, { maxLength: 3 }),
 );
 
-interface Plan { parent: number; type: 'atomic' | 'compound' | 'parallel' | 'final' | undefined; state: StateSpec; layout: boolean }
+interface Plan {
+  parent: number;
+  type: 'atomic' | 'compound' | 'parallel' | 'final' | undefined;
+  state: StateSpec;
+  layout: boolean;
+}
 
 const planArb: fc.Arbitrary<Plan> = fc.record({
   parent: fc.nat({ max: 20 }),
@@ -38,8 +44,19 @@ const planArb: fc.Arbitrary<Plan> = fc.record({
       onDone: transitionSpecArb,
       entry: fc.record({ assign: fc.dictionary(fc.constantFrom('x'), fc.constantFrom('1')) }, { requiredKeys: [] }),
       invoke: fc.oneof(
-        fc.record({ tool: fc.constantFrom('query_order'), input: fc.dictionary(fc.constantFrom('order_id'), fc.constantFrom('context.x')), onDone: transitionSpecArb, onError: transitionSpecArb }, { requiredKeys: ['tool'] }),
-        fc.record({ llm: fc.constantFrom('classify' as const), labels: fc.constant(['a', 'b']), onDone: transitionSpecArb }, { requiredKeys: ['llm'] }),
+        fc.record(
+          {
+            tool: fc.constantFrom('query_order'),
+            input: fc.dictionary(fc.constantFrom('order_id'), fc.constantFrom('context.x')),
+            onDone: transitionSpecArb,
+            onError: transitionSpecArb,
+          },
+          { requiredKeys: ['tool'] },
+        ),
+        fc.record(
+          { llm: fc.constantFrom('classify' as const), labels: fc.constant(['a', 'b']), onDone: transitionSpecArb },
+          { requiredKeys: ['llm'] },
+        ),
       ),
     },
     { requiredKeys: [] },
@@ -89,8 +106,11 @@ describe('spec <-> graph conversion', () => {
     expect(idle.data.isInitial).toBe(true);
     const fetchEdges = graph.edges.filter((e) => e.data.sourceName === 'fetch_order');
     expect(fetchEdges.map((e) => e.data.label)).toEqual([
-      "done [context.intent == 'refund']", "done [output.status == 'shipped']", 'done',
-      "error [error.code == 'ORDER_NOT_FOUND']", 'error',
+      "done [context.intent == 'refund']",
+      "done [output.status == 'shipped']",
+      'done',
+      "error [error.code == 'ORDER_NOT_FOUND']",
+      'error',
     ]);
     expect(fetchEdges[0]!.id).toBe('/states/active/states/fetch_order/invoke/onDone/0');
     const triage = specToGraph(example('incident-triage'));

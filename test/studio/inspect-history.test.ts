@@ -41,8 +41,22 @@ async function recordedRefund(): Promise<{ events: RuntimeEvent[]; counts: Recor
 }
 
 function exportText(events: readonly RuntimeEvent[], header: Record<string, unknown> = {}): string {
-  const head = { kind: 'flowing.session', formatVersion: 1, machineId: 'order-support', specHash: 'abc', sessionId: events[0]!.sessionId, exportedAt: 1, events: events.length, journal: 1, ...header };
-  return [head, ...events, { journal: { kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 } }].map((l) => JSON.stringify(l)).join('\n') + '\n';
+  const head = {
+    kind: 'flowing.session',
+    formatVersion: 1,
+    machineId: 'order-support',
+    specHash: 'abc',
+    sessionId: events[0]!.sessionId,
+    exportedAt: 1,
+    events: events.length,
+    journal: 1,
+    ...header,
+  };
+  return (
+    [head, ...events, { journal: { kind: 'tool', key: 'fetch@1', name: 'query_order', idempotent: true, startedAt: 1 } }]
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n'
+  );
 }
 
 function codeOf(run: () => unknown): string {
@@ -150,7 +164,9 @@ describe('session files', () => {
     expect(codeOf(() => parseSessionFile(exportText(events.slice(0, 6), { events: 7 })))).toBe('INSPECT_FILE_TRUNCATED');
     expect(codeOf(() => parseSessionFile(exportText(events, { events: events.length, journal: 2 })))).toBe('INSPECT_FILE_TRUNCATED');
     expect(codeOf(() => parseSessionFile(exportText([...events.slice(0, 3), ...events.slice(4)])))).toBe('INSPECT_FILE_TRUNCATED');
-    expect(codeOf(() => parseSessionFile(exportText(events.slice(1).map((e, i) => ({ ...e, seq: i + 1 })))))).toBe('INSPECT_FILE_BAD_EVENT');
+    expect(codeOf(() => parseSessionFile(exportText(events.slice(1).map((e, i) => ({ ...e, seq: i + 1 })))))).toBe(
+      'INSPECT_FILE_BAD_EVENT',
+    );
     expect(codeOf(() => parseSessionFile(exportText(events, { kind: 'flowing.spec' })))).toBe('INSPECT_FILE_WRONG_KIND');
     expect(codeOf(() => parseSessionFile('{"machines": []}\n'))).toBe('INSPECT_FILE_WRONG_KIND');
     // A pretty-printed JSON document (a flow spec opened by mistake) is a file of another kind, not a damaged one.
@@ -165,14 +181,20 @@ describe('session files', () => {
     lines[3] = '{"seq": 3, "type": "state.changed"}';
     expect(codeOf(() => parseSessionFile(lines.join('\n')))).toBe('INSPECT_FILE_BAD_EVENT');
     lines[3] = '[1, 2';
-    const error = (() => { try { parseSessionFile(lines.join('\n')); } catch (e) { return e as HistoryError; } })()!;
+    const error = (() => {
+      try {
+        parseSessionFile(lines.join('\n'));
+      } catch (e) {
+        return e as HistoryError;
+      }
+    })()!;
     expect(error.code).toBe('INSPECT_FILE_NOT_JSON');
     expect(error.message).toContain('line 4');
   });
 });
 
 describe('spec hash in the browser', () => {
-  it('equals the generator\'s hash for every example machine and ignores layout only', async () => {
+  it("equals the generator's hash for every example machine and ignores layout only", async () => {
     for (const id of ['order-support', 'incident-triage']) {
       const s = spec(id);
       expect(await browserSpecHash(s)).toBe(specHash(s));

@@ -42,7 +42,9 @@ describe('PUT /api/machines/:id/cases/:name', () => {
     expect(await readFile(casePath('order-support', 'saved-query'), 'utf8')).toBe(text);
     expect(parseCase(text).header.machineId).toBe('order-support');
     // Atomic: only the case itself is left in the folder, no temporary file beside it.
-    expect((await readdir(join(studio.rootDir, 'machines/order-support/cases'))).filter((name) => !name.endsWith('.case.jsonl'))).toEqual([]);
+    expect((await readdir(join(studio.rootDir, 'machines/order-support/cases'))).filter((name) => !name.endsWith('.case.jsonl'))).toEqual(
+      [],
+    );
   });
 
   it('creates the cases/ folder of a machine that has none', async () => {
@@ -58,7 +60,9 @@ describe('PUT /api/machines/:id/cases/:name', () => {
   it('lists the case names of a machine, sorted, for the studio to warn before overwriting', async () => {
     const listed = await send('GET', '/api/machines/order-support/cases');
     expect(listed.status).toBe(200);
-    expect(listed.json.cases).toEqual(expect.arrayContaining(['not-found', 'order-query', 'refund-approved', 'refund-rejected', 'saved-query']));
+    expect(listed.json.cases).toEqual(
+      expect.arrayContaining(['not-found', 'order-query', 'refund-approved', 'refund-rejected', 'saved-query']),
+    );
     expect(listed.json.cases).toEqual([...listed.json.cases].sort());
     const none = await send('POST', '/api/machines', { id: 'no-cases' });
     expect(none.status).toBe(201);
@@ -70,9 +74,14 @@ describe('PUT /api/machines/:id/cases/:name', () => {
 
   it('refuses an existing name without replace with 409 STUDIO_CASE_EXISTS and leaves the file byte for byte', async () => {
     const before = await readFile(casePath('order-support', 'refund-approved'));
-    const again = await send('PUT', '/api/machines/order-support/cases/refund-approved', { text: withHeader(orderCase, { name: 'refund-approved' }) });
+    const again = await send('PUT', '/api/machines/order-support/cases/refund-approved', {
+      text: withHeader(orderCase, { name: 'refund-approved' }),
+    });
     expect(again.status).toBe(409);
-    expect(again.json).toMatchObject({ code: 'STUDIO_CASE_EXISTS', details: { file: 'machines/order-support/cases/refund-approved.case.jsonl' } });
+    expect(again.json).toMatchObject({
+      code: 'STUDIO_CASE_EXISTS',
+      details: { file: 'machines/order-support/cases/refund-approved.case.jsonl' },
+    });
     const explicit = await send('PUT', '/api/machines/order-support/cases/refund-approved', { text: orderCase, replace: false });
     expect(explicit.status).toBe(409);
     expect((await readFile(casePath('order-support', 'refund-approved'))).equals(before)).toBe(true);
@@ -119,7 +128,7 @@ describe('PUT /api/machines/:id/cases/:name refusals write nothing', () => {
     expect(response.json.code).toBe(code);
   });
 
-  it('accepts a name of exactly 64 characters (the runtime\'s limit) and refuses the same text under a bad machine id', async () => {
+  it("accepts a name of exactly 64 characters (the runtime's limit) and refuses the same text under a bad machine id", async () => {
     const name = `a${'b'.repeat(63)}`;
     const saved = await send('PUT', `/api/machines/order-support/cases/${name}`, { text: orderCase });
     expect(saved.status).toBe(200);
@@ -132,13 +141,15 @@ describe('PUT /api/machines/:id/cases/:name refusals write nothing', () => {
   });
 
   it('refuses a machine that does not exist with 404 STUDIO_NOT_FOUND', async () => {
-    const response = await send('PUT', '/api/machines/ghost-machine/cases/x', { text: withHeader(orderCase, { machineId: 'ghost-machine' }) });
+    const response = await send('PUT', '/api/machines/ghost-machine/cases/x', {
+      text: withHeader(orderCase, { machineId: 'ghost-machine' }),
+    });
     expect(response.status).toBe(404);
     expect(response.json.code).toBe('STUDIO_NOT_FOUND');
     expect(existsSync(join(studio.rootDir, 'machines', 'ghost-machine'))).toBe(false);
   });
 
-  it('refuses a case recorded on another machine with 400 STUDIO_CASE_INVALID naming CASE_WRONG_MACHINE, the runtime parser\'s code', async () => {
+  it("refuses a case recorded on another machine with 400 STUDIO_CASE_INVALID naming CASE_WRONG_MACHINE, the runtime parser's code", async () => {
     const response = await send('PUT', '/api/machines/order-support/cases/borrowed', { text: incidentCase });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ code: 'STUDIO_CASE_INVALID', details: { problem: 'CASE_WRONG_MACHINE' } });
@@ -149,9 +160,13 @@ describe('PUT /api/machines/:id/cases/:name refusals write nothing', () => {
     ['plain text', 'hello, this is not a case', 'CASE_BAD_LINE'],
     ['a session export', '{"kind":"flowing.session","formatVersion":1}\n', 'CASE_NO_HEADER'],
     ['a header alone', `${ORDER_HEADER}\n`, 'CASE_NO_EXPECTATION'],
-    ['another format version', withHeader('{"type":"case"}\n{"type":"expect"}', { formatVersion: 2, machineId: 'order-support', specHash: 'x', name: 'v2' }), 'CASE_FORMAT_VERSION'],
+    [
+      'another format version',
+      withHeader('{"type":"case"}\n{"type":"expect"}', { formatVersion: 2, machineId: 'order-support', specHash: 'x', name: 'v2' }),
+      'CASE_FORMAT_VERSION',
+    ],
     ['an unknown record', `${ORDER_HEADER}\n{"type":"surprise"}\n`, 'CASE_BAD_LINE'],
-  ])('refuses %s with 400 STUDIO_CASE_INVALID naming the parser\'s code', async (_what, text, code) => {
+  ])("refuses %s with 400 STUDIO_CASE_INVALID naming the parser's code", async (_what, text, code) => {
     const response = await send('PUT', '/api/machines/order-support/cases/not-a-case', { text, replace: true });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ code: 'STUDIO_CASE_INVALID', details: { problem: code } });
@@ -183,7 +198,10 @@ describe('PUT /api/machines/:id/cases/:name never writes through a symlink', () 
     await symlink(outside, join(studio.rootDir, 'machines', 'linked-cases', 'cases'));
     const before = await snapshot();
     for (const replace of [false, true]) {
-      const response = await send('PUT', '/api/machines/linked-cases/cases/leak', { text: withHeader(orderCase, { machineId: 'linked-cases' }), replace });
+      const response = await send('PUT', '/api/machines/linked-cases/cases/leak', {
+        text: withHeader(orderCase, { machineId: 'linked-cases' }),
+        replace,
+      });
       expect(response.status).toBe(400);
       expect(response.json.code).toBe('STUDIO_BAD_PATH');
     }

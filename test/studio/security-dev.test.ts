@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawHttp, REPO_DIR, requestText, sendRaw, startStudioServer, type RawResponse, type StudioTestServer } from '../helpers/studio-server.ts';
+import {
+  rawHttp,
+  REPO_DIR,
+  requestText,
+  sendRaw,
+  startStudioServer,
+  type RawResponse,
+  type StudioTestServer,
+} from '../helpers/studio-server.ts';
 import { describeBodyLimits } from './body-limits.ts';
 
 const SECRET = 'sk-test-SECRET123';
@@ -69,7 +77,15 @@ const ROUTES: Array<[string, string, unknown?]> = [
 ];
 
 describe('X2: DNS rebinding (Host header)', () => {
-  const hosts = () => [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${port + 1}`, `localhost:${port}0`, ''];
+  const hosts = () => [
+    `evil.example:${port}`,
+    'evil.example',
+    `127.0.0.1.evil.example:${port}`,
+    `localhost.evil.example:${port}`,
+    `127.0.0.1:${port + 1}`,
+    `localhost:${port}0`,
+    '',
+  ];
 
   it('refuses every route with a foreign Host with 403, and changes nothing', async () => {
     const before = sha256(await readFile(specFile()));
@@ -88,10 +104,19 @@ describe('X2: DNS rebinding (Host header)', () => {
   });
 
   it('refuses the HMR WebSocket upgrade with a foreign Host or Origin, and accepts its own', async () => {
-    const upgrade = (headers: Record<string, string>) => rawHttp(port, requestText(port, 'GET', '/', {
-      Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-      'Sec-WebSocket-Protocol': 'vite-hmr', ...headers,
-    }), { headOnly: true });
+    const upgrade = (headers: Record<string, string>) =>
+      rawHttp(
+        port,
+        requestText(port, 'GET', '/', {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Protocol': 'vite-hmr',
+          ...headers,
+        }),
+        { headOnly: true },
+      );
     expect((await upgrade({ Host: `evil.example:${port}` })).status).toBe(403);
     expect((await upgrade({ Origin: 'http://evil.example' })).status).toBe(403);
     expect((await upgrade({})).status).toBe(101);
@@ -107,12 +132,24 @@ describe('X2: DNS rebinding (Host header)', () => {
 });
 
 describe('X3: foreign origins', () => {
-  const origins = () => ['http://evil.example', `http://127.0.0.1:${port + 1}`, `http://localhost:${port + 1}`, 'null', `https://127.0.0.1:${port}`, `http://127.0.0.1:${port}.evil.example`];
+  const origins = () => [
+    'http://evil.example',
+    `http://127.0.0.1:${port + 1}`,
+    `http://localhost:${port + 1}`,
+    'null',
+    `https://127.0.0.1:${port}`,
+    `http://127.0.0.1:${port}.evil.example`,
+  ];
   const WRITES = ROUTES.filter(([method]) => method !== 'GET');
 
   it('refuses every non-GET route (and the API reads) from a foreign Origin with 403 STUDIO_FORBIDDEN_ORIGIN', async () => {
     const before = sha256(await readFile(specFile()));
-    for (const [method, path, body] of [...WRITES, ['GET', '/api/machines'], ['GET', '/api/machines/order-support'], ['GET', '/api/tools']] as typeof ROUTES) {
+    for (const [method, path, body] of [
+      ...WRITES,
+      ['GET', '/api/machines'],
+      ['GET', '/api/machines/order-support'],
+      ['GET', '/api/tools'],
+    ] as typeof ROUTES) {
       for (const origin of origins()) {
         const payload = body === 'save' ? await validSave() : body;
         const response = await send(method, path, { Origin: origin, 'Access-Control-Request-Method': 'PUT' }, payload);
@@ -136,14 +173,23 @@ describe('X3: foreign origins', () => {
   });
 
   it('refuses cross-site subresource reads of Vite routes but lets a link open the page', async () => {
-    const script = await send('GET', '/@vite/client', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'script' });
+    const script = await send('GET', '/@vite/client', {
+      'Sec-Fetch-Site': 'cross-site',
+      'Sec-Fetch-Mode': 'no-cors',
+      'Sec-Fetch-Dest': 'script',
+    });
     expect(script.status).toBe(403);
     const page = await send('GET', '/', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' });
     expect(page.status).toBe(200);
   });
 
-  it('accepts a save from the studio\'s own origin', async () => {
-    const response = await send('PUT', '/api/machines/order-support', { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' }, await validSave());
+  it("accepts a save from the studio's own origin", async () => {
+    const response = await send(
+      'PUT',
+      '/api/machines/order-support',
+      { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' },
+      await validSave(),
+    );
     expect(response.status).toBe(200);
     const own = await send('GET', '/api/tools', { Origin: `http://localhost:${port}` });
     expect(own.status).toBe(200);
@@ -159,11 +205,35 @@ describeBodyLimits({ port: () => port, send });
 
 describe('X7: Vite does not serve secrets or files outside the studio', () => {
   const paths = () => [
-    '/.env', '/.env?raw', '/.env?import&raw', '/.env?raw??', '/.env?import&raw??', '/.env?url', '/.env?inline', '/.env.local', '/.env.local?raw',
-    '/%2eenv', '/.env%3Fraw', '/sub/.env?raw', '/.git/config', '/.git/config?raw', '/key.pem', '/key.pem?raw', '/key.pem?import&raw',
-    `/@fs${appDir}/.env`, `/@fs${appDir}/.env?import&raw`, `/@fs${appDir}/.env?raw??`, `/@fs${appDir}/.git/config?raw`, `/@fs${appDir}/key.pem?import&raw`,
-    `/@fs${studio.rootDir}/.env?import&raw`, `/@fs${studio.rootDir}/machines/order-support/order-support.flow.json?raw`,
-    `/@fs${REPO_DIR}package.json?raw`, '/@fs/etc/passwd?raw', '/@fs/etc/passwd?import&raw??', '/..%2f.env', '/%2e%2e/%2e%2e/etc/passwd',
+    '/.env',
+    '/.env?raw',
+    '/.env?import&raw',
+    '/.env?raw??',
+    '/.env?import&raw??',
+    '/.env?url',
+    '/.env?inline',
+    '/.env.local',
+    '/.env.local?raw',
+    '/%2eenv',
+    '/.env%3Fraw',
+    '/sub/.env?raw',
+    '/.git/config',
+    '/.git/config?raw',
+    '/key.pem',
+    '/key.pem?raw',
+    '/key.pem?import&raw',
+    `/@fs${appDir}/.env`,
+    `/@fs${appDir}/.env?import&raw`,
+    `/@fs${appDir}/.env?raw??`,
+    `/@fs${appDir}/.git/config?raw`,
+    `/@fs${appDir}/key.pem?import&raw`,
+    `/@fs${studio.rootDir}/.env?import&raw`,
+    `/@fs${studio.rootDir}/machines/order-support/order-support.flow.json?raw`,
+    `/@fs${REPO_DIR}package.json?raw`,
+    '/@fs/etc/passwd?raw',
+    '/@fs/etc/passwd?import&raw??',
+    '/..%2f.env',
+    '/%2e%2e/%2e%2e/etc/passwd',
   ];
 
   it('answers no 200 with file content (at most the SPA page) for dotenv, .git, key files and paths outside the allow list', async () => {

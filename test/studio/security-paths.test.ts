@@ -12,7 +12,13 @@ let root: string;
 let before: Map<string, string>;
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-const tinySpec = (id: string) => ({ specVersion: 1, id, events: { GO: {} }, initial: 'a', states: { a: { on: { GO: 'b' } }, b: { type: 'final' } } });
+const tinySpec = (id: string) => ({
+  specVersion: 1,
+  id,
+  events: { GO: {} },
+  initial: 'a',
+  states: { a: { on: { GO: 'b' } }, b: { type: 'final' } },
+});
 
 /** Hashes every file and symlink under the project root except inside machines/ and tools/ (symlinks are not followed). */
 async function snapshotOutside(dir: string, into = new Map<string, string>()): Promise<Map<string, string>> {
@@ -57,12 +63,47 @@ afterAll(async () => {
 
 /** Spellings of "somewhere else" for a machine id in the URL; every one must be refused with 400 STUDIO_BAD_PATH. */
 const BAD_SEGMENTS = [
-  '..', '.', '../x', '..%2fx', '..%2Fx', '%2e%2e/x', '%2e%2e%2fx', '%2E%2E%2Fx', '%252e%252e%252fx', '.%2e/x', '..%5cx', '..\\x',
-  '/etc/passwd', '%2fetc%2fpasswd', 'C:\\x', 'C:%5Cx', 'C:/x', 'c%3a%5cx', '\\\\host\\x', '%5c%5chost%5cx', 'a/../../x',
-  'order-support/../../x', 'order-support%2f..%2f..%2fpackage.json', 'x%00', 'order-support%00.flow.json', 'x#y',
-  'order-support.', 'order-support%2e', 'order-support%20', 'order-support%09', 'Order-Support', 'ORDER-SUPPORT',
-  'order_support', 'order-support.flow.json', 'order-support.ts', '%c0%ae%c0%ae%c0%af', '%ef%bc%8e%ef%bc%8e%ef%bc%8f',
-  '~', '%7e', 'order-support%3a%3a%24DATA', 'x'.repeat(65),
+  '..',
+  '.',
+  '../x',
+  '..%2fx',
+  '..%2Fx',
+  '%2e%2e/x',
+  '%2e%2e%2fx',
+  '%2E%2E%2Fx',
+  '%252e%252e%252fx',
+  '.%2e/x',
+  '..%5cx',
+  '..\\x',
+  '/etc/passwd',
+  '%2fetc%2fpasswd',
+  'C:\\x',
+  'C:%5Cx',
+  'C:/x',
+  'c%3a%5cx',
+  '\\\\host\\x',
+  '%5c%5chost%5cx',
+  'a/../../x',
+  'order-support/../../x',
+  'order-support%2f..%2f..%2fpackage.json',
+  'x%00',
+  'order-support%00.flow.json',
+  'x#y',
+  'order-support.',
+  'order-support%2e',
+  'order-support%20',
+  'order-support%09',
+  'Order-Support',
+  'ORDER-SUPPORT',
+  'order_support',
+  'order-support.flow.json',
+  'order-support.ts',
+  '%c0%ae%c0%ae%c0%af',
+  '%ef%bc%8e%ef%bc%8e%ef%bc%8f',
+  '~',
+  '%7e',
+  'order-support%3a%3a%24DATA',
+  'x'.repeat(65),
 ];
 
 describe('X1: machine ids in the URL', () => {
@@ -95,7 +136,10 @@ describe('X1: symlinks inside machines/ and tools/', () => {
     const target = { evil: 'outside/evil/evil.flow.json', leak: 'outside/secret.flow.json', sib: 'machines-evil/sib/sib.flow.json' }[id]!;
     const version = sha256(await readFile(join(root, target)));
     const get = await send('GET', `/api/machines/${id}`);
-    const put = await send('PUT', `/api/machines/${id}`, { spec: { ...tinySpec(id), description: 'written through a symlink' }, baseVersion: version });
+    const put = await send('PUT', `/api/machines/${id}`, {
+      spec: { ...tinySpec(id), description: 'written through a symlink' },
+      baseVersion: version,
+    });
     const create = await send('PUT', `/api/machines/${id}`, { spec: tinySpec(id), baseVersion: null });
     const generate = await send('POST', `/api/machines/${id}/generate`);
     for (const response of [get, put, create, generate]) {
@@ -130,7 +174,23 @@ describe('X1: symlinks inside machines/ and tools/', () => {
 });
 
 describe('X1: tool names in the body', () => {
-  const BAD_NAMES = ['../x', '..\\x', '/abs', 'C:\\x', '\\\\host\\x', 'a/../../x', 'x\u0000', 'x#y', 'x.', 'x ', 'X', 'x.ts', '%2e%2e%2fx', 'x/y', ''];
+  const BAD_NAMES = [
+    '../x',
+    '..\\x',
+    '/abs',
+    'C:\\x',
+    '\\\\host\\x',
+    'a/../../x',
+    'x\u0000',
+    'x#y',
+    'x.',
+    'x ',
+    'X',
+    'x.ts',
+    '%2e%2e%2fx',
+    'x/y',
+    '',
+  ];
   it.each(BAD_NAMES)('refuses tool name %j with 400 STUDIO_BAD_NAME', async (name) => {
     const response = await send('POST', '/api/tools', { name });
     expect(response.status).toBe(400);
@@ -158,7 +218,9 @@ describe('X1: after every refusal', () => {
     await walk(join(root, 'machines'));
     await walk(join(root, 'tools'));
     for (const file of files) {
-      expect(file).toMatch(/^(machines\/flow\.schema\.json|machines\/[a-z0-9-]+\/[a-z0-9-]+\.(flow\.json|machine\.ts|registry\.ts|impl\.ts)|machines\/[a-z0-9-]+\/cases\/[a-z0-9_-]+\.case\.jsonl|tools\/[a-z0-9_]+\.ts)$/);
+      expect(file).toMatch(
+        /^(machines\/flow\.schema\.json|machines\/[a-z0-9-]+\/[a-z0-9-]+\.(flow\.json|machine\.ts|registry\.ts|impl\.ts)|machines\/[a-z0-9-]+\/cases\/[a-z0-9_-]+\.case\.jsonl|tools\/[a-z0-9_]+\.ts)$/,
+      );
     }
   });
 });

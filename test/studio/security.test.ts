@@ -100,7 +100,15 @@ async function expectNothingWritten(before: string): Promise<void> {
 }
 
 describe('X2: DNS rebinding (Host header)', () => {
-  const hosts = () => [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${port + 1}`, `localhost:${port}0`, ''];
+  const hosts = () => [
+    `evil.example:${port}`,
+    'evil.example',
+    `127.0.0.1.evil.example:${port}`,
+    `localhost.evil.example:${port}`,
+    `127.0.0.1:${port + 1}`,
+    `localhost:${port}0`,
+    '',
+  ];
 
   it('refuses every route with a foreign Host with 403, and changes nothing', async () => {
     const before = sha256(await readFile(specFile()));
@@ -118,9 +126,18 @@ describe('X2: DNS rebinding (Host header)', () => {
   });
 
   it('never switches protocols: an upgrade request is refused with a foreign Host or Origin, and not upgraded with its own', async () => {
-    const upgrade = (headers: Record<string, string>) => rawHttp(port, requestText(port, 'GET', '/', {
-      Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers,
-    }), { headOnly: true });
+    const upgrade = (headers: Record<string, string>) =>
+      rawHttp(
+        port,
+        requestText(port, 'GET', '/', {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          ...headers,
+        }),
+        { headOnly: true },
+      );
     expect((await upgrade({ Host: `evil.example:${port}` })).status).toBe(403);
     expect((await upgrade({ Origin: 'http://evil.example' })).status).toBe(403);
     expect((await upgrade({})).status).not.toBe(101);
@@ -136,12 +153,24 @@ describe('X2: DNS rebinding (Host header)', () => {
 });
 
 describe('X3: foreign origins', () => {
-  const origins = () => ['http://evil.example', `http://127.0.0.1:${port + 1}`, `http://localhost:${port + 1}`, 'null', `https://127.0.0.1:${port}`, `http://127.0.0.1:${port}.evil.example`];
+  const origins = () => [
+    'http://evil.example',
+    `http://127.0.0.1:${port + 1}`,
+    `http://localhost:${port + 1}`,
+    'null',
+    `https://127.0.0.1:${port}`,
+    `http://127.0.0.1:${port}.evil.example`,
+  ];
   const WRITES = ROUTES.filter(([method]) => method !== 'GET' && method !== 'HEAD');
 
   it('refuses every non-GET route (and the API reads) from a foreign Origin with 403 STUDIO_FORBIDDEN_ORIGIN', async () => {
     const before = sha256(await readFile(specFile()));
-    for (const [method, path, body] of [...WRITES, ['GET', '/api/machines'], ['GET', '/api/machines/order-support'], ['GET', '/api/tools']] as typeof ROUTES) {
+    for (const [method, path, body] of [
+      ...WRITES,
+      ['GET', '/api/machines'],
+      ['GET', '/api/machines/order-support'],
+      ['GET', '/api/tools'],
+    ] as typeof ROUTES) {
       for (const origin of origins()) {
         const response = await send(method, path, { Origin: origin, 'Access-Control-Request-Method': 'PUT' }, await payloadFor(body));
         expect(response.status, `${method} ${path} Origin ${origin}`).toBe(403);
@@ -161,16 +190,25 @@ describe('X3: foreign origins', () => {
     }
   });
 
-  it('refuses cross-site subresource reads of the app\'s files but lets a link open the page', async () => {
-    const script = await send('GET', '/assets/app.js', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'script' });
+  it("refuses cross-site subresource reads of the app's files but lets a link open the page", async () => {
+    const script = await send('GET', '/assets/app.js', {
+      'Sec-Fetch-Site': 'cross-site',
+      'Sec-Fetch-Mode': 'no-cors',
+      'Sec-Fetch-Dest': 'script',
+    });
     expect(script.status).toBe(403);
     expect(script.body).not.toContain('studio-security-test-script');
     const page = await send('GET', '/', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' });
     expect(page.status).toBe(200);
   });
 
-  it('accepts a save from the studio\'s own origin', async () => {
-    const response = await send('PUT', '/api/machines/order-support', { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' }, await validSave());
+  it("accepts a save from the studio's own origin", async () => {
+    const response = await send(
+      'PUT',
+      '/api/machines/order-support',
+      { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' },
+      await validSave(),
+    );
     expect(response.status).toBe(200);
     const own = await send('GET', '/api/tools', { Origin: `http://localhost:${port}` });
     expect(own.status).toBe(200);
@@ -186,11 +224,37 @@ describeBodyLimits({ port: () => port, send });
 
 describe('X7: only the built files are served', () => {
   const paths = () => [
-    '/.env', '/.env?raw', '/.env.local', '/%2eenv', '/.env%3Fraw', '/sub/.env', '/sub/%2eenv', '/.git/config', '/%2egit/config',
-    '/key.pem', '/KEY.PEM', '/key%2epem', '/leak.txt', '/assets/leak.js', '/linked/secret.txt', '/linked/secret.js', '/relative-leak.txt',
-    '/linked', '/assets', '/..%2fsecret.txt', '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2fetc/passwd', '/assets%2fleak.js',
-    '/assets/leak.js%00', '/@fs/etc/passwd', `/@fs${appDir}/.env`, `/@fs${outsideDir}/secret.txt`, '/node_modules/vite/package.json',
-    `/${studio.rootDir}/.env`, '/etc/passwd', '/index.html%00.js',
+    '/.env',
+    '/.env?raw',
+    '/.env.local',
+    '/%2eenv',
+    '/.env%3Fraw',
+    '/sub/.env',
+    '/sub/%2eenv',
+    '/.git/config',
+    '/%2egit/config',
+    '/key.pem',
+    '/KEY.PEM',
+    '/key%2epem',
+    '/leak.txt',
+    '/assets/leak.js',
+    '/linked/secret.txt',
+    '/linked/secret.js',
+    '/relative-leak.txt',
+    '/linked',
+    '/assets',
+    '/..%2fsecret.txt',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/assets/..%2f..%2fetc/passwd',
+    '/assets%2fleak.js',
+    '/assets/leak.js%00',
+    '/@fs/etc/passwd',
+    `/@fs${appDir}/.env`,
+    `/@fs${outsideDir}/secret.txt`,
+    '/node_modules/vite/package.json',
+    `/${studio.rootDir}/.env`,
+    '/etc/passwd',
+    '/index.html%00.js',
   ];
 
   it('answers 404 with no file content for dotfiles, key files, symlinks leading out and paths outside the app', async () => {

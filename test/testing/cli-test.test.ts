@@ -42,7 +42,9 @@ describe('flowing test (the CLI, in a copy of the project)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✓ order-support');
     expect(result.stdout).toContain('✓ incident-triage');
-    expect(result.stdout).toMatch(/order-support\n {2}paths: (\d+)\/\1 passed\n {2}cases: 4\/4 passed\n {2}coverage: states 15\/15, transitions 27\/27/);
+    expect(result.stdout).toMatch(
+      /order-support\n {2}paths: (\d+)\/\1 passed\n {2}cases: 4\/4 passed\n {2}coverage: states 15\/15, transitions 27\/27/,
+    );
   }, 120_000);
 
   it('exits 1 with the diff after an edit; --update rewrites only the diverging case, and the next run passes', async () => {
@@ -58,9 +60,13 @@ describe('flowing test (the CLI, in a copy of the project)', () => {
     const before = await readCases(project.dir);
     const failing = await flowing(project.dir, 'test', 'order-support', '--no-paths');
     expect(failing.code).toBe(1);
-    expect(failing.stdout).toContain('✗ order-query: final context.shipment: recorded {"carrier":"Parcelo","eta":"2026-12-02","location":"Leipzig hub"}, now undefined');
+    expect(failing.stdout).toContain(
+      '✗ order-query: final context.shipment: recorded {"carrier":"Parcelo","eta":"2026-12-02","location":"Leipzig hub"}, now undefined',
+    );
     expect(failing.stdout).toContain('cases: 3/4 passed');
-    const failingJson = JSON.parse((await flowing(project.dir, 'test', 'order-support', '--no-paths', '--json')).stdout) as { machines: Array<{ cases: Array<{ name: string; ok: boolean; code?: string }> }> };
+    const failingJson = JSON.parse((await flowing(project.dir, 'test', 'order-support', '--no-paths', '--json')).stdout) as {
+      machines: Array<{ cases: Array<{ name: string; ok: boolean; code?: string }> }>;
+    };
     expect(failingJson.machines[0]!.cases.find((c) => c.name === 'order-query')).toMatchObject({ ok: false, code: 'REPLAY_DIVERGED' });
 
     const updating = await flowing(project.dir, 'test', 'order-support', '--no-paths', '--update');
@@ -87,26 +93,51 @@ describe('flowing test (the CLI, in a copy of the project)', () => {
     try {
       const text = await flowing(project.dir, 'test', 'order-support', '--no-paths');
       expect(text.code).toBe(1);
-      expect(text.stdout).toContain("✗ machines/order-support/cases/misplaced.case.jsonl: error CASE_WRONG_MACHINE: machines/order-support/cases/misplaced.case.jsonl was recorded on machine 'incident-triage', not 'order-support'");
-      expect(text.stdout).toContain('error CASE_FORMAT_VERSION: machines/order-support/cases/future.case.jsonl:1: case format version 99 is not readable');
+      expect(text.stdout).toContain(
+        "✗ machines/order-support/cases/misplaced.case.jsonl: error CASE_WRONG_MACHINE: machines/order-support/cases/misplaced.case.jsonl was recorded on machine 'incident-triage', not 'order-support'",
+      );
+      expect(text.stdout).toContain(
+        'error CASE_FORMAT_VERSION: machines/order-support/cases/future.case.jsonl:1: case format version 99 is not readable',
+      );
       expect(text.stderr).not.toMatch(/\n\s+at /);
       const json = await flowing(project.dir, 'test', 'order-support', '--no-paths', '--json');
       expect(json.code).toBe(1);
-      const report = JSON.parse(json.stdout) as { ok: boolean; machines: Array<{ cases: Array<{ name: string; error?: { code: string } }> }> };
+      const report = JSON.parse(json.stdout) as {
+        ok: boolean;
+        machines: Array<{ cases: Array<{ name: string; error?: { code: string } }> }>;
+      };
       expect(report.ok).toBe(false);
-      const codes = Object.fromEntries(report.machines[0]!.cases.filter((c) => c.error).map((c) => [c.name.split('/').at(-1), c.error!.code]));
+      const codes = Object.fromEntries(
+        report.machines[0]!.cases.filter((c) => c.error).map((c) => [c.name.split('/').at(-1), c.error!.code]),
+      );
       expect(codes).toEqual({ 'misplaced.case.jsonl': 'CASE_WRONG_MACHINE', 'future.case.jsonl': 'CASE_FORMAT_VERSION' });
     } finally {
-      await Promise.all(['misplaced', 'future'].map((n) => import('node:fs/promises').then((fs) => fs.rm(join(folder, `${n}.case.jsonl`)))));
+      await Promise.all(
+        ['misplaced', 'future'].map((n) => import('node:fs/promises').then((fs) => fs.rm(join(folder, `${n}.case.jsonl`)))),
+      );
     }
   }, 120_000);
 
   it('flowing run --record NAME saves a case that flowing test then replays', async () => {
-    const recorded = await flowing(project.dir, 'run', 'order-support', '--message', 'Where is order A1003?', '--record', 'delivered-order');
+    const recorded = await flowing(
+      project.dir,
+      'run',
+      'order-support',
+      '--message',
+      'Where is order A1003?',
+      '--record',
+      'delivered-order',
+    );
     expect(recorded.code).toBe(0);
     expect(recorded.stderr).toContain('recorded case machines/order-support/cases/delivered-order.case.jsonl');
     const text = await readFile(join(project.dir, 'machines/order-support/cases/delivered-order.case.jsonl'), 'utf8');
-    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ type: 'case', formatVersion: 1, machineId: 'order-support', name: 'delivered-order', source: 'run' });
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({
+      type: 'case',
+      formatVersion: 1,
+      machineId: 'order-support',
+      name: 'delivered-order',
+      source: 'run',
+    });
     const replay = await flowing(project.dir, 'test', 'order-support', '--no-paths', '--json');
     expect(replay.stderr).toBe('');
     const report = JSON.parse(replay.stdout) as { machines: Array<{ cases: Array<{ name: string; ok: boolean }> }> };

@@ -28,7 +28,9 @@ export async function editedMachine(id: string, edit: (spec: any) => void): Prom
     codegen.dispose();
   }
   const module = (await import(pathToFileURL(join(project.dir, 'machines', id, `${id}.machine.ts`)).href)) as Record<string, unknown>;
-  const machine = Object.values(module).find((value) => (value as AnyMachineDefinition | undefined)?.id === id && 'specHash' in (value as object)) as AnyMachineDefinition;
+  const machine = Object.values(module).find(
+    (value) => (value as AnyMachineDefinition | undefined)?.id === id && 'specHash' in (value as object),
+  ) as AnyMachineDefinition;
   return { machine, dir: project.dir, remove: project.remove };
 }
 
@@ -39,7 +41,10 @@ export function withCountingTools(machine: AnyMachineDefinition): { machine: Any
   for (const [name, tool] of Object.entries(machine.tools)) {
     calls[name] = 0;
     tools[name] = defineTool({
-      ...tool, examples: [...tool.examples], errorExamples: [...tool.errorExamples], errors: { ...tool.errors },
+      ...tool,
+      examples: [...tool.examples],
+      errorExamples: [...tool.errorExamples],
+      errors: { ...tool.errors },
       run: (input, context) => {
         calls[name]!++;
         return tool.run(input, context);

@@ -21,7 +21,16 @@ function renameState(spec: any, from: string, to: string) {
   const visit = (states: Record<string, any>) => {
     for (const key of Object.keys(states)) {
       const state = states[key];
-      const retarget = (t: any): any => (typeof t === 'string' ? (t === from ? to : t) : Array.isArray(t) ? t.map(retarget) : t && typeof t === 'object' ? { ...t, ...(t.target === from ? { target: to } : {}) } : t);
+      const retarget = (t: any): any =>
+        typeof t === 'string'
+          ? t === from
+            ? to
+            : t
+          : Array.isArray(t)
+            ? t.map(retarget)
+            : t && typeof t === 'object'
+              ? { ...t, ...(t.target === from ? { target: to } : {}) }
+              : t;
       for (const event of Object.keys(state.on ?? {})) state.on[event] = retarget(state.on[event]);
       if (state.invoke?.onDone) state.invoke.onDone = retarget(state.invoke.onDone);
       if (state.invoke?.onError) state.invoke.onError = retarget(state.invoke.onError);
@@ -85,8 +94,10 @@ describe('replaying recorded cases against an edited copy of order-support', () 
       states.trace_shipment.invoke.onDone.target = 'recheck_order';
       states.recheck_order = {
         invoke: {
-          tool: 'query_order', input: { order_id: "context.orderId ?? ''", customer_id: "context.customer.id ?? ''" },
-          onDone: { target: 'compose_reply', assign: { order: 'output' } }, onError: { target: 'compose_reply' },
+          tool: 'query_order',
+          input: { order_id: "context.orderId ?? ''", customer_id: "context.customer.id ?? ''" },
+          onDone: { target: 'compose_reply', assign: { order: 'output' } },
+          onError: { target: 'compose_reply' },
         },
       };
     });

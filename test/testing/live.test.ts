@@ -15,23 +15,38 @@ describe('flowing test --live against the local fake OpenAI-compatible server', 
       // Cases run in file name order: not-found, order-query, refund-approved, refund-rejected.
       fake.enqueue(
         // not-found: this model calls it small talk, so the case takes another path and fails.
-        reply('{"label": "other"}', usage(40, 3)), streamed(['Happy to help with orders.'], usage(30, 6)),
+        reply('{"label": "other"}', usage(40, 3)),
+        streamed(['Happy to help with orders.'], usage(30, 6)),
         // order-query
-        reply('{"label": "order_query"}', usage(40, 3)), reply('{"orderId": "A1001"}', usage(35, 4)), streamed(['Order A1001 ', 'is in Leipzig.'], usage(60, 9)),
+        reply('{"label": "order_query"}', usage(40, 3)),
+        reply('{"orderId": "A1001"}', usage(35, 4)),
+        streamed(['Order A1001 ', 'is in Leipzig.'], usage(60, 9)),
         // refund-approved, refund-rejected
-        reply('{"label": "refund"}', usage(40, 3)), reply('{"orderId": "A1002"}', usage(35, 4)),
-        reply('{"label": "refund"}', usage(40, 3)), reply('{"orderId": "A1002"}', usage(35, 4)),
+        reply('{"label": "refund"}', usage(40, 3)),
+        reply('{"orderId": "A1002"}', usage(35, 4)),
+        reply('{"label": "refund"}', usage(40, 3)),
+        reply('{"orderId": "A1002"}', usage(35, 4)),
       );
       const out: string[] = [];
       const code = await testCommand(['order-support'], { live: true, json: true, out: (l) => out.push(l), err: (l) => out.push(l) });
       expect(code).toBe(1);
-      const report = JSON.parse(out.join('\n')) as { machines: Array<{ cases: Array<{ name: string; ok: boolean; live: { modelCalls: number; tokens: number; latencyMs: number; realTools: string[] } }> }> };
+      const report = JSON.parse(out.join('\n')) as {
+        machines: Array<{
+          cases: Array<{ name: string; ok: boolean; live: { modelCalls: number; tokens: number; latencyMs: number; realTools: string[] } }>;
+        }>;
+      };
       const cases = Object.fromEntries(report.machines[0]!.cases.map((c) => [c.name, c]));
       expect(Object.fromEntries(Object.entries(cases).map(([name, c]) => [name, c.ok]))).toEqual({
-        'not-found': false, 'order-query': true, 'refund-approved': true, 'refund-rejected': true,
+        'not-found': false,
+        'order-query': true,
+        'refund-approved': true,
+        'refund-rejected': true,
       });
       expect(Object.fromEntries(Object.entries(cases).map(([name, c]) => [name, c.live.modelCalls]))).toEqual({
-        'not-found': 2, 'order-query': 3, 'refund-approved': 2, 'refund-rejected': 2,
+        'not-found': 2,
+        'order-query': 3,
+        'refund-approved': 2,
+        'refund-rejected': 2,
       });
       expect(cases['order-query']!.live.tokens).toBe(40 + 3 + 35 + 4 + 60 + 9);
       expect(cases['order-query']!.live.latencyMs).toBeGreaterThan(0);
@@ -39,8 +54,13 @@ describe('flowing test --live against the local fake OpenAI-compatible server', 
       expect(fake.requests).toHaveLength(9);
       expect(fake.requests.every((r) => r.body.model === 'fake-model')).toBe(true);
     } finally {
-      for (const [name, value] of [['OPENAI_BASE_URL', saved.base], ['FLOWING_MODEL', saved.model], ['OPENAI_API_KEY', saved.key]] as const) {
-        if (value === undefined) delete process.env[name]; else process.env[name] = value;
+      for (const [name, value] of [
+        ['OPENAI_BASE_URL', saved.base],
+        ['FLOWING_MODEL', saved.model],
+        ['OPENAI_API_KEY', saved.key],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
       }
       await fake.close();
     }

@@ -7,7 +7,9 @@ describe('replaying parallel calls', () => {
   it('gives parallel calls their answers in the order the recording got them, so the other region finishing first still replays cleanly', async () => {
     // Recorded with a slow log service: metrics finish first, although logs were asked first.
     const slowLogs = defineTool({
-      ...incidentTriage.tools.fetch_logs!, examples: [], errorExamples: [],
+      ...incidentTriage.tools.fetch_logs!,
+      examples: [],
+      errorExamples: [],
       async run(input: unknown, context) {
         await new Promise((resolve) => setTimeout(resolve, 30));
         return incidentTriage.tools.fetch_logs!.run(input as never, context);

@@ -22,7 +22,10 @@ function specCounts(spec: FlowSpec) {
 }
 
 describe('path tests of the examples', () => {
-  for (const [id, definition] of [['order-support', orderSupport], ['incident-triage', incidentTriage]] as const) {
+  for (const [id, definition] of [
+    ['order-support', orderSupport],
+    ['incident-triage', incidentTriage],
+  ] as const) {
     it(`${id}: the generated paths reach every state and take every transition the spec declares, and each run follows its path`, async () => {
       const spec = specOf(id);
       const { machine, calls } = withCountingTools(definition as never);
@@ -44,7 +47,8 @@ describe('path tests of the examples', () => {
 
 describe('static findings and path warnings', () => {
   const spec = FlowSpecSchema.parse({
-    specVersion: 1, id: 'findings',
+    specVersion: 1,
+    id: 'findings',
     context: { n: { type: 'number', default: 0 } },
     events: { GO: {}, NEVER: {} },
     initial: 'idle',
@@ -69,14 +73,26 @@ describe('static findings and path warnings', () => {
   });
 
   it('warns with PATH_NO_EXAMPLE when a path needs a tool that declares no examples', async () => {
-    const bare = defineTool({ name: 'bare', description: 'no examples', input: z.object({}), output: z.object({}), async run() { return {}; } });
+    const bare = defineTool({
+      name: 'bare',
+      description: 'no examples',
+      input: z.object({}),
+      output: z.object({}),
+      async run() {
+        return {};
+      },
+    });
     const { setup } = await import('xstate');
     const { fromTool } = await import('@flowing/runtime');
     const machine = setup({ actors: { 'tool.bare': fromTool(bare) } }).createMachine({
-      id: 'findings', initial: 'idle', context: { n: 0 },
+      id: 'findings',
+      initial: 'idle',
+      context: { n: 0 },
       states: {
         idle: { on: { GO: { target: 'lookup' } } },
-        lookup: { invoke: { id: 'lookup', src: 'tool.bare', input: () => ({ args: {} }), onDone: { target: 'stuck' }, onError: { target: 'done' } } },
+        lookup: {
+          invoke: { id: 'lookup', src: 'tool.bare', input: () => ({ args: {} }), onDone: { target: 'stuck' }, onError: { target: 'done' } },
+        },
         stuck: {},
         orphan: { on: { GO: { target: 'done' } } },
         done: { type: 'final' },

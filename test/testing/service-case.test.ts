@@ -17,7 +17,10 @@ describe('GET /sessions/:id/case', () => {
     const created = await server.call('POST', '/sessions', { body: { machine: 'order-support' } });
     expect(created.status).toBe(201);
     const id = created.body.sessionId as string;
-    expect((await server.call('POST', `/sessions/${id}/events`, { body: { type: 'USER_MESSAGE', text: 'refund for order A1002 please' } })).status).toBe(200);
+    expect(
+      (await server.call('POST', `/sessions/${id}/events`, { body: { type: 'USER_MESSAGE', text: 'refund for order A1002 please' } }))
+        .status,
+    ).toBe(200);
     expect((await server.call('POST', `/sessions/${id}/events`, { body: { type: 'REJECT', reason: 'used item' } })).status).toBe(200);
 
     const response = await fetch(`${server.url}/sessions/${id}/case?name=served-refund&context=reply,intent`);
@@ -25,7 +28,12 @@ describe('GET /sessions/:id/case', () => {
     expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="served-refund.case.jsonl"');
     const file = parseCase(await response.text(), 'served-refund');
-    expect(file.header).toMatchObject({ machineId: 'order-support', name: 'served-refund', source: 'service', specHash: orderSupport.specHash });
+    expect(file.header).toMatchObject({
+      machineId: 'order-support',
+      name: 'served-refund',
+      source: 'service',
+      specHash: orderSupport.specHash,
+    });
     expect(file.inputs.map((i) => (i.type === 'event' ? i.event.type : i.type))).toEqual(['USER_MESSAGE', 'REJECT']);
     expect(file.expect.context).toEqual({ reply: 'The refund was not approved: used item', intent: 'refund' });
 

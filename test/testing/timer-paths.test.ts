@@ -34,7 +34,9 @@ async function machineOf(spec: Record<string, unknown>): Promise<AnyMachineDefin
     codegen.dispose();
   }
   const module = (await import(pathToFileURL(join(dir, 'machines', id, `${id}.machine.ts`)).href)) as Record<string, unknown>;
-  return Object.values(module).find((value) => (value as AnyMachineDefinition | undefined)?.id === id && 'specHash' in (value as object)) as AnyMachineDefinition;
+  return Object.values(module).find(
+    (value) => (value as AnyMachineDefinition | undefined)?.id === id && 'specHash' in (value as object),
+  ) as AnyMachineDefinition;
 }
 
 /**
@@ -43,7 +45,8 @@ async function machineOf(spec: Record<string, unknown>): Promise<AnyMachineDefin
  */
 function timedSpec(id: string, delay: number) {
   return FlowSpecSchema.parse({
-    specVersion: 1, id,
+    specVersion: 1,
+    id,
     context: { orderId: { type: 'string', optional: true } },
     events: { ASK: { orderId: { type: 'string' } }, CLOSE: {} },
     initial: 'idle',
@@ -82,11 +85,18 @@ describe('a recorded case whose session waited for a timer while quiet', () => {
     await session.send({ type: 'CLOSE' });
     const file = parseCase(serializeCase(caseFromLog(await session.events(), await session.snapshot(), { name: 'reminded' })));
     expect(file.inputs).toEqual([
-      { type: 'event', event: { type: 'ASK', orderId: 'A1' } }, { type: 'timer', delay: '50' }, { type: 'event', event: { type: 'CLOSE' } },
+      { type: 'event', event: { type: 'ASK', orderId: 'A1' } },
+      { type: 'timer', delay: '50' },
+      { type: 'event', event: { type: 'CLOSE' } },
     ]);
     const result = await testCase(machine, file);
     expect(result.report).toEqual([]);
-    expect(result.observation.steps.filter((step) => 'state' in step)).toEqual([{ state: 'idle' }, { state: 'asked' }, { state: 'reminded' }, { state: 'closed' }]);
+    expect(result.observation.steps.filter((step) => 'state' in step)).toEqual([
+      { state: 'idle' },
+      { state: 'asked' },
+      { state: 'reminded' },
+      { state: 'closed' },
+    ]);
     expect(result.ok).toBe(true);
   }, 60_000);
 });

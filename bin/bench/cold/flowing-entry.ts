@@ -5,4 +5,6 @@ import { withRuntime } from '../workload.ts';
 import { finish, loadOrderSupport } from './finish.ts';
 
 const orderSupport = await loadOrderSupport();
-await finish(performance.now(), () => withRuntime(createRuntime({ machines: [orderSupport], store: createMemoryStore(), llm: createScriptedProvider() }), orderSupport));
+await finish(performance.now(), () =>
+  withRuntime(createRuntime({ machines: [orderSupport], store: createMemoryStore(), llm: createScriptedProvider() }), orderSupport),
+);

@@ -4,7 +4,10 @@
 import { fromPromise } from 'xstate';
 
 export class ToolError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -22,8 +25,9 @@ export function toFlowError(error: unknown): { code: string; message: string } {
   return { code: typeof code === 'string' ? code : 'TOOL_FAILED', message: typeof message === 'string' ? message : String(error) };
 }
 
-const replaced = () => fromPromise<never, unknown>(async () => {
-  throw new Error('replaced by the plain actors of startBareXState');
-});
+const replaced = () =>
+  fromPromise<never, unknown>(async () => {
+    throw new Error('replaced by the plain actors of startBareXState');
+  });
 export const fromTool = replaced;
 export const fromLlm = replaced;

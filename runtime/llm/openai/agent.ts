@@ -1,4 +1,8 @@
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
 import { FlowingError, toFlowError } from '../../errors.ts';
 import type { AgentRequest, LlmCallOptions } from '../types.ts';
 import { complete, type ChatCall } from './chat.ts';
@@ -24,12 +28,20 @@ interface PlannedCall {
  * when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are not run).
  * @internal
  */
-export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<{ text: string; steps: number }> {
+export async function runAgentLoop(
+  call: ChatCall,
+  request: AgentRequest,
+  options: LlmCallOptions,
+): Promise<{ text: string; steps: number }> {
   const maxIterations = Math.floor(request.maxIterations);
-  if (!(maxIterations >= 1)) throw new FlowingError('LLM_BAD_OUTPUT', `agent maxIterations must be at least 1, got ${request.maxIterations}`);
+  if (!(maxIterations >= 1))
+    throw new FlowingError('LLM_BAD_OUTPUT', `agent maxIterations must be at least 1, got ${request.maxIterations}`);
   const tools = offeredTools(request, options);
   if (tools.length > 0 && !options.callTool) {
-    throw new FlowingError('LLM_NOT_CONFIGURED', 'the agent lists tools but no callTool runner was given; the runtime must pass options.callTool');
+    throw new FlowingError(
+      'LLM_NOT_CONFIGURED',
+      'the agent lists tools but no callTool runner was given; the runtime must pass options.callTool',
+    );
   }
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: 'system', content: request.system });
@@ -53,9 +65,13 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       messages.push({ role: 'tool', tool_call_id: p.id, content });
     }
   }
-  throw new FlowingError('LLM_BAD_OUTPUT', `the agent still called tools after ${maxIterations} iterations (its maxIterations); simplify the task or raise the limit`, {
-    details: { maxIterations },
-  });
+  throw new FlowingError(
+    'LLM_BAD_OUTPUT',
+    `the agent still called tools after ${maxIterations} iterations (its maxIterations); simplify the task or raise the limit`,
+    {
+      details: { maxIterations },
+    },
+  );
 }
 
 function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
@@ -63,7 +79,11 @@ function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompl
     const schema = options.toolSchemas?.[name];
     return {
       type: 'function',
-      function: { name, description: schema?.description ?? `The ${name} tool.`, parameters: schema?.parameters ?? { type: 'object', additionalProperties: true } },
+      function: {
+        name,
+        description: schema?.description ?? `The ${name} tool.`,
+        parameters: schema?.parameters ?? { type: 'object', additionalProperties: true },
+      },
     };
   });
 }
@@ -73,19 +93,49 @@ function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iterat
   const id = toolCall.id || `call_${iteration}_${index}`;
   if (toolCall.type !== 'function') {
     const name = toolCall.custom?.name ?? '(custom)';
-    return { id, name, args: toolCall.custom?.input, raw: '{}', refusal: { code: 'TOOL_UNKNOWN', message: `'${name}' is a custom tool; only these function tools exist: ${allowed.join(', ')}` } };
+    return {
+      id,
+      name,
+      args: toolCall.custom?.input,
+      raw: '{}',
+      refusal: { code: 'TOOL_UNKNOWN', message: `'${name}' is a custom tool; only these function tools exist: ${allowed.join(', ')}` },
+    };
   }
   const { name, arguments: raw } = toolCall.function;
   if (!allowed.includes(name)) {
-    return { id, name, args: raw, raw, refusal: { code: 'TOOL_UNKNOWN', message: `there is no tool named '${name}'; the tools are: ${allowed.join(', ') || '(none)'}` } };
+    return {
+      id,
+      name,
+      args: raw,
+      raw,
+      refusal: { code: 'TOOL_UNKNOWN', message: `there is no tool named '${name}'; the tools are: ${allowed.join(', ') || '(none)'}` },
+    };
   }
   if (raw.length > MAX_TOOL_ARGUMENT_CHARS) {
-    return { id, name, args: `(${raw.length} characters)`, raw: '{}', refusal: { code: 'BAD_ARGUMENTS', message: `the arguments are ${raw.length} characters long, over the limit of ${MAX_TOOL_ARGUMENT_CHARS}` } };
+    return {
+      id,
+      name,
+      args: `(${raw.length} characters)`,
+      raw: '{}',
+      refusal: {
+        code: 'BAD_ARGUMENTS',
+        message: `the arguments are ${raw.length} characters long, over the limit of ${MAX_TOOL_ARGUMENT_CHARS}`,
+      },
+    };
   }
   if (raw.trim() === '') return { id, name, args: {}, raw };
   const parsed = parseLenientJson(raw);
   if (!parsed.ok) {
-    return { id, name, args: raw, raw, refusal: { code: 'BAD_ARGUMENTS', message: `the arguments are not valid JSON (${parsed.message}); call the tool again with a JSON object` } };
+    return {
+      id,
+      name,
+      args: raw,
+      raw,
+      refusal: {
+        code: 'BAD_ARGUMENTS',
+        message: `the arguments are not valid JSON (${parsed.message}); call the tool again with a JSON object`,
+      },
+    };
   }
   return { id, name, args: parsed.value, raw };
 }
@@ -102,5 +152,7 @@ async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: Abort
     result = { ok: false, error: { code: flow.code, message: flow.message } };
   }
   if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled while tool '${p.name}' ran`, { cause: signal.reason });
-  return result.ok ? JSON.stringify(result.output) ?? 'null' : JSON.stringify({ error: { code: result.error.code, message: result.error.message } });
+  return result.ok
+    ? (JSON.stringify(result.output) ?? 'null')
+    : JSON.stringify({ error: { code: result.error.code, message: result.error.message } });
 }

@@ -44,7 +44,9 @@ export async function complete(call: ChatCall, params: ChatParams): Promise<Chat
   const guard = requestDeadline(call.signal, call.timeoutMs, call.model, call.clock);
   call.attempts += 1;
   try {
-    const completion = await guard.race(call.client.chat.completions.create({ ...params, model: call.model, stream: false }, requestOptions(call, guard)));
+    const completion = await guard.race(
+      call.client.chat.completions.create({ ...params, model: call.model, stream: false }, requestOptions(call, guard)),
+    );
     addUsage(call, completion.usage);
     const message = completion.choices[0]?.message;
     if (!message) throw new FlowingError('LLM_BAD_OUTPUT', `model '${call.model}' answered with no choices`);
@@ -67,7 +69,10 @@ export async function streamText(call: ChatCall, params: ChatParams, onDelta: ((
   let iterator: AsyncIterator<ChatCompletionChunk> | undefined;
   try {
     const stream = await guard.race(
-      call.client.chat.completions.create({ ...params, model: call.model, stream: true, stream_options: { include_usage: true } }, requestOptions(call, guard)),
+      call.client.chat.completions.create(
+        { ...params, model: call.model, stream: true, stream_options: { include_usage: true } },
+        requestOptions(call, guard),
+      ),
     );
     iterator = stream[Symbol.asyncIterator]();
     let text = '';

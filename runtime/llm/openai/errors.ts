@@ -17,13 +17,19 @@ export function mapOpenAIError(error: unknown, model: string): FlowingError {
   }
   if (error instanceof RateLimitError || (error instanceof APIError && error.status === 429)) {
     const retryAfter = error.headers?.get('retry-after') ?? undefined;
-    return new FlowingError('LLM_RATE_LIMITED', `model '${model}' was rate-limited by the provider (HTTP 429): ${error.message}; retry later or lower the request rate`, {
-      cause: error,
-      details: { status: 429, ...(retryAfter ? { retryAfter } : {}) },
-    });
+    return new FlowingError(
+      'LLM_RATE_LIMITED',
+      `model '${model}' was rate-limited by the provider (HTTP 429): ${error.message}; retry later or lower the request rate`,
+      {
+        cause: error,
+        details: { status: 429, ...(retryAfter ? { retryAfter } : {}) },
+      },
+    );
   }
   if (error instanceof APIConnectionError) {
-    return new FlowingError('LLM_FAILED', `could not reach the model provider for '${model}': ${error.message}; check OPENAI_BASE_URL`, { cause: error });
+    return new FlowingError('LLM_FAILED', `could not reach the model provider for '${model}': ${error.message}; check OPENAI_BASE_URL`, {
+      cause: error,
+    });
   }
   if (error instanceof APIError) {
     const status = error.status;

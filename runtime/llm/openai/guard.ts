@@ -13,6 +13,9 @@ export function requestDeadline(outer: AbortSignal, timeoutMs: number, model: st
   return new Deadline(clock, {
     parent: outer,
     timeoutMs,
-    onTimeout: () => new FlowingError('LLM_TIMEOUT', `model '${model}' sent nothing for ${timeoutMs} ms; raise timeoutMs or check the provider`, { details: { timeoutMs } }),
+    onTimeout: () =>
+      new FlowingError('LLM_TIMEOUT', `model '${model}' sent nothing for ${timeoutMs} ms; raise timeoutMs or check the provider`, {
+        details: { timeoutMs },
+      }),
   });
 }

@@ -15,7 +15,12 @@ type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; issues?
  * Asks for a JSON object until `check` accepts it: each refusal is fed back to the model with the reason, at
  * most MAX_REPAIRS times; then LLM_BAD_OUTPUT with the last problem, the attempts and the usage in `details`.
  */
-async function askForJson<T>(call: ChatCall, messages: ChatCompletionMessageParam[], check: (content: string) => Checked<T>, task: string): Promise<T> {
+async function askForJson<T>(
+  call: ChatCall,
+  messages: ChatCompletionMessageParam[],
+  check: (content: string) => Checked<T>,
+  task: string,
+): Promise<T> {
   const conversation = [...messages];
   let last: Extract<Checked<T>, { ok: false }> | undefined;
   for (let attempt = 0; attempt <= MAX_REPAIRS; attempt++) {
@@ -29,9 +34,13 @@ async function askForJson<T>(call: ChatCall, messages: ChatCompletionMessagePara
       { role: 'user', content: `That answer is not valid: ${checked.problem}. Reply again with only the corrected JSON object.` },
     );
   }
-  throw new FlowingError('LLM_BAD_OUTPUT', `model '${call.model}' gave no valid ${task} after ${MAX_REPAIRS} repairs: ${last?.problem ?? 'no answer'}`, {
-    details: { problem: last?.problem, ...(last?.issues === undefined ? {} : { issues: last.issues }) },
-  });
+  throw new FlowingError(
+    'LLM_BAD_OUTPUT',
+    `model '${call.model}' gave no valid ${task} after ${MAX_REPAIRS} repairs: ${last?.problem ?? 'no answer'}`,
+    {
+      details: { problem: last?.problem, ...(last?.issues === undefined ? {} : { issues: last.issues }) },
+    },
+  );
 }
 
 function systemText(request: { system?: string; prompt?: string }, instructions: string): string {
@@ -53,7 +62,9 @@ export async function classifyWithRepair(call: ChatCall, request: ClassifyReques
 function checkLabel(content: string, labels: readonly string[], list: string): Checked<string> {
   const parsed = parseLenientJson(content);
   const raw = parsed.ok
-    ? typeof parsed.value === 'string' ? parsed.value : (parsed.value as { label?: unknown } | null)?.label
+    ? typeof parsed.value === 'string'
+      ? parsed.value
+      : (parsed.value as { label?: unknown } | null)?.label
     : content.trim().replace(/^["']|["']$/g, '');
   if (typeof raw !== 'string') {
     return { ok: false, problem: parsed.ok ? 'the JSON object has no string "label"' : `it is not JSON (${parsed.message})` };

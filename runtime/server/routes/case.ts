@@ -17,10 +17,21 @@ export function caseRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sessio
     'GET /sessions/:id/case': async (c) => {
       const session = scope.runtime.session(sessionIdParam(c));
       const name = c.req.query('name') || `session-${session.id.slice(0, 8).toLowerCase()}`;
-      if (!CASE_NAME.test(name)) throw new ServerError('SERVER_BAD_REQUEST', `?name= is a case name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit (got ${JSON.stringify(name.slice(0, 80))})`);
-      const keys = c.req.query('context')?.split(',').filter((key) => key !== '');
+      if (!CASE_NAME.test(name))
+        throw new ServerError(
+          'SERVER_BAD_REQUEST',
+          `?name= is a case name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit (got ${JSON.stringify(name.slice(0, 80))})`,
+        );
+      const keys = c.req
+        .query('context')
+        ?.split(',')
+        .filter((key) => key !== '');
       for (const key of keys ?? []) {
-        if (!CONTEXT_KEY.test(key)) throw new ServerError('SERVER_BAD_REQUEST', `?context= lists context keys (identifiers), not ${JSON.stringify(key.slice(0, 80))}`);
+        if (!CONTEXT_KEY.test(key))
+          throw new ServerError(
+            'SERVER_BAD_REQUEST',
+            `?context= lists context keys (identifiers), not ${JSON.stringify(key.slice(0, 80))}`,
+          );
       }
       const snapshot = await session.snapshot();
       const events = await scope.runtime.store.readEvents(session.id, 0);

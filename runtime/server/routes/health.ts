@@ -9,15 +9,24 @@ export function healthRoutes(scope: ServerScope, ready: () => boolean): Pick<Rou
   return {
     'GET /healthz': (c) => answer(c, { ok: true as const }),
     'GET /readyz': async (c) => {
-      if (!ready()) return answer(c, { ok: false as const, code: 'SERVER_NOT_READY' as const, message: 'the server is still starting' }, 503);
+      if (!ready())
+        return answer(c, { ok: false as const, code: 'SERVER_NOT_READY' as const, message: 'the server is still starting' }, 503);
       try {
         const { store } = scope.runtime;
         await store.load(PROBE_ID);
         const durability = await store.durability?.();
         return answer(c, { ok: true as const, store: store.name, ...(durability ? { durability: durability.summary } : {}) });
       } catch (error) {
-        scope.options.log({ level: 'warn', code: 'SERVER_NOT_READY', message: `the ${scope.runtime.store.name} store does not answer: ${(error as Error).message}` });
-        return answer(c, { ok: false as const, code: 'SERVER_NOT_READY' as const, message: `the ${scope.runtime.store.name} store does not answer` }, 503);
+        scope.options.log({
+          level: 'warn',
+          code: 'SERVER_NOT_READY',
+          message: `the ${scope.runtime.store.name} store does not answer: ${(error as Error).message}`,
+        });
+        return answer(
+          c,
+          { ok: false as const, code: 'SERVER_NOT_READY' as const, message: `the ${scope.runtime.store.name} store does not answer` },
+          503,
+        );
       }
     },
   };

@@ -28,18 +28,30 @@ const SEQ_PATTERN = /^\d{1,15}$/;
  *   `atSeq`), 409 `FORK_TIMED_STATE` (the state waits on a named delay; numeric `after` timers start anew in the
  *   fork), 409 `SPEC_CHANGED`, 409 `SESSION_EXISTS`, 422 `FORK_CONTEXT_INVALID` (`details.issues[].path` names the field).
  */
-export function inspectRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sessions/:id/at/:seq' | 'GET /sessions/:id/export' | 'POST /sessions/:id/fork'> {
+export function inspectRoutes(
+  scope: ServerScope,
+): Pick<RouteHandlers, 'GET /sessions/:id/at/:seq' | 'GET /sessions/:id/export' | 'POST /sessions/:id/fork'> {
   const { runtime, options } = scope;
   return {
     'GET /sessions/:id/at/:seq': async (c) => {
       const id = sessionIdParam(c);
       const raw = c.req.param('seq') ?? '';
-      if (!SEQ_PATTERN.test(raw)) throw new ServerError('SERVER_BAD_REQUEST', `:seq must be a non-negative integer (got ${JSON.stringify(raw.slice(0, 40))})`);
+      if (!SEQ_PATTERN.test(raw))
+        throw new ServerError('SERVER_BAD_REQUEST', `:seq must be a non-negative integer (got ${JSON.stringify(raw.slice(0, 40))})`);
       const seq = Number(raw);
       const { record, events } = await readSessionLog(runtime.store, id);
       const lastSeq = events.length === 0 ? 0 : events[events.length - 1]!.seq;
-      if (seq > lastSeq) throw new FlowingError('INSPECT_SEQ_OUT_OF_RANGE', `session ${id} has events 1 to ${lastSeq}; there is no event ${seq}`, { details: { seq, lastSeq } });
-      const view: SessionAtView = { ...sessionAt(events, seq), sessionId: id, machineId: record.machineId, lastSeq, event: seq === 0 ? null : events[seq - 1] ?? null };
+      if (seq > lastSeq)
+        throw new FlowingError('INSPECT_SEQ_OUT_OF_RANGE', `session ${id} has events 1 to ${lastSeq}; there is no event ${seq}`, {
+          details: { seq, lastSeq },
+        });
+      const view: SessionAtView = {
+        ...sessionAt(events, seq),
+        sessionId: id,
+        machineId: record.machineId,
+        lastSeq,
+        event: seq === 0 ? null : (events[seq - 1] ?? null),
+      };
       return answer(c, view);
     },
 
@@ -57,9 +69,13 @@ export function inspectRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /ses
       const body = parseBody(ForkBody, await readJsonObject(c, options));
       if (body.sessionId !== undefined) {
         scope.checkSessionRate(body.sessionId);
-        if (await runtime.store.load(body.sessionId)) throw new ServerError('SESSION_EXISTS', `a session '${body.sessionId}' already exists`);
+        if (await runtime.store.load(body.sessionId))
+          throw new ServerError('SESSION_EXISTS', `a session '${body.sessionId}' already exists`);
       }
-      const session = await runtime.forkSession(parentId, body.atSeq, { ...(body.context ? { context: body.context } : {}), ...(body.sessionId ? { sessionId: body.sessionId } : {}) });
+      const session = await runtime.forkSession(parentId, body.atSeq, {
+        ...(body.context ? { context: body.context } : {}),
+        ...(body.sessionId ? { sessionId: body.sessionId } : {}),
+      });
       const view: ForkView = { ...toSessionView(await session.snapshot()), parentId, forkedAt: body.atSeq };
       c.header('Location', `/sessions/${session.id}`);
       return answer(c, view, 201);

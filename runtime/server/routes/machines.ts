@@ -9,12 +9,14 @@ import { answer, type RouteHandlers } from '../route.ts';
 export function machineRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /machines'> {
   return {
     'GET /machines': (c) => {
-      const machines = [...scope.runtime.machines.values()].map(({ definition, eventSchemas }): RuntimeMachine => ({
-        id: definition.id,
-        specHash: definition.specHash,
-        events: [...eventSchemas.keys()],
-        spec: scope.options.specs.get(definition.id) ?? null,
-      }));
+      const machines = [...scope.runtime.machines.values()].map(
+        ({ definition, eventSchemas }): RuntimeMachine => ({
+          id: definition.id,
+          specHash: definition.specHash,
+          events: [...eventSchemas.keys()],
+          spec: scope.options.specs.get(definition.id) ?? null,
+        }),
+      );
       return answer(c, { machines });
     },
   };

@@ -1,4 +1,12 @@
-import { CancelBody, CreateSessionBody, DecisionBody, ResolutionBody, SESSION_STATUSES, type SendAnswer, type SessionStatus } from '@flowing/protocol';
+import {
+  CancelBody,
+  CreateSessionBody,
+  DecisionBody,
+  ResolutionBody,
+  SESSION_STATUSES,
+  type SendAnswer,
+  type SessionStatus,
+} from '@flowing/protocol';
 import type { Context } from 'hono';
 import { FlowingError, formatIssues } from '../../errors.ts';
 import type { SendResult } from '../../session/run.ts';
@@ -29,52 +37,79 @@ async function repeatedDecision(session: Session<{ type: string }>, approvalId: 
 }
 
 type SessionRoutes =
-  | 'POST /sessions' | 'GET /sessions' | 'GET /sessions/:id' | 'GET /sessions/:id/events' | 'POST /sessions/:id/events'
-  | 'POST /sessions/:id/cancel' | 'POST /sessions/:id/resolve' | 'POST /sessions/:id/approve' | 'POST /sessions/:id/reject';
+  | 'POST /sessions'
+  | 'GET /sessions'
+  | 'GET /sessions/:id'
+  | 'GET /sessions/:id/events'
+  | 'POST /sessions/:id/events'
+  | 'POST /sessions/:id/cancel'
+  | 'POST /sessions/:id/resolve'
+  | 'POST /sessions/:id/approve'
+  | 'POST /sessions/:id/reject';
 
 /** Session routes: create, list, read, log, send, cancel, resolve, approve and reject. */
 export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRoutes> {
   const { runtime, options } = scope;
 
   /** Approve or reject the approval the session waits for; a repeat of a decision taken answers as it did. */
-  const decide = (decision: 'approve' | 'reject') => async (c: Context): Promise<Answer<SendAnswer>> => {
-    const id = sessionIdParam(c);
-    scope.checkSessionRate(id);
-    const body = parseBody(DecisionBody, await readJsonObject(c, options));
-    const session = runtime.session(id);
-    // A retry of a decision already taken (same approvalId, same decision) answers as the decision did, and runs nothing.
-    const repeated = (approval: ApprovalRecord | undefined) => body.approvalId !== undefined && approval?.id === body.approvalId && approval.decision === DECIDED[decision];
-    const pending = (await session.snapshot()).approval;
-    if (repeated(pending)) return answer(c, await repeatedDecision(session, pending!.id));
-    if (!pending || pending.decision) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
-    if (body.approvalId !== undefined && body.approvalId !== pending.id) {
-      throw new ServerError('NO_PENDING_APPROVAL', `approval ${JSON.stringify(body.approvalId.slice(0, 200))} is not the one session ${id} waits for (${pending.id})`, { details: { pendingApprovalId: pending.id } });
-    }
-    const event = decision === 'approve' ? { type: 'APPROVE' } : { type: 'REJECT', ...(body.reason === undefined ? {} : { reason: body.reason }) };
-    const result = await session.send(event);
-    // Two requests for the same decision at once: the one applied second finds it taken.
-    if (!result.applied && repeated((await session.snapshot()).approval)) return answer(c, await repeatedDecision(session, pending.id));
-    return sendResultResponse(c, result);
-  };
+  const decide =
+    (decision: 'approve' | 'reject') =>
+    async (c: Context): Promise<Answer<SendAnswer>> => {
+      const id = sessionIdParam(c);
+      scope.checkSessionRate(id);
+      const body = parseBody(DecisionBody, await readJsonObject(c, options));
+      const session = runtime.session(id);
+      // A retry of a decision already taken (same approvalId, same decision) answers as the decision did, and runs nothing.
+      const repeated = (approval: ApprovalRecord | undefined) =>
+        body.approvalId !== undefined && approval?.id === body.approvalId && approval.decision === DECIDED[decision];
+      const pending = (await session.snapshot()).approval;
+      if (repeated(pending)) return answer(c, await repeatedDecision(session, pending!.id));
+      if (!pending || pending.decision) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
+      if (body.approvalId !== undefined && body.approvalId !== pending.id) {
+        throw new ServerError(
+          'NO_PENDING_APPROVAL',
+          `approval ${JSON.stringify(body.approvalId.slice(0, 200))} is not the one session ${id} waits for (${pending.id})`,
+          { details: { pendingApprovalId: pending.id } },
+        );
+      }
+      const event =
+        decision === 'approve' ? { type: 'APPROVE' } : { type: 'REJECT', ...(body.reason === undefined ? {} : { reason: body.reason }) };
+      const result = await session.send(event);
+      // Two requests for the same decision at once: the one applied second finds it taken.
+      if (!result.applied && repeated((await session.snapshot()).approval)) return answer(c, await repeatedDecision(session, pending.id));
+      return sendResultResponse(c, result);
+    };
 
   return {
     'POST /sessions': async (c) => {
       const body = parseBody(CreateSessionBody, await readJsonObject(c, options));
       const info = runtime.machines.get(body.machine);
       if (!info) {
-        throw new FlowingError('UNKNOWN_MACHINE', `no machine '${body.machine.slice(0, 200)}' is served (served: ${[...runtime.machines.keys()].join(', ')})`);
+        throw new FlowingError(
+          'UNKNOWN_MACHINE',
+          `no machine '${body.machine.slice(0, 200)}' is served (served: ${[...runtime.machines.keys()].join(', ')})`,
+        );
       }
       if (body.input !== undefined) {
         const check = info.contextSchema.partial().safeParse(body.input);
         if (!check.success) {
-          throw new ServerError('SERVER_INVALID_INPUT', `input for '${body.machine}' does not match its context: ${formatIssues(check.error.issues)}`, { details: { issues: check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } });
+          throw new ServerError(
+            'SERVER_INVALID_INPUT',
+            `input for '${body.machine}' does not match its context: ${formatIssues(check.error.issues)}`,
+            { details: { issues: check.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) } },
+          );
         }
       }
       if (body.sessionId !== undefined) {
         scope.checkSessionRate(body.sessionId);
-        if (await runtime.store.load(body.sessionId)) throw new ServerError('SESSION_EXISTS', `a session '${body.sessionId}' already exists`);
+        if (await runtime.store.load(body.sessionId))
+          throw new ServerError('SESSION_EXISTS', `a session '${body.sessionId}' already exists`);
       }
-      const session = await runtime.createSession(body.machine, body.input, body.sessionId === undefined ? {} : { sessionId: body.sessionId });
+      const session = await runtime.createSession(
+        body.machine,
+        body.input,
+        body.sessionId === undefined ? {} : { sessionId: body.sessionId },
+      );
       const view = toSessionView(await session.snapshot());
       c.header('Location', `/sessions/${session.id}`);
       return answer(c, view, 201);
@@ -84,7 +119,11 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
       const statusParam = c.req.query('status');
       const status = statusParam === undefined || statusParam === '' ? undefined : statusParam.split(',');
       for (const s of status ?? []) {
-        if (!(SESSION_STATUSES as readonly string[]).includes(s)) throw new ServerError('SERVER_BAD_REQUEST', `?status= takes ${SESSION_STATUSES.join(', ')} (comma-separated), not ${JSON.stringify(s.slice(0, 40))}`);
+        if (!(SESSION_STATUSES as readonly string[]).includes(s))
+          throw new ServerError(
+            'SERVER_BAD_REQUEST',
+            `?status= takes ${SESSION_STATUSES.join(', ')} (comma-separated), not ${JSON.stringify(s.slice(0, 40))}`,
+          );
       }
       const machine = c.req.query('machine');
       const cursor = c.req.query('cursor');

@@ -12,12 +12,23 @@ import { EventPipe } from '../sse.ts';
 /** Where a stream starts: Last-Event-ID (a reconnect) wins over `?after=`; both must be a seq the session has reached. */
 function resumePoint(c: Context, lastSeq: number): number {
   const header = c.req.header('last-event-id');
-  const after = header !== undefined && header !== ''
-    ? (/^\d{1,15}$/.test(header) ? Number(header) : Number.NaN)
-    : intQuery(c, 'after', 0, 'SERVER_BAD_EVENT_ID');
-  if (Number.isNaN(after)) throw new ServerError('SERVER_BAD_EVENT_ID', `Last-Event-ID must be an event seq (a non-negative integer), not ${JSON.stringify(header!.slice(0, 40))}`);
+  const after =
+    header !== undefined && header !== ''
+      ? /^\d{1,15}$/.test(header)
+        ? Number(header)
+        : Number.NaN
+      : intQuery(c, 'after', 0, 'SERVER_BAD_EVENT_ID');
+  if (Number.isNaN(after))
+    throw new ServerError(
+      'SERVER_BAD_EVENT_ID',
+      `Last-Event-ID must be an event seq (a non-negative integer), not ${JSON.stringify(header!.slice(0, 40))}`,
+    );
   if (after > lastSeq) {
-    throw new ServerError('SERVER_STALE_EVENT_ID', `event ${after} is beyond the last event of this session (${lastSeq}); reconnect without Last-Event-ID to read from the start`, { details: { lastSeq } });
+    throw new ServerError(
+      'SERVER_STALE_EVENT_ID',
+      `event ${after} is beyond the last event of this session (${lastSeq}); reconnect without Last-Event-ID to read from the start`,
+      { details: { lastSeq } },
+    );
   }
   return after;
 }
@@ -30,7 +41,12 @@ function streamHeaders(c: Context) {
 /** `GET /sessions/:id/stream` (SSE with resume) and `POST /sessions/:id/events/stream` (send and stream what follows). */
 export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sessions/:id/stream' | 'POST /sessions/:id/events/stream'> {
   const { runtime, options } = scope;
-  const pipeOptions = (endWhenFinished: boolean) => ({ heartbeatMs: options.heartbeatMs, retryMs: options.retryMs, log: options.log, endWhenFinished });
+  const pipeOptions = (endWhenFinished: boolean) => ({
+    heartbeatMs: options.heartbeatMs,
+    retryMs: options.retryMs,
+    log: options.log,
+    endWhenFinished,
+  });
 
   return {
     'GET /sessions/:id/stream': async (c) => {
@@ -72,11 +88,19 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
         // A send that throws (the session's machine changed, the store failed) still ends the stream with a coded result.
         const result: SendResult = await sending.catch((error: unknown) => {
           const shown = publicError(error);
-          options.log({ level: 'error', code: shown.code, message: `streaming send to session ${id} failed: ${(error as Error).message}`, sessionId: id });
+          options.log({
+            level: 'error',
+            code: shown.code,
+            message: `streaming send to session ${id} failed: ${(error as Error).message}`,
+            sessionId: id,
+          });
           return { applied: false as const, ...shown };
         });
         if (!stream.aborted) {
-          const lastSeq = await session.snapshot().then((snapshot) => snapshot.seq, () => pipe.lastSeq);
+          const lastSeq = await session.snapshot().then(
+            (snapshot) => snapshot.seq,
+            () => pipe.lastSeq,
+          );
           await pipe.waitFor(lastSeq);
           const { events: _events, ...summary } = result.applied ? result : { ...result, events: undefined };
           // The outcome has no id: it is not a log event, so a reconnect's Last-Event-ID never points at it.

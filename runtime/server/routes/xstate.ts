@@ -14,7 +14,11 @@ export function xstateRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
       const id = sessionIdParam(c);
       const afterSeq = intQuery(c, 'afterSeq', 0);
       const trace = scope.options.xstateTrace;
-      if (!trace) throw new ServerError('XSTATE_TRACE_OFF', 'this server keeps no XState inspection records; create it with createServer(runtime, { xstateTrace }) and the runtime with { inspect: xstateTrace.inspect }');
+      if (!trace)
+        throw new ServerError(
+          'XSTATE_TRACE_OFF',
+          'this server keeps no XState inspection records; create it with createServer(runtime, { xstateTrace }) and the runtime with { inspect: xstateTrace.inspect }',
+        );
       await scope.runtime.session(id).snapshot(); // SESSION_NOT_FOUND for an unknown id
       return answer(c, { records: trace.read(id, { afterSeq }), dropped: trace.dropped(id) });
     },

@@ -85,7 +85,10 @@ export class StreamFeed {
       if (index < 0) continue;
       const sessionId = cursors[index]![0];
       try {
-        this.followers.dispatch(sessionId, entries.map(([id, fields]) => this.options.decode(sessionId, id, fields)));
+        this.followers.dispatch(
+          sessionId,
+          entries.map(([id, fields]) => this.options.decode(sessionId, id, fields)),
+        );
       } catch {
         // A corrupt entry: readEvents reports it with its code to whoever reads the log; the feed skips this batch.
       }
@@ -95,7 +98,9 @@ export class StreamFeed {
   private openConnection(): Redis {
     const connection = this.options.redis.duplicate();
     connection.on('error', () => {}); // reported by the failing read; ioredis keeps reconnecting
-    connection.on('ready', () => { this.connectionId = undefined; });
+    connection.on('ready', () => {
+      this.connectionId = undefined;
+    });
     return connection;
   }
 }

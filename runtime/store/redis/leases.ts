@@ -30,7 +30,17 @@ export function createRedisLeases(options: RedisLeasesOptions): SessionLeases {
   return {
     ttlMs,
     async acquire(sessionId, owner, acquireOptions = {}): Promise<LeaseAttempt> {
-      const reply = (await call('lease acquire', () => runScript(redis, ACQUIRE, [key(sessionId, 'lease'), key(sessionId, 'r')], [owner, ttlMs, acquireOptions.create ? 1 : 0, orphanCounterMs]), sessionId)) as [number, number?, string?];
+      const reply = (await call(
+        'lease acquire',
+        () =>
+          runScript(
+            redis,
+            ACQUIRE,
+            [key(sessionId, 'lease'), key(sessionId, 'r')],
+            [owner, ttlMs, acquireOptions.create ? 1 : 0, orphanCounterMs],
+          ),
+        sessionId,
+      )) as [number, number?, string?];
       if (reply[0] === 1) return { granted: true, token: Number(reply[1]) };
       if (reply[0] === 2) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the redis store`);
       // PTTL is -1 for a lease without expiry (never written so) and -2 when it vanished meanwhile: retry soon.
@@ -46,13 +56,21 @@ export function createRedisLeases(options: RedisLeasesOptions): SessionLeases {
     },
     async orphans(cursor = '0') {
       if (!/^\d+$/.test(cursor)) throw new FlowingError('STORE_BAD_CURSOR', 'the orphan scan cursor was not produced by this store');
-      const reply = (await call('orphan scan', () => runScript(redis, ORPHANS, [options.runningKey], [options.tagPrefix, cursor, 200]))) as Array<string | number>;
+      const reply = (await call('orphan scan', () =>
+        runScript(redis, ORPHANS, [options.runningKey], [options.tagPrefix, cursor, 200]),
+      )) as Array<string | number>;
       const sessions: SessionSummary[] = [];
       for (let i = 1; i + 7 < reply.length; i += 8) {
         const [id, status, machineId, version, seq, createdAt, awaiting, updatedAt] = reply.slice(i, i + 8).map(String) as string[];
         sessions.push({
-          sessionId: id!, machineId: machineId!, status: status as SessionStatus, version: Number(version), seq: Number(seq),
-          createdAt: Number(createdAt), updatedAt: Number(updatedAt), awaitingApproval: awaiting === '1',
+          sessionId: id!,
+          machineId: machineId!,
+          status: status as SessionStatus,
+          version: Number(version),
+          seq: Number(seq),
+          createdAt: Number(createdAt),
+          updatedAt: Number(updatedAt),
+          awaitingApproval: awaiting === '1',
         });
       }
       const next = String(reply[0]);

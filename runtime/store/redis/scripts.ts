@@ -127,7 +127,12 @@ return reply
 `);
 
 /** Runs a script by its SHA, loading it on the server the first time (or after a SCRIPT FLUSH / restart). */
-export async function runScript(redis: Redis, { lua, sha }: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+export async function runScript(
+  redis: Redis,
+  { lua, sha }: LuaScript,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+): Promise<unknown> {
   try {
     return await redis.evalsha(sha, keys.length, ...keys, ...args);
   } catch (error) {

@@ -58,7 +58,11 @@ export interface SqliteSettings {
 export function applySettings(db: Database.Database, synchronous: SynchronousLevel, busyTimeoutMs: number): SqliteSettings {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
-  if (mode !== 'wal') throw storeError('STORE_UNAVAILABLE', `SQLite refused WAL mode (journal_mode is '${mode}'); use a file on a local disk, not :memory: or a network share`);
+  if (mode !== 'wal')
+    throw storeError(
+      'STORE_UNAVAILABLE',
+      `SQLite refused WAL mode (journal_mode is '${mode}'); use a file on a local disk, not :memory: or a network share`,
+    );
   db.pragma(`synchronous = ${SYNCHRONOUS_LEVELS[synchronous]}`);
   return readSettings(db);
 }
@@ -75,7 +79,10 @@ export function readSettings(db: Database.Database): SqliteSettings {
 export function migrate(db: Database.Database, file: string): void {
   const current = Number(db.pragma('user_version', { simple: true }));
   if (current > SCHEMA_VERSION) {
-    throw storeError('STORE_SCHEMA_TOO_NEW', `${file} has schema version ${current}; this Flowing writes version ${SCHEMA_VERSION}. Upgrade Flowing before opening it`);
+    throw storeError(
+      'STORE_SCHEMA_TOO_NEW',
+      `${file} has schema version ${current}; this Flowing writes version ${SCHEMA_VERSION}. Upgrade Flowing before opening it`,
+    );
   }
   for (let version = current; version < SCHEMA_VERSION; version++) {
     db.transaction(() => {

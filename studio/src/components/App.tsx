@@ -50,7 +50,9 @@ function Studio() {
     });
   }, []);
   useEffect(() => {
-    const warn = (event: BeforeUnloadEvent) => { if (useEditor.getState().dirty) event.preventDefault(); };
+    const warn = (event: BeforeUnloadEvent) => {
+      if (useEditor.getState().dirty) event.preventDefault();
+    };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, []);

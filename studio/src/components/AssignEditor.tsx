@@ -31,17 +31,44 @@ export function AssignEditor({ title, value, contextFields, roots, onChange, tes
       {entries.length === 0 && <p className="muted">No context updates.</p>}
       {entries.map(([field, expression]) => (
         <div key={field} className="row">
-          <ExpressionInput label={`context.${field} =`} value={expression} roots={roots} onChange={(v) => set(field, v)} testId={`${testId}-${field}`} />
-          <button type="button" className="icon" aria-label={`remove assignment to ${field}`} onClick={() => set(field, undefined)}>✕</button>
+          <ExpressionInput
+            label={`context.${field} =`}
+            value={expression}
+            roots={roots}
+            onChange={(v) => set(field, v)}
+            testId={`${testId}-${field}`}
+          />
+          <button type="button" className="icon" aria-label={`remove assignment to ${field}`} onClick={() => set(field, undefined)}>
+            ✕
+          </button>
         </div>
       ))}
       {free.length > 0 && (
         <div className="row">
-          <select aria-label="context field to assign" value={adding} data-testid={`${testId}-add-field`} onChange={(e) => setAdding(e.target.value)}>
+          <select
+            aria-label="context field to assign"
+            value={adding}
+            data-testid={`${testId}-add-field`}
+            onChange={(e) => setAdding(e.target.value)}
+          >
             <option value="">add an update…</option>
-            {free.map((f) => <option key={f} value={f}>{f}</option>)}
+            {free.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
           </select>
-          <button type="button" disabled={adding === ''} data-testid={`${testId}-add`} onClick={() => { set(adding, ''); setAdding(''); }}>Add</button>
+          <button
+            type="button"
+            disabled={adding === ''}
+            data-testid={`${testId}-add`}
+            onClick={() => {
+              set(adding, '');
+              setAdding('');
+            }}
+          >
+            Add
+          </button>
         </div>
       )}
     </fieldset>

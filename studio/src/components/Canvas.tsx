@@ -1,11 +1,29 @@
 import { graphOf } from '../store/graph-cache.ts';
 import {
-  Background, ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow,
-  type Connection, type NodeChange, type NodeMouseHandler, type EdgeMouseHandler, type OnNodeDrag,
+  Background,
+  ControlButton,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  applyNodeChanges,
+  useReactFlow,
+  type Connection,
+  type NodeChange,
+  type NodeMouseHandler,
+  type EdgeMouseHandler,
+  type OnNodeDrag,
 } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
-  absoluteBoxes, addTransition, moveState, problemsByElement, routeIfCurrent, setStateLayout, type GraphNode, type TransitionPlace,
+  absoluteBoxes,
+  addTransition,
+  moveState,
+  problemsByElement,
+  routeIfCurrent,
+  setStateLayout,
+  type GraphNode,
+  type TransitionPlace,
 } from '../graph/index.ts';
 import type { SpecProblem } from '@flowing/spec';
 import { useAddState } from '../hooks/useAddState.ts';
@@ -47,49 +65,90 @@ export function Canvas() {
   const nodeViews = useRef(new Map<string, { key: string; view: StateNodeView }>());
   const edgeViews = useRef(new Map<string, { key: string; route: unknown; view: TransitionEdgeView }>());
 
-  const viewNodes = useMemo<StateNodeView[]>(() => (graph?.nodes ?? []).map((node) => {
-    const list = byElement.get(node.id) ?? [];
-    const errors = list.filter((p) => p.severity === 'error').length;
-    const box = specBoxes.get(node.id);
-    const laid = geometry?.nodes[node.id];
-    const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
-    const ports = current ? geometry?.ports[node.id] : undefined;
-    const selected = selection?.kind === 'state' && selection.id === node.id;
-    const key = JSON.stringify([node.position, node.parentId, node.width, node.height, node.data, errors, list.length, list[0]?.message, selected, ports]);
-    const cached = nodeViews.current.get(node.id);
-    if (cached?.key === key) return cached.view;
-    const view: StateNodeView = {
-      id: node.id, type: 'state', position: node.position, parentId: node.parentId,
-      width: node.width, height: node.height, zIndex: node.data.depth, selected,
-      data: { ...node.data, errors, warnings: list.length - errors, firstProblem: list[0]?.message, ports },
-    };
-    nodeViews.current.set(node.id, { key, view });
-    return view;
-  }), [graph, byElement, selection, geometry, specBoxes]);
+  const viewNodes = useMemo<StateNodeView[]>(
+    () =>
+      (graph?.nodes ?? []).map((node) => {
+        const list = byElement.get(node.id) ?? [];
+        const errors = list.filter((p) => p.severity === 'error').length;
+        const box = specBoxes.get(node.id);
+        const laid = geometry?.nodes[node.id];
+        const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
+        const ports = current ? geometry?.ports[node.id] : undefined;
+        const selected = selection?.kind === 'state' && selection.id === node.id;
+        const key = JSON.stringify([
+          node.position,
+          node.parentId,
+          node.width,
+          node.height,
+          node.data,
+          errors,
+          list.length,
+          list[0]?.message,
+          selected,
+          ports,
+        ]);
+        const cached = nodeViews.current.get(node.id);
+        if (cached?.key === key) return cached.view;
+        const view: StateNodeView = {
+          id: node.id,
+          type: 'state',
+          position: node.position,
+          parentId: node.parentId,
+          width: node.width,
+          height: node.height,
+          zIndex: node.data.depth,
+          selected,
+          data: { ...node.data, errors, warnings: list.length - errors, firstProblem: list[0]?.message, ports },
+        };
+        nodeViews.current.set(node.id, { key, view });
+        return view;
+      }),
+    [graph, byElement, selection, geometry, specBoxes],
+  );
 
   const [nodes, setNodes] = useState<StateNodeView[]>([]);
-  useEffect(() => { setNodes(viewNodes); }, [viewNodes]);
+  useEffect(() => {
+    setNodes(viewNodes);
+  }, [viewNodes]);
   // While a state is dragged, its edges leave the laid-out routes; the set changes only when a drag starts or ends.
   const [dragging, setDragging] = useState<string | undefined>();
 
-  const edges = useMemo<TransitionEdgeView[]>(() => (graph?.edges ?? []).filter((e) => !e.data.dangling).map((edge) => {
-    const list = byElement.get(edge.id) ?? [];
-    const errors = list.filter((p) => p.severity === 'error').length;
-    const moving = dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
-    const route = moving ? undefined : routeIfCurrent(geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, specBoxes);
-    const selected = selection?.kind === 'transition' && selection.id === edge.id;
-    const key = JSON.stringify([edge.source, edge.target, edge.sourceHandle, edge.data, errors, list[0]?.message, selected]);
-    const cached = edgeViews.current.get(edge.id);
-    if (cached?.key === key && cached.route === route) return cached.view;
-    const view: TransitionEdgeView = {
-      id: edge.id, type: 'transition', source: edge.source, target: edge.target,
-      sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in', selected,
-      markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-      data: { ...edge.data, errors, firstProblem: list[0]?.message, route },
-    };
-    edgeViews.current.set(edge.id, { key, route, view });
-    return view;
-  }), [graph, byElement, selection, geometry, specBoxes, dragging]);
+  const edges = useMemo<TransitionEdgeView[]>(
+    () =>
+      (graph?.edges ?? [])
+        .filter((e) => !e.data.dangling)
+        .map((edge) => {
+          const list = byElement.get(edge.id) ?? [];
+          const errors = list.filter((p) => p.severity === 'error').length;
+          const moving =
+            dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
+          const route = moving
+            ? undefined
+            : routeIfCurrent(
+                geometry,
+                { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') },
+                specBoxes,
+              );
+          const selected = selection?.kind === 'transition' && selection.id === edge.id;
+          const key = JSON.stringify([edge.source, edge.target, edge.sourceHandle, edge.data, errors, list[0]?.message, selected]);
+          const cached = edgeViews.current.get(edge.id);
+          if (cached?.key === key && cached.route === route) return cached.view;
+          const view: TransitionEdgeView = {
+            id: edge.id,
+            type: 'transition',
+            source: edge.source,
+            target: edge.target,
+            sourceHandle: edge.sourceHandle ?? 'out',
+            targetHandle: 'in',
+            selected,
+            markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+            data: { ...edge.data, errors, firstProblem: list[0]?.message, route },
+          };
+          edgeViews.current.set(edge.id, { key, route, view });
+          return view;
+        }),
+    [graph, byElement, selection, geometry, specBoxes, dragging],
+  );
 
   const fitted = useRef(-1);
   const hasNodes = nodes.length > 0;
@@ -113,7 +172,9 @@ export function Canvas() {
 
   // An edit (a guard typed in the panel, a drop) is measured from the store's change to the next painted frame.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per new graph on purpose; the graph is the trigger, not an input
-  useEffect(() => { markAfterPaint('flowing:edit'); }, [graph]);
+  useEffect(() => {
+    markAfterPaint('flowing:edit');
+  }, [graph]);
 
   // Centres the view only when a panel asks for it (`select(…, true)`: a problem, a target state, a transition in a list);
   // a click on the canvas or an edit changes the selection or the edges too, and must not move the view.
@@ -174,10 +235,21 @@ export function Canvas() {
     performance.mark('flowing:edit:start');
     if ((parent?.id ?? undefined) !== node.parentId) {
       const origin = parent ? absolute(parent.id) : { x: 0, y: 0 };
-      apply((s) => moveState(s, data.pointer, parent?.id, { x: abs.x - origin.x, y: abs.y - origin.y }), { select: { kind: 'state', id: parent ? `${parent.id}/states/${data.name}` : `/states/${data.name}` } });
+      apply((s) => moveState(s, data.pointer, parent?.id, { x: abs.x - origin.x, y: abs.y - origin.y }), {
+        select: { kind: 'state', id: parent ? `${parent.id}/states/${data.name}` : `/states/${data.name}` },
+      });
       return;
     }
-    apply((s) => growParents(setStateLayout(s, data.layoutKey, { ...(s.layout?.[data.layoutKey] ?? {}), x: node.position.x, y: node.position.y }), graph.nodes, node.id, node.position, w, h));
+    apply((s) =>
+      growParents(
+        setStateLayout(s, data.layoutKey, { ...(s.layout?.[data.layoutKey] ?? {}), x: node.position.x, y: node.position.y }),
+        graph.nodes,
+        node.id,
+        node.position,
+        w,
+        h,
+      ),
+    );
   };
 
   const onNodeClick: NodeMouseHandler<StateNodeView> = (_e, node) => select({ kind: 'state', id: node.id });
@@ -247,10 +319,30 @@ export function Canvas() {
       >
         <Background gap={20} />
         <Controls showFitView={false} aria-label="zoom controls">
-          <ControlButton onClick={fitView} className="react-flow__controls-fitview" title="Fit view (F): the whole machine, text kept legible" aria-label="fit view" data-testid="fit-view">⤢</ControlButton>
+          <ControlButton
+            onClick={fitView}
+            className="react-flow__controls-fitview"
+            title="Fit view (F): the whole machine, text kept legible"
+            aria-label="fit view"
+            data-testid="fit-view"
+          >
+            ⤢
+          </ControlButton>
         </Controls>
-        <MiniMap pannable zoomable ariaLabel="minimap" style={{ width: 168, height: 112 }} nodeColor={(n) => ((n.data as StateNodeView['data']).type === 'compound' || (n.data as StateNodeView['data']).type === 'parallel' ? 'rgb(47 111 221 / 12%)' : '#8a96a8')}
-          nodeStrokeColor="#5f6b7a" nodeStrokeWidth={2} maskColor="rgb(240 242 246 / 65%)" />
+        <MiniMap
+          pannable
+          zoomable
+          ariaLabel="minimap"
+          style={{ width: 168, height: 112 }}
+          nodeColor={(n) =>
+            (n.data as StateNodeView['data']).type === 'compound' || (n.data as StateNodeView['data']).type === 'parallel'
+              ? 'rgb(47 111 221 / 12%)'
+              : '#8a96a8'
+          }
+          nodeStrokeColor="#5f6b7a"
+          nodeStrokeWidth={2}
+          maskColor="rgb(240 242 246 / 65%)"
+        />
       </ReactFlow>
       <EmptyHint />
       {pendingConnection && pendingSource && pendingTarget && (
@@ -258,7 +350,9 @@ export function Canvas() {
           sourceName={pendingSource.data.name}
           targetName={pendingTarget.data.name}
           kinds={[
-            'on', 'after', 'always',
+            'on',
+            'after',
+            'always',
             ...(pendingSource.data.type === 'compound' || pendingSource.data.type === 'parallel' ? ['done' as const] : []),
             ...(pendingSource.data.skeleton.invoke ? ['onDone' as const, 'onError' as const] : []),
           ]}

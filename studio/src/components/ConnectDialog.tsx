@@ -27,10 +27,20 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
   const [value, setValue] = useState('');
   const input = useRef<HTMLInputElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: focus returns to the value field each time the kind changes (choosing a kind moves it to the radio)
-  useEffect(() => { input.current?.focus(); }, [kind]);
+  useEffect(() => {
+    input.current?.focus();
+  }, [kind]);
   const v = value.trim();
-  const error = kind === 'on' ? (v === '' || /^[A-Z][A-Z0-9_]*$/.test(v) ? undefined : 'Use capitals, digits and _, starting with a letter (e.g. USER_MESSAGE)')
-    : kind === 'after' ? (v === '' || /^[1-9][0-9]*$/.test(v) ? undefined : 'A whole number of milliseconds, e.g. 5000') : undefined;
+  const error =
+    kind === 'on'
+      ? v === '' || /^[A-Z][A-Z0-9_]*$/.test(v)
+        ? undefined
+        : 'Use capitals, digits and _, starting with a letter (e.g. USER_MESSAGE)'
+      : kind === 'after'
+        ? v === '' || /^[1-9][0-9]*$/.test(v)
+          ? undefined
+          : 'A whole number of milliseconds, e.g. 5000'
+        : undefined;
   const needsValue = kind === 'on' || kind === 'after';
   const ready = !error && (!needsValue || v !== '');
   const submit = () => {
@@ -41,16 +51,41 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
   };
   return (
     <DialogBackdrop onDismiss={onCancel}>
-      <div className="dialog" role="dialog" aria-modal="true" aria-label="New transition" data-testid="connect-dialog"
+      <div
+        className="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label="New transition"
+        data-testid="connect-dialog"
         onKeyDown={(e) => {
-          if (e.key === 'Enter') { e.preventDefault(); submit(); }
-          if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); }
-        }}>
-        <h2>New transition <span className="mono">{sourceName} → {targetName}</span></h2>
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            submit();
+          }
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      >
+        <h2>
+          New transition{' '}
+          <span className="mono">
+            {sourceName} → {targetName}
+          </span>
+        </h2>
         <div className="kind-choice" role="radiogroup" aria-label="kind of transition">
           {KINDS.filter((k) => kinds.includes(k.kind)).map((k) => (
             <label key={k.kind} className="kind-choice__item" title={k.hint}>
-              <input type="radio" name="kind" value={k.kind} checked={kind === k.kind} data-testid={`connect-kind-${k.kind}`} onChange={() => setKind(k.kind)} />
+              <input
+                type="radio"
+                name="kind"
+                value={k.kind}
+                checked={kind === k.kind}
+                data-testid={`connect-kind-${k.kind}`}
+                onChange={() => setKind(k.kind)}
+              />
               {k.label}
             </label>
           ))}
@@ -61,10 +96,18 @@ export function ConnectDialog({ sourceName, targetName, kinds, onSubmit, onCance
             <input ref={input} value={value} data-testid="connect-value" className="mono" onChange={(e) => setValue(e.target.value)} />
           </label>
         )}
-        {error && <p className="field-error" role="alert">{error}</p>}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
         <div className="dialog__buttons">
-          <button type="button" onClick={onCancel}>Cancel</button>
-          <button type="button" className="primary" data-testid="connect-ok" disabled={!ready} onClick={submit}>Add</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className="primary" data-testid="connect-ok" disabled={!ready} onClick={submit}>
+            Add
+          </button>
         </div>
       </div>
     </DialogBackdrop>

@@ -17,7 +17,9 @@ export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: De
   const [error, setError] = useState<{ code: string; message: string } | undefined>();
   // Cancel has the focus when the dialog opens: Enter alone never deletes.
   const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => { cancel.current?.focus(); }, []);
+  useEffect(() => {
+    cancel.current?.focus();
+  }, []);
   const remove = async () => {
     setBusy(true);
     try {
@@ -29,24 +31,59 @@ export function DeleteMachineDialog({ id, baseVersion, onDeleted, onCancel }: De
   };
   return (
     <DialogBackdrop onDismiss={onCancel}>
-      <div className="dialog" role="alertdialog" aria-modal="true" aria-label="Delete machine" data-testid="delete-machine-dialog"
-        onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); } }}>
-        <h2>Delete machine <span className="mono">{id}</span>?</h2>
+      <div
+        className="dialog"
+        role="alertdialog"
+        aria-modal="true"
+        aria-label="Delete machine"
+        data-testid="delete-machine-dialog"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      >
+        <h2>
+          Delete machine <span className="mono">{id}</span>?
+        </h2>
         <p>This removes these files (unsaved edits are lost too):</p>
         <ul className="mono">
-          <li>machines/{id}/{id}.flow.json</li>
-          <li>machines/{id}/{id}.machine.ts</li>
-          <li>machines/{id}/{id}.registry.ts</li>
+          <li>
+            machines/{id}/{id}.flow.json
+          </li>
+          <li>
+            machines/{id}/{id}.machine.ts
+          </li>
+          <li>
+            machines/{id}/{id}.registry.ts
+          </li>
         </ul>
-        <p data-testid="delete-machine-keeps">Hand-written code is kept: <span className="mono">machines/{id}/{id}.impl.ts</span> stays if it exists.</p>
+        <p data-testid="delete-machine-keeps">
+          Hand-written code is kept:{' '}
+          <span className="mono">
+            machines/{id}/{id}.impl.ts
+          </span>{' '}
+          stays if it exists.
+        </p>
         {error && (
           <p className="field-error" role="alert" data-testid="delete-machine-error" data-code={error.code}>
             {error.message} <span className="mono">({error.code})</span>
           </p>
         )}
         <div className="dialog__buttons">
-          <button type="button" ref={cancel} onClick={onCancel}>Cancel</button>
-          <button type="button" className="danger" style={{ marginTop: 0 }} data-testid="delete-machine-confirm" disabled={busy} onClick={() => void remove()}>
+          <button type="button" ref={cancel} onClick={onCancel}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="danger"
+            style={{ marginTop: 0 }}
+            data-testid="delete-machine-confirm"
+            disabled={busy}
+            onClick={() => void remove()}
+          >
             {busy ? 'Deleting…' : 'Delete'}
           </button>
         </div>

@@ -7,7 +7,14 @@ import type { ReactNode } from 'react';
 export function DialogBackdrop({ onDismiss, children }: { onDismiss: () => void; children: ReactNode }) {
   return (
     <div className="dialog-backdrop">
-      <button type="button" className="dialog-backdrop__dismiss" tabIndex={-1} aria-label="Close the dialog" data-testid="dialog-dismiss" onMouseDown={onDismiss} />
+      <button
+        type="button"
+        className="dialog-backdrop__dismiss"
+        tabIndex={-1}
+        aria-label="Close the dialog"
+        data-testid="dialog-dismiss"
+        onMouseDown={onDismiss}
+      />
       {children}
     </div>
   );

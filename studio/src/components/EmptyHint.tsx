@@ -11,10 +11,19 @@ export function EmptyHint() {
     <div className="empty-hint" role="note" data-testid="empty-hint">
       <strong>Start your machine</strong>
       <ul>
-        <li><kbd>+ State</kbd> in the toolbar, or double-click the canvas, adds a state.</li>
-        <li>Drag from a state's right-hand dot to another state (or back onto itself) to add a transition: an event, a delay or <em>always</em>.</li>
-        <li>Select a state and choose “Calls: a tool” to invoke a tool; drag from its <em>done</em> or <em>error</em> port to branch.</li>
-        <li>Press <kbd>?</kbd> for every shortcut.</li>
+        <li>
+          <kbd>+ State</kbd> in the toolbar, or double-click the canvas, adds a state.
+        </li>
+        <li>
+          Drag from a state's right-hand dot to another state (or back onto itself) to add a transition: an event, a delay or{' '}
+          <em>always</em>.
+        </li>
+        <li>
+          Select a state and choose “Calls: a tool” to invoke a tool; drag from its <em>done</em> or <em>error</em> port to branch.
+        </li>
+        <li>
+          Press <kbd>?</kbd> for every shortcut.
+        </li>
       </ul>
     </div>
   );

@@ -21,49 +21,124 @@ export function ExpressionInput({ label, value, roots, onChange, testId, placeho
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {template ? (
-        <textarea id={id} value={value} rows={3} placeholder={placeholder} data-testid={testId} aria-invalid={!!error} onChange={(e) => onChange(e.target.value)} />
+        <textarea
+          id={id}
+          value={value}
+          rows={3}
+          placeholder={placeholder}
+          data-testid={testId}
+          aria-invalid={!!error}
+          onChange={(e) => onChange(e.target.value)}
+        />
       ) : (
-        <input id={id} value={value} placeholder={placeholder} className="mono" data-testid={testId} aria-invalid={!!error} spellCheck={false} onChange={(e) => onChange(e.target.value)} />
+        <input
+          id={id}
+          value={value}
+          placeholder={placeholder}
+          className="mono"
+          data-testid={testId}
+          aria-invalid={!!error}
+          spellCheck={false}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
-      {error && <p className="field-error" role="alert" data-testid={testId ? `${testId}-error` : undefined}>{error}</p>}
-      <p className="field-hint">{template ? 'Text with {{ expression }} holes over ' : 'Expression over '}{roots.join(', ')}</p>
+      {error && (
+        <p className="field-error" role="alert" data-testid={testId ? `${testId}-error` : undefined}>
+          {error}
+        </p>
+      )}
+      <p className="field-hint">
+        {template ? 'Text with {{ expression }} holes over ' : 'Expression over '}
+        {roots.join(', ')}
+      </p>
     </div>
   );
 }
 
 /** A plain text field with a label. */
-export function TextField({ label, value, onChange, testId, multiline, placeholder, onCommit, error }: {
-  label: string; value: string; onChange: (value: string) => void; testId?: string; multiline?: boolean; placeholder?: string;
-  onCommit?: () => void; error?: string;
+export function TextField({
+  label,
+  value,
+  onChange,
+  testId,
+  multiline,
+  placeholder,
+  onCommit,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  testId?: string;
+  multiline?: boolean;
+  placeholder?: string;
+  onCommit?: () => void;
+  error?: string;
 }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {multiline ? (
-        <textarea id={id} value={value} rows={2} placeholder={placeholder} data-testid={testId} onChange={(e) => onChange(e.target.value)} onBlur={onCommit} />
+        <textarea
+          id={id}
+          value={value}
+          rows={2}
+          placeholder={placeholder}
+          data-testid={testId}
+          onChange={(e) => onChange(e.target.value)}
+          onBlur={onCommit}
+        />
       ) : (
         <input
-          id={id} value={value} placeholder={placeholder} data-testid={testId} aria-invalid={!!error}
-          onChange={(e) => onChange(e.target.value)} onBlur={onCommit}
-          onKeyDown={(e) => { if (e.key === 'Enter' && onCommit) { e.preventDefault(); onCommit(); } }}
+          id={id}
+          value={value}
+          placeholder={placeholder}
+          data-testid={testId}
+          aria-invalid={!!error}
+          onChange={(e) => onChange(e.target.value)}
+          onBlur={onCommit}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && onCommit) {
+              e.preventDefault();
+              onCommit();
+            }
+          }}
         />
       )}
-      {error && <p className="field-error" role="alert">{error}</p>}
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
 
 /** A select with a label; `options` are [value, label] pairs. */
-export function SelectField({ label, value, options, onChange, testId }: {
-  label: string; value: string; options: Array<[string, string]>; onChange: (value: string) => void; testId?: string;
+export function SelectField({
+  label,
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: string;
+  options: Array<[string, string]>;
+  onChange: (value: string) => void;
+  testId?: string;
 }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <select id={id} value={value} data-testid={testId} onChange={(e) => onChange(e.target.value)}>
-        {options.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
       </select>
     </div>
   );
@@ -71,5 +146,8 @@ export function SelectField({ label, value, options, onChange, testId }: {
 
 /** Splits a comma-separated list, dropping empty entries. */
 export function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }

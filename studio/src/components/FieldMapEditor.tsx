@@ -30,46 +30,122 @@ export function FieldMapEditor({ value, onChange, testId, allowDefault, depth = 
         <div key={name} className="field-row" style={{ marginLeft: depth * 12 }}>
           <div className="row">
             <input
-              aria-label="field name" defaultValue={name} className="mono field-row__name"
-              onBlur={(e) => { const v = e.target.value.trim(); if (v && v !== name && !(v in value)) onChange(renameKey(value, name, v)); else e.target.value = name; }}
+              aria-label="field name"
+              defaultValue={name}
+              className="mono field-row__name"
+              onBlur={(e) => {
+                const v = e.target.value.trim();
+                if (v && v !== name && !(v in value)) onChange(renameKey(value, name, v));
+                else e.target.value = name;
+              }}
             />
-            <select aria-label={`type of ${name}`} value={field.type} onChange={(e) => {
-              const type = e.target.value as FieldType['type'];
-              const { values: _v, items: _i, fields: _f, default: _d, ...rest } = field;
-              setField(name, { ...rest, type, ...(type === 'enum' ? { values: field.values ?? ['a'] } : {}), ...(type === 'array' ? { items: field.items ?? { type: 'string' } } : {}), ...(type === 'object' ? { fields: field.fields ?? {} } : {}) });
-            }}>
-              {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+            <select
+              aria-label={`type of ${name}`}
+              value={field.type}
+              onChange={(e) => {
+                const type = e.target.value as FieldType['type'];
+                const { values: _v, items: _i, fields: _f, default: _d, ...rest } = field;
+                setField(name, {
+                  ...rest,
+                  type,
+                  ...(type === 'enum' ? { values: field.values ?? ['a'] } : {}),
+                  ...(type === 'array' ? { items: field.items ?? { type: 'string' } } : {}),
+                  ...(type === 'object' ? { fields: field.fields ?? {} } : {}),
+                });
+              }}
+            >
+              {TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
             </select>
-            <label className="check"><input type="checkbox" checked={!!field.optional} onChange={(e) => { const { optional: _o, ...rest } = field; setField(name, e.target.checked ? { ...rest, optional: true } : rest); }} />optional</label>
-            <button type="button" className="icon" aria-label={`remove field ${name}`} onClick={() => setField(name, undefined)}>✕</button>
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={!!field.optional}
+                onChange={(e) => {
+                  const { optional: _o, ...rest } = field;
+                  setField(name, e.target.checked ? { ...rest, optional: true } : rest);
+                }}
+              />
+              optional
+            </label>
+            <button type="button" className="icon" aria-label={`remove field ${name}`} onClick={() => setField(name, undefined)}>
+              ✕
+            </button>
           </div>
           {field.type === 'enum' && (
-            <input aria-label={`values of ${name}`} className="mono" defaultValue={(field.values ?? []).join(', ')} onBlur={(e) => setField(name, { ...field, values: splitList(e.target.value) })} />
+            <input
+              aria-label={`values of ${name}`}
+              className="mono"
+              defaultValue={(field.values ?? []).join(', ')}
+              onBlur={(e) => setField(name, { ...field, values: splitList(e.target.value) })}
+            />
           )}
           {field.type === 'array' && (
-            <select aria-label={`item type of ${name}`} value={field.items?.type ?? 'string'} onChange={(e) => setField(name, { ...field, items: { type: e.target.value as FieldType['type'] } })}>
-              {TYPES.filter((t) => t !== 'enum' && t !== 'object').map((t) => <option key={t} value={t}>items: {t}</option>)}
+            <select
+              aria-label={`item type of ${name}`}
+              value={field.items?.type ?? 'string'}
+              onChange={(e) => setField(name, { ...field, items: { type: e.target.value as FieldType['type'] } })}
+            >
+              {TYPES.filter((t) => t !== 'enum' && t !== 'object').map((t) => (
+                <option key={t} value={t}>
+                  items: {t}
+                </option>
+              ))}
             </select>
           )}
           {field.type === 'object' && depth < 3 && (
-            <FieldMapEditor value={field.fields ?? {}} onChange={(fields) => setField(name, { ...field, fields })} testId={`${testId}-${name}`} depth={depth + 1} />
-          )}
-          {allowDefault && depth === 0 && (field.type === 'string' || field.type === 'number' || field.type === 'boolean' || field.type === 'enum') && (
-            <input
-              aria-label={`default of ${name}`} placeholder="default (JSON, e.g. &quot;guest&quot; or 0)" className="mono"
-              defaultValue={field.default === undefined ? '' : JSON.stringify(field.default)}
-              onBlur={(e) => {
-                const { default: _d, ...rest } = field;
-                if (e.target.value.trim() === '') return setField(name, rest);
-                try { setField(name, { ...rest, default: JSON.parse(e.target.value) }); } catch { e.target.setCustomValidity('not JSON'); e.target.reportValidity(); }
-              }}
+            <FieldMapEditor
+              value={field.fields ?? {}}
+              onChange={(fields) => setField(name, { ...field, fields })}
+              testId={`${testId}-${name}`}
+              depth={depth + 1}
             />
           )}
+          {allowDefault &&
+            depth === 0 &&
+            (field.type === 'string' || field.type === 'number' || field.type === 'boolean' || field.type === 'enum') && (
+              <input
+                aria-label={`default of ${name}`}
+                placeholder="default (JSON, e.g. &quot;guest&quot; or 0)"
+                className="mono"
+                defaultValue={field.default === undefined ? '' : JSON.stringify(field.default)}
+                onBlur={(e) => {
+                  const { default: _d, ...rest } = field;
+                  if (e.target.value.trim() === '') return setField(name, rest);
+                  try {
+                    setField(name, { ...rest, default: JSON.parse(e.target.value) });
+                  } catch {
+                    e.target.setCustomValidity('not JSON');
+                    e.target.reportValidity();
+                  }
+                }}
+              />
+            )}
         </div>
       ))}
       <div className="row" style={{ marginLeft: depth * 12 }}>
-        <input aria-label="new field name" placeholder="new field" value={newName} className="mono" onChange={(e) => setNewName(e.target.value)} data-testid={`${testId}-new`} />
-        <button type="button" disabled={!nameOk} onClick={() => { setField(newName, { type: 'string' }); setNewName(''); }} data-testid={`${testId}-add`}>Add field</button>
+        <input
+          aria-label="new field name"
+          placeholder="new field"
+          value={newName}
+          className="mono"
+          onChange={(e) => setNewName(e.target.value)}
+          data-testid={`${testId}-new`}
+        />
+        <button
+          type="button"
+          disabled={!nameOk}
+          onClick={() => {
+            setField(newName, { type: 'string' });
+            setNewName('');
+          }}
+          data-testid={`${testId}-add`}
+        >
+          Add field
+        </button>
       </div>
     </div>
   );

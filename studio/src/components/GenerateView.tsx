@@ -38,33 +38,76 @@ export function GenerateView() {
         <h2>Generated {generated.ok ? '' : '(with errors)'}</h2>
         <div role="tablist" aria-label="generated files">
           {generated.files.map((f, i) => (
-            <button key={f.path} type="button" role="tab" aria-selected={i === active} className={i === active ? 'tab tab--active' : 'tab'}
-              data-testid={`generated-file-${f.path.split('/').pop()}`} onClick={() => setActive(i)}>
-              {f.path.split('/').pop()}{f.changed ? ' •' : ''}
+            <button
+              key={f.path}
+              type="button"
+              role="tab"
+              aria-selected={i === active}
+              className={i === active ? 'tab tab--active' : 'tab'}
+              data-testid={`generated-file-${f.path.split('/').pop()}`}
+              onClick={() => setActive(i)}
+            >
+              {f.path.split('/').pop()}
+              {f.changed ? ' •' : ''}
             </button>
           ))}
         </div>
         <div className="generated__modes">
-          <button type="button" className={mode === 'diff' ? 'tab tab--active' : 'tab'} onClick={() => setMode('diff')} data-testid="generated-mode-diff">Diff</button>
-          <button type="button" className={mode === 'code' ? 'tab tab--active' : 'tab'} onClick={() => setMode('code')} data-testid="generated-mode-code">Code</button>
-          <button type="button" onClick={close} aria-label="close generated code" data-testid="generated-close">Close</button>
+          <button
+            type="button"
+            className={mode === 'diff' ? 'tab tab--active' : 'tab'}
+            onClick={() => setMode('diff')}
+            data-testid="generated-mode-diff"
+          >
+            Diff
+          </button>
+          <button
+            type="button"
+            className={mode === 'code' ? 'tab tab--active' : 'tab'}
+            onClick={() => setMode('code')}
+            data-testid="generated-mode-code"
+          >
+            Code
+          </button>
+          <button type="button" onClick={close} aria-label="close generated code" data-testid="generated-close">
+            Close
+          </button>
         </div>
       </header>
       {file && (
         <>
-          <p className="muted">{file.path} — {file.previous === undefined ? 'new file' : file.changed ? 'changed' : 'unchanged'}{generated.timings.total !== undefined ? ` · ${Math.round(generated.timings.total)} ms` : ''}</p>
+          <p className="muted">
+            {file.path} — {file.previous === undefined ? 'new file' : file.changed ? 'changed' : 'unchanged'}
+            {generated.timings.total !== undefined ? ` · ${Math.round(generated.timings.total)} ms` : ''}
+          </p>
           {mode === 'code' ? (
             // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled from the keyboard
-            <pre className="code" data-testid="generated-code" tabIndex={0}>{file.text}</pre>
+            <pre className="code" data-testid="generated-code" tabIndex={0}>
+              {file.text}
+            </pre>
           ) : (
             // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to be scrolled from the keyboard
             <pre className="code code--diff" data-testid="generated-diff" tabIndex={0}>
               {parts.map(({ key, part }) => {
                 const lines = part.value.replace(/\n$/, '').split('\n');
                 if (!part.added && !part.removed && lines.length > 6) {
-                  return <span key={key} className="diff-same">{lines.slice(0, 3).join('\n')}{'\n'}<span className="diff-fold">⋯ {lines.length - 6} unchanged lines ⋯</span>{'\n'}{lines.slice(-3).join('\n')}{'\n'}</span>;
+                  return (
+                    <span key={key} className="diff-same">
+                      {lines.slice(0, 3).join('\n')}
+                      {'\n'}
+                      <span className="diff-fold">⋯ {lines.length - 6} unchanged lines ⋯</span>
+                      {'\n'}
+                      {lines.slice(-3).join('\n')}
+                      {'\n'}
+                    </span>
+                  );
                 }
-                return <span key={key} className={part.added ? 'diff-add' : part.removed ? 'diff-del' : 'diff-same'}>{lines.map((l) => `${part.added ? '+ ' : part.removed ? '- ' : '  '}${l}`).join('\n')}{'\n'}</span>;
+                return (
+                  <span key={key} className={part.added ? 'diff-add' : part.removed ? 'diff-del' : 'diff-same'}>
+                    {lines.map((l) => `${part.added ? '+ ' : part.removed ? '- ' : '  '}${l}`).join('\n')}
+                    {'\n'}
+                  </span>
+                );
               })}
             </pre>
           )}

@@ -13,30 +13,68 @@ interface InvokeFacts {
 }
 
 /** One contract badge: short text on the canvas, the full sentence on hover. */
-interface Badge { key: string; text: string; title: string; tone?: 'danger' | 'warn' | 'ok' }
+interface Badge {
+  key: string;
+  text: string;
+  title: string;
+  tone?: 'danger' | 'warn' | 'ok';
+}
 
 function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The contract badges of a tool call: timeout, retries, idempotency, risk, and the approval a high-risk tool needs. */
-function toolBadges(invoke: InvokeFacts, tool: { idempotent: boolean; risk: 'low' | 'medium' | 'high'; timeoutMs?: number } | undefined): Badge[] {
+function toolBadges(
+  invoke: InvokeFacts,
+  tool: { idempotent: boolean; risk: 'low' | 'medium' | 'high'; timeoutMs?: number } | undefined,
+): Badge[] {
   const timeout = invoke.timeoutMs ?? tool?.timeoutMs;
   const badges: Badge[] = [
-    { key: 'timeout', text: timeout === undefined ? 'timeout: tool\'s' : `timeout ${seconds(timeout)}`, title: timeout === undefined ? 'Timeout: the tool\'s own timeoutMs' : `Timeout: ${timeout} ms per attempt` },
-    { key: 'retries', text: invoke.retries ? `${invoke.retries} ${invoke.retries === 1 ? 'retry' : 'retries'}` : 'no retry', title: `Retries after a failure: ${invoke.retries ?? 0}` },
+    {
+      key: 'timeout',
+      text: timeout === undefined ? "timeout: tool's" : `timeout ${seconds(timeout)}`,
+      title: timeout === undefined ? "Timeout: the tool's own timeoutMs" : `Timeout: ${timeout} ms per attempt`,
+    },
+    {
+      key: 'retries',
+      text: invoke.retries ? `${invoke.retries} ${invoke.retries === 1 ? 'retry' : 'retries'}` : 'no retry',
+      title: `Retries after a failure: ${invoke.retries ?? 0}`,
+    },
   ];
-  if (!tool) return [...badges, { key: 'missing', text: 'not in tools/', title: `No tool named '${invoke.tool}' in tools/`, tone: 'danger' }];
-  badges.push({ key: 'idempotent', text: tool.idempotent ? 'idempotent' : 'not idempotent', title: tool.idempotent ? 'Idempotent: safe to retry' : 'Not idempotent: never retried without an idempotency key', tone: tool.idempotent ? 'ok' : 'warn' });
-  badges.push({ key: 'risk', text: `${tool.risk} risk`, title: `Risk: ${tool.risk}`, tone: tool.risk === 'high' ? 'danger' : tool.risk === 'medium' ? 'warn' : 'ok' });
-  if (tool.risk === 'high') badges.push({ key: 'approval', text: 'needs approval', title: 'High risk: the session waits for a person to approve the call before it runs', tone: 'danger' });
+  if (!tool)
+    return [...badges, { key: 'missing', text: 'not in tools/', title: `No tool named '${invoke.tool}' in tools/`, tone: 'danger' }];
+  badges.push({
+    key: 'idempotent',
+    text: tool.idempotent ? 'idempotent' : 'not idempotent',
+    title: tool.idempotent ? 'Idempotent: safe to retry' : 'Not idempotent: never retried without an idempotency key',
+    tone: tool.idempotent ? 'ok' : 'warn',
+  });
+  badges.push({
+    key: 'risk',
+    text: `${tool.risk} risk`,
+    title: `Risk: ${tool.risk}`,
+    tone: tool.risk === 'high' ? 'danger' : tool.risk === 'medium' ? 'warn' : 'ok',
+  });
+  if (tool.risk === 'high')
+    badges.push({
+      key: 'approval',
+      text: 'needs approval',
+      title: 'High risk: the session waits for a person to approve the call before it runs',
+      tone: 'danger',
+    });
   return badges;
 }
 
 function modelBadges(invoke: InvokeFacts): Badge[] {
   const badges: Badge[] = [];
-  if (invoke.timeoutMs !== undefined) badges.push({ key: 'timeout', text: `timeout ${seconds(invoke.timeoutMs)}`, title: `Timeout: ${invoke.timeoutMs} ms` });
-  badges.push({ key: 'model', text: invoke.model ?? 'default model', title: invoke.model ? `Model: ${invoke.model}` : 'The machine\'s default model for this kind' });
+  if (invoke.timeoutMs !== undefined)
+    badges.push({ key: 'timeout', text: `timeout ${seconds(invoke.timeoutMs)}`, title: `Timeout: ${invoke.timeoutMs} ms` });
+  badges.push({
+    key: 'model',
+    text: invoke.model ?? 'default model',
+    title: invoke.model ? `Model: ${invoke.model}` : "The machine's default model for this kind",
+  });
   return badges;
 }
 
@@ -52,29 +90,65 @@ function inputsText(invoke: InvokeFacts): string {
  * A tool or model call drawn as a block inside its state: kind, name, contract badges, and the done and error ports
  * that the onDone and onError branches leave from (drag from a port to add a branch).
  */
-export function InvokeBlock({ invoke, stateName, width, ports }: { invoke: InvokeFacts; stateName: string; width: number; ports: { done?: Point; error?: Point } | undefined }) {
+export function InvokeBlock({
+  invoke,
+  stateName,
+  width,
+  ports,
+}: {
+  invoke: InvokeFacts;
+  stateName: string;
+  width: number;
+  ports: { done?: Point; error?: Point } | undefined;
+}) {
   const tool = useEditor((s) => (invoke.tool === undefined ? undefined : s.tools.find((t) => t.name === invoke.tool)));
   const isTool = invoke.tool !== undefined;
   const badges = isTool ? toolBadges(invoke, tool as (typeof tool & { timeoutMs?: number }) | undefined) : modelBadges(invoke);
   const done = ports?.done?.x ?? Math.round(width * 0.3);
   const error = ports?.error?.x ?? Math.round(width * 0.7);
   return (
-    <div className={`invoke-block invoke-block--${isTool ? 'tool' : 'model'}`} data-testid={`invoke-${stateName}`} title={`${isTool ? 'Tool' : 'Model'} call ${invoke.tool ?? invoke.llm}\n${inputsText(invoke)}`}>
+    <div
+      className={`invoke-block invoke-block--${isTool ? 'tool' : 'model'}`}
+      data-testid={`invoke-${stateName}`}
+      title={`${isTool ? 'Tool' : 'Model'} call ${invoke.tool ?? invoke.llm}\n${inputsText(invoke)}`}
+    >
       <div className="invoke-block__title">
         <span className="invoke-block__kind">{isTool ? '⚙ tool' : `✦ ${invoke.llm}`}</span>
         <span className="invoke-block__name">{isTool ? invoke.tool : 'model call'}</span>
       </div>
       <div className="invoke-block__badges" data-testid={`contract-${stateName}`}>
-        {badges.map((b) => <span key={b.key} className={`contract contract--${b.tone ?? 'plain'}`} data-badge={b.key} title={b.title}>{b.text}</span>)}
+        {badges.map((b) => (
+          <span key={b.key} className={`contract contract--${b.tone ?? 'plain'}`} data-badge={b.key} title={b.title}>
+            {b.text}
+          </span>
+        ))}
       </div>
       <div className="invoke-block__ports">
-        <span className="port-label port-label--done" style={{ left: done - 13 }}>done</span>
-        <span className="port-label port-label--error" style={{ left: error - 13 }}>error</span>
+        <span className="port-label port-label--done" style={{ left: done - 13 }}>
+          done
+        </span>
+        <span className="port-label port-label--error" style={{ left: error - 13 }}>
+          error
+        </span>
       </div>
-      <Handle id="done" type="source" position={Position.Bottom} className="port port--done" style={{ left: done - 6 }}
-        title="done: drag to a state to add an onDone branch" data-testid={`port-${stateName}-done`} />
-      <Handle id="error" type="source" position={Position.Bottom} className="port port--error" style={{ left: error - 6 }}
-        title="error: drag to a state to add an onError branch" data-testid={`port-${stateName}-error`} />
+      <Handle
+        id="done"
+        type="source"
+        position={Position.Bottom}
+        className="port port--done"
+        style={{ left: done - 6 }}
+        title="done: drag to a state to add an onDone branch"
+        data-testid={`port-${stateName}-done`}
+      />
+      <Handle
+        id="error"
+        type="source"
+        position={Position.Bottom}
+        className="port port--error"
+        style={{ left: error - 6 }}
+        title="error: drag to a state to add an onError branch"
+        data-testid={`port-${stateName}-error`}
+      />
     </div>
   );
 }

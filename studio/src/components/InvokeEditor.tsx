@@ -15,7 +15,7 @@ export interface InvokeEditorProps {
 function schemaType(schema: JsonSchema | undefined): string {
   if (!schema) return 'unknown';
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
-  return Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type ?? 'unknown';
+  return Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'unknown');
 }
 
 /** The invoke of a state: a tool (picked from the palette, inputs mapped to expressions) or a model call, with outcomes. */
@@ -25,12 +25,16 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
   const select = useEditor((s) => s.select);
   const invoke = state.invoke;
   const at = `${pointer}/invoke`;
-  const setInvoke = (next: InvokeSpec | undefined, coalesce?: string) => apply((s) => setAt(s, at, next), { coalesce: coalesce ? `${at}/${coalesce}` : undefined });
-  const setField = (key: string, value: unknown, coalesce = true) => apply((s) => setAt(s, `${at}/${key}`, value === '' ? undefined : value), { coalesce: coalesce ? `${at}/${key}` : undefined });
+  const setInvoke = (next: InvokeSpec | undefined, coalesce?: string) =>
+    apply((s) => setAt(s, at, next), { coalesce: coalesce ? `${at}/${coalesce}` : undefined });
+  const setField = (key: string, value: unknown, coalesce = true) =>
+    apply((s) => setAt(s, `${at}/${key}`, value === '' ? undefined : value), { coalesce: coalesce ? `${at}/${key}` : undefined });
   const kind = !invoke ? 'none' : 'tool' in invoke ? 'tool' : invoke.llm;
 
   const changeKind = (next: string) => {
-    const keep = invoke ? { description: invoke.description, timeoutMs: invoke.timeoutMs, onDone: invoke.onDone, onError: invoke.onError } : {};
+    const keep = invoke
+      ? { description: invoke.description, timeoutMs: invoke.timeoutMs, onDone: invoke.onDone, onError: invoke.onError }
+      : {};
     const clean = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
     if (next === 'none') return setInvoke(undefined);
     if (next === 'tool') return setInvoke(clean({ tool: tools[0]?.name ?? 'my_tool', input: {}, ...keep }) as ToolInvokeSpec);
@@ -50,7 +54,9 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
     <fieldset className="group" data-testid="invoke-editor">
       <legend>Invoke</legend>
       <SelectField
-        label="Calls" value={kind} testId="invoke-kind"
+        label="Calls"
+        value={kind}
+        testId="invoke-kind"
         options={[['none', 'nothing'], ['tool', 'a tool'], ...LLM_KINDS.map((k): [string, string] => [k, `model: ${k}`])]}
         onChange={changeKind}
       />
@@ -58,16 +64,34 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
       {invoke && 'llm' in invoke && <LlmInvokeFields invoke={invoke} setField={setField} tools={tools.map((t) => t.name)} />}
       {invoke && (
         <>
-          <TextField label="Timeout (ms)" value={invoke.timeoutMs === undefined ? '' : String(invoke.timeoutMs)} testId="invoke-timeout"
-            onChange={(v) => setField('timeoutMs', v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v)} />
-          <SelectField label="On success go to (onDone)" value={firstTarget('onDone')} options={targetOptions} testId="invoke-ondone-target"
-            onChange={(v) => apply((s) => setOutcomeTarget(s, pointer, 'onDone', v || undefined))} />
-          <SelectField label="On failure go to (onError)" value={firstTarget('onError')} options={targetOptions} testId="invoke-onerror-target"
-            onChange={(v) => apply((s) => setOutcomeTarget(s, pointer, 'onError', v || undefined))} />
+          <TextField
+            label="Timeout (ms)"
+            value={invoke.timeoutMs === undefined ? '' : String(invoke.timeoutMs)}
+            testId="invoke-timeout"
+            onChange={(v) => setField('timeoutMs', v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v)}
+          />
+          <SelectField
+            label="On success go to (onDone)"
+            value={firstTarget('onDone')}
+            options={targetOptions}
+            testId="invoke-ondone-target"
+            onChange={(v) => apply((s) => setOutcomeTarget(s, pointer, 'onDone', v || undefined))}
+          />
+          <SelectField
+            label="On failure go to (onError)"
+            value={firstTarget('onError')}
+            options={targetOptions}
+            testId="invoke-onerror-target"
+            onChange={(v) => apply((s) => setOutcomeTarget(s, pointer, 'onError', v || undefined))}
+          />
           {outcomeEdges.length > 0 && (
             <ul className="link-list">
               {outcomeEdges.map((edge) => (
-                <li key={edge.id}><button type="button" className="link" onClick={() => select({ kind: 'transition', id: edge.id }, true)}>{edge.data.label} → {edge.data.transition.target ?? '(stay)'}</button></li>
+                <li key={edge.id}>
+                  <button type="button" className="link" onClick={() => select({ kind: 'transition', id: edge.id }, true)}>
+                    {edge.data.label} → {edge.data.transition.target ?? '(stay)'}
+                  </button>
+                </li>
               ))}
             </ul>
           )}
@@ -78,8 +102,14 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
   );
 }
 
-function ToolInvokeFields({ invoke, setField, tools }: {
-  invoke: ToolInvokeSpec; setField: (key: string, value: unknown, coalesce?: boolean) => void; tools: ReturnType<typeof useEditor.getState>['tools'];
+function ToolInvokeFields({
+  invoke,
+  setField,
+  tools,
+}: {
+  invoke: ToolInvokeSpec;
+  setField: (key: string, value: unknown, coalesce?: boolean) => void;
+  tools: ReturnType<typeof useEditor.getState>['tools'];
 }) {
   const tool = tools.find((t) => t.name === invoke.tool);
   const properties = tool?.inputSchema.properties ?? {};
@@ -97,7 +127,10 @@ function ToolInvokeFields({ invoke, setField, tools }: {
       <div className="palette" role="listbox" aria-label="tool palette" data-testid="tool-palette">
         {tools.map((t) => (
           <button
-            key={t.name} type="button" role="option" aria-selected={t.name === invoke.tool}
+            key={t.name}
+            type="button"
+            role="option"
+            aria-selected={t.name === invoke.tool}
             className={`palette__item${t.name === invoke.tool ? ' palette__item--selected' : ''}`}
             data-testid={`tool-option-${t.name}`}
             onClick={() => setField('tool', t.name, false)}
@@ -110,7 +143,11 @@ function ToolInvokeFields({ invoke, setField, tools }: {
         ))}
         {tools.length === 0 && <p className="muted">No tools in tools/ yet. Use “New tool”.</p>}
       </div>
-      {!tool && <p className="field-error" role="alert">Tool '{invoke.tool}' is not in tools/.</p>}
+      {!tool && (
+        <p className="field-error" role="alert">
+          Tool '{invoke.tool}' is not in tools/.
+        </p>
+      )}
       {tool?.description && <p className="muted">{tool.description}</p>}
       <fieldset className="group" data-testid="input-mappings">
         <legend>Input</legend>
@@ -119,7 +156,9 @@ function ToolInvokeFields({ invoke, setField, tools }: {
           <div key={field} className="row">
             <ExpressionInput
               label={`${field}${required.has(field) ? ' *' : ''}: ${schemaType(properties[field])}${properties[field] ? '' : ' (not an input of this tool)'}`}
-              value={mapped[field] ?? ''} roots={['context']} testId={`input-mapping-${field}`}
+              value={mapped[field] ?? ''}
+              roots={['context']}
+              testId={`input-mapping-${field}`}
               placeholder={required.has(field) ? 'required' : 'optional'}
               onChange={(v) => setMapping(field, v === '' ? undefined : v)}
             />
@@ -127,41 +166,100 @@ function ToolInvokeFields({ invoke, setField, tools }: {
         ))}
       </fieldset>
       <TextField label="Idempotency key (expression)" value={invoke.idempotencyKey ?? ''} onChange={(v) => setField('idempotencyKey', v)} />
-      <TextField label="Retries" value={invoke.retries === undefined ? '' : String(invoke.retries)} testId="invoke-retries"
-        onChange={(v) => setField('retries', v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v)} />
-      {tool && <p className="muted">{tool.idempotent ? 'Idempotent: retries are safe.' : 'Not idempotent: retries need an idempotency key.'}{tool.errors.length > 0 ? ` Errors: ${tool.errors.join(', ')}` : ''}</p>}
+      <TextField
+        label="Retries"
+        value={invoke.retries === undefined ? '' : String(invoke.retries)}
+        testId="invoke-retries"
+        onChange={(v) => setField('retries', v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v)}
+      />
+      {tool && (
+        <p className="muted">
+          {tool.idempotent ? 'Idempotent: retries are safe.' : 'Not idempotent: retries need an idempotency key.'}
+          {tool.errors.length > 0 ? ` Errors: ${tool.errors.join(', ')}` : ''}
+        </p>
+      )}
     </>
   );
 }
 
-function LlmInvokeFields({ invoke, setField, tools }: { invoke: LlmInvokeSpec; setField: (key: string, value: unknown, coalesce?: boolean) => void; tools: string[] }) {
+function LlmInvokeFields({
+  invoke,
+  setField,
+  tools,
+}: {
+  invoke: LlmInvokeSpec;
+  setField: (key: string, value: unknown, coalesce?: boolean) => void;
+  tools: string[];
+}) {
   const kind = invoke.llm;
   return (
     <>
       <TextField label="Model (empty: the machine's default)" value={invoke.model ?? ''} onChange={(v) => setField('model', v)} />
       {(kind === 'classify' || kind === 'extract') && (
-        <ExpressionInput label="Text to read" value={invoke.input ?? ''} roots={['context']} onChange={(v) => setField('input', v)} testId="llm-input" />
+        <ExpressionInput
+          label="Text to read"
+          value={invoke.input ?? ''}
+          roots={['context']}
+          onChange={(v) => setField('input', v)}
+          testId="llm-input"
+        />
       )}
       {kind === 'classify' && (
-        <TextField label="Labels (comma-separated)" value={(invoke.labels ?? []).join(', ')} testId="llm-labels" onChange={(v) => setField('labels', splitList(v))} />
+        <TextField
+          label="Labels (comma-separated)"
+          value={(invoke.labels ?? []).join(', ')}
+          testId="llm-labels"
+          onChange={(v) => setField('labels', splitList(v))}
+        />
       )}
       {kind === 'extract' && (
-        <fieldset className="group"><legend>Fields to extract</legend>
-          <FieldMapEditor value={(invoke.fields ?? {}) as Record<string, FieldType>} onChange={(v) => setField('fields', v, false)} testId="llm-fields" />
+        <fieldset className="group">
+          <legend>Fields to extract</legend>
+          <FieldMapEditor
+            value={(invoke.fields ?? {}) as Record<string, FieldType>}
+            onChange={(v) => setField('fields', v, false)}
+            testId="llm-fields"
+          />
         </fieldset>
       )}
-      <ExpressionInput template label={kind === 'generate' || kind === 'agent' ? 'Prompt' : 'Prompt (optional)'} value={invoke.prompt ?? ''} roots={['context']} onChange={(v) => setField('prompt', v)} testId="llm-prompt" />
-      <ExpressionInput template label="System prompt (optional)" value={invoke.system ?? ''} roots={['context']} onChange={(v) => setField('system', v)} testId="llm-system" />
+      <ExpressionInput
+        template
+        label={kind === 'generate' || kind === 'agent' ? 'Prompt' : 'Prompt (optional)'}
+        value={invoke.prompt ?? ''}
+        roots={['context']}
+        onChange={(v) => setField('prompt', v)}
+        testId="llm-prompt"
+      />
+      <ExpressionInput
+        template
+        label="System prompt (optional)"
+        value={invoke.system ?? ''}
+        roots={['context']}
+        onChange={(v) => setField('system', v)}
+        testId="llm-system"
+      />
       {kind === 'agent' && (
         <>
-          <fieldset className="group"><legend>Tools the agent may call</legend>
+          <fieldset className="group">
+            <legend>Tools the agent may call</legend>
             {tools.map((t) => (
               <label key={t} className="check">
-                <input type="checkbox" checked={(invoke.tools ?? []).includes(t)} onChange={(e) => setField('tools', e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => x !== t), false)} />{t}
+                <input
+                  type="checkbox"
+                  checked={(invoke.tools ?? []).includes(t)}
+                  onChange={(e) =>
+                    setField('tools', e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => x !== t), false)
+                  }
+                />
+                {t}
               </label>
             ))}
           </fieldset>
-          <TextField label="Max iterations" value={invoke.maxIterations === undefined ? '' : String(invoke.maxIterations)} onChange={(v) => setField('maxIterations', v === '' ? undefined : Number(v))} />
+          <TextField
+            label="Max iterations"
+            value={invoke.maxIterations === undefined ? '' : String(invoke.maxIterations)}
+            onChange={(v) => setField('maxIterations', v === '' ? undefined : Number(v))}
+          />
         </>
       )}
     </>

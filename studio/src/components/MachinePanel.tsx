@@ -15,18 +15,30 @@ export function MachinePanel() {
   const baseVersion = useEditor((s) => s.baseVersion);
   const [newEvent, setNewEvent] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const set = (key: string, value: unknown, coalesce = false) => apply((s) => setAt(s, `/${key}`, value), { coalesce: coalesce ? `/${key}` : undefined });
+  const set = (key: string, value: unknown, coalesce = false) =>
+    apply((s) => setAt(s, `/${key}`, value), { coalesce: coalesce ? `/${key}` : undefined });
   const events = spec.events ?? {};
   const eventOk = /^[A-Z][A-Z0-9_]*$/.test(newEvent) && !(newEvent in events);
   return (
     <div className="panel" data-testid="machine-panel">
-      <h2>Machine <span className="mono">{spec.id}</span></h2>
+      <h2>
+        Machine <span className="mono">{spec.id}</span>
+      </h2>
       <TextField label="Description" value={spec.description ?? ''} multiline onChange={(v) => set('description', v || undefined, true)} />
-      <SelectField label="Initial state" value={spec.initial ?? ''} options={[['', '(none)'], ...Object.keys(spec.states ?? {}).map((n): [string, string] => [n, n])]}
-        onChange={(v) => set('initial', v || undefined)} />
+      <SelectField
+        label="Initial state"
+        value={spec.initial ?? ''}
+        options={[['', '(none)'], ...Object.keys(spec.states ?? {}).map((n): [string, string] => [n, n])]}
+        onChange={(v) => set('initial', v || undefined)}
+      />
       <fieldset className="group">
         <legend>Context</legend>
-        <FieldMapEditor value={(spec.context ?? {}) as Record<string, FieldType>} onChange={(v) => set('context', v)} testId="context-fields" allowDefault />
+        <FieldMapEditor
+          value={(spec.context ?? {}) as Record<string, FieldType>}
+          onChange={(v) => set('context', v)}
+          testId="context-fields"
+          allowDefault
+        />
       </fieldset>
       <fieldset className="group" data-testid="events-editor">
         <legend>Events and their payloads</legend>
@@ -34,25 +46,71 @@ export function MachinePanel() {
           <div key={event} className="event-block">
             <div className="row">
               <strong className="mono">{event}</strong>
-              <button type="button" className="icon" aria-label={`remove event ${event}`} onClick={() => set(`events/${event}`, undefined)}>✕</button>
+              <button type="button" className="icon" aria-label={`remove event ${event}`} onClick={() => set(`events/${event}`, undefined)}>
+                ✕
+              </button>
             </div>
-            <FieldMapEditor value={payload as Record<string, FieldType>} onChange={(v) => set(`events/${event}`, v)} testId={`event-${event}`} />
+            <FieldMapEditor
+              value={payload as Record<string, FieldType>}
+              onChange={(v) => set(`events/${event}`, v)}
+              testId={`event-${event}`}
+            />
           </div>
         ))}
         <div className="row">
-          <input aria-label="new event name" placeholder="NEW_EVENT" className="mono" value={newEvent} onChange={(e) => setNewEvent(e.target.value.trim())} />
-          <button type="button" disabled={!eventOk} onClick={() => { set(`events/${newEvent}`, {}); setNewEvent(''); }}>Add event</button>
+          <input
+            aria-label="new event name"
+            placeholder="NEW_EVENT"
+            className="mono"
+            value={newEvent}
+            onChange={(e) => setNewEvent(e.target.value.trim())}
+          />
+          <button
+            type="button"
+            disabled={!eventOk}
+            onClick={() => {
+              set(`events/${newEvent}`, {});
+              setNewEvent('');
+            }}
+          >
+            Add event
+          </button>
         </div>
       </fieldset>
-      <TextField label="Named guards (implemented in <id>.impl.ts; comma-separated)" value={Object.keys(spec.guards ?? {}).join(', ')}
-        onChange={(v) => set('guards', splitList(v).length ? Object.fromEntries(splitList(v).map((g) => [g, spec.guards?.[g] ?? {}])) : undefined, true)} />
-      <TextField label="Named actions (comma-separated)" value={Object.keys(spec.actions ?? {}).join(', ')}
-        onChange={(v) => set('actions', splitList(v).length ? Object.fromEntries(splitList(v).map((a) => [a, spec.actions?.[a] ?? {}])) : undefined, true)} />
-      <button type="button" className="danger" disabled={baseVersion === null} onClick={() => setConfirmDelete(true)} data-testid="delete-machine"
-        title="Delete this machine's spec and generated files (a hand-written impl.ts is kept)">Delete machine</button>
+      <TextField
+        label="Named guards (implemented in <id>.impl.ts; comma-separated)"
+        value={Object.keys(spec.guards ?? {}).join(', ')}
+        onChange={(v) =>
+          set('guards', splitList(v).length ? Object.fromEntries(splitList(v).map((g) => [g, spec.guards?.[g] ?? {}])) : undefined, true)
+        }
+      />
+      <TextField
+        label="Named actions (comma-separated)"
+        value={Object.keys(spec.actions ?? {}).join(', ')}
+        onChange={(v) =>
+          set('actions', splitList(v).length ? Object.fromEntries(splitList(v).map((a) => [a, spec.actions?.[a] ?? {}])) : undefined, true)
+        }
+      />
+      <button
+        type="button"
+        className="danger"
+        disabled={baseVersion === null}
+        onClick={() => setConfirmDelete(true)}
+        data-testid="delete-machine"
+        title="Delete this machine's spec and generated files (a hand-written impl.ts is kept)"
+      >
+        Delete machine
+      </button>
       {confirmDelete && machineId !== undefined && baseVersion !== null && (
-        <DeleteMachineDialog id={machineId} baseVersion={baseVersion} onCancel={() => setConfirmDelete(false)}
-          onDeleted={(result) => { setConfirmDelete(false); void closeDeletedMachine(result); }} />
+        <DeleteMachineDialog
+          id={machineId}
+          baseVersion={baseVersion}
+          onCancel={() => setConfirmDelete(false)}
+          onDeleted={(result) => {
+            setConfirmDelete(false);
+            void closeDeletedMachine(result);
+          }}
+        />
       )}
     </div>
   );

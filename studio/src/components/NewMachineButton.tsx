@@ -13,12 +13,17 @@ export function NewMachineButton() {
   };
   return (
     <>
-      <button type="button" onClick={start} data-testid="new-machine" title="Create machines/<id>/<id>.flow.json with one initial state">New machine</button>
+      <button type="button" onClick={start} data-testid="new-machine" title="Create machines/<id>/<id>.flow.json with one initial state">
+        New machine
+      </button>
       {open && (
         <NewMachineDialog
           existing={machines.map((m) => m.id)}
           onCancel={() => setOpen(false)}
-          onCreated={(id) => { setOpen(false); void openCreatedMachine(id); }}
+          onCreated={(id) => {
+            setOpen(false);
+            void openCreatedMachine(id);
+          }}
         />
       )}
     </>

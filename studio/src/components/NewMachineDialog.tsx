@@ -17,7 +17,9 @@ export function NewMachineDialog({ existing, onCreated, onCancel }: NewMachineDi
   const [serverProblem, setServerProblem] = useState<MachineIdProblem | undefined>();
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => { input.current?.focus(); }, []);
+  useEffect(() => {
+    input.current?.focus();
+  }, []);
   const problem = serverProblem ?? (id === '' ? undefined : machineIdProblem(id, existing));
   const canCreate = id !== '' && problem === undefined && !busy;
 
@@ -47,21 +49,39 @@ export function NewMachineDialog({ existing, onCreated, onCancel }: NewMachineDi
             placeholder="e.g. order-support"
             data-testid="new-machine-id"
             aria-invalid={problem !== undefined}
-            onChange={(e) => { setId(e.target.value); setServerProblem(undefined); }}
+            onChange={(e) => {
+              setId(e.target.value);
+              setServerProblem(undefined);
+            }}
             onKeyDown={(e) => {
-              if (e.key === 'Enter') { e.preventDefault(); void create(); }
-              if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); }
+              if (e.key === 'Enter') {
+                e.preventDefault();
+                void create();
+              }
+              if (e.key === 'Escape') {
+                e.preventDefault();
+                e.stopPropagation();
+                onCancel();
+              }
             }}
           />
         </label>
-        <p style={{ fontSize: 12, color: 'var(--muted)' }}>Saved as <span className="mono">machines/{id || '<id>'}/{id || '<id>'}.flow.json</span>, with one initial state.</p>
+        <p style={{ fontSize: 12, color: 'var(--muted)' }}>
+          Saved as{' '}
+          <span className="mono">
+            machines/{id || '<id>'}/{id || '<id>'}.flow.json
+          </span>
+          , with one initial state.
+        </p>
         {problem && (
           <p className="field-error" role="alert" data-testid="new-machine-error" data-code={problem.code}>
             {problem.message} <span className="mono">({problem.code})</span>
           </p>
         )}
         <div className="dialog__buttons">
-          <button type="button" onClick={onCancel}>Cancel</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
           <button type="button" className="primary" data-testid="new-machine-create" disabled={!canCreate} onClick={() => void create()}>
             {busy ? 'Creating…' : 'Create'}
           </button>

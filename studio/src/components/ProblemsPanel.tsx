@@ -15,12 +15,20 @@ export function ProblemsPanel() {
   const errors = all.filter((p) => p.severity === 'error').length;
   return (
     <section className="problems" aria-label="problems" data-testid="problems-panel">
-      <h2>Problems <span className={errors > 0 ? 'count count--error' : 'count'} data-testid="problem-count">{errors} errors, {all.length - errors} warnings</span></h2>
+      <h2>
+        Problems{' '}
+        <span className={errors > 0 ? 'count count--error' : 'count'} data-testid="problem-count">
+          {errors} errors, {all.length - errors} warnings
+        </span>
+      </h2>
       <ul>
         {keyedByText(all, (p) => `${p.code} ${p.path} ${p.message}`).map(({ key, item: problem }) => (
           <li key={key}>
             <button
-              type="button" className={`problem problem--${problem.severity}`} data-testid="problem-item" data-code={problem.code}
+              type="button"
+              className={`problem problem--${problem.severity}`}
+              data-testid="problem-item"
+              data-code={problem.code}
               onClick={() => {
                 if (!graph) return;
                 const target = elementForProblem(graph, problem.path);

@@ -14,7 +14,9 @@ export interface PromptDialogProps {
 export function PromptDialog({ title, label, initial, validate, onSubmit, onCancel }: PromptDialogProps) {
   const [value, setValue] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => { input.current?.focus(); }, []);
+  useEffect(() => {
+    input.current?.focus();
+  }, []);
   const error = value === '' ? undefined : validate?.(value.trim());
   const submit = () => {
     const v = value.trim();
@@ -33,15 +35,30 @@ export function PromptDialog({ title, label, initial, validate, onSubmit, onCanc
             data-testid="prompt-input"
             onChange={(e) => setValue(e.target.value)}
             onKeyDown={(e) => {
-              if (e.key === 'Enter') { e.preventDefault(); submit(); }
-              if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); }
+              if (e.key === 'Enter') {
+                e.preventDefault();
+                submit();
+              }
+              if (e.key === 'Escape') {
+                e.preventDefault();
+                e.stopPropagation();
+                onCancel();
+              }
             }}
           />
         </label>
-        {error && <p className="field-error" role="alert">{error}</p>}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
         <div className="dialog__buttons">
-          <button type="button" onClick={onCancel}>Cancel</button>
-          <button type="button" className="primary" data-testid="prompt-ok" disabled={value.trim() === '' || !!error} onClick={submit}>OK</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className="primary" data-testid="prompt-ok" disabled={value.trim() === '' || !!error} onClick={submit}>
+            OK
+          </button>
         </div>
       </div>
     </DialogBackdrop>

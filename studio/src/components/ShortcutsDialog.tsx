@@ -30,10 +30,21 @@ export function ShortcutsDialog() {
         <h2>Keyboard shortcuts and gestures</h2>
         <table>
           <tbody>
-            {SHORTCUTS.map(([keys, what]) => <tr key={keys}><td><kbd>{keys}</kbd></td><td>{what}</td></tr>)}
+            {SHORTCUTS.map(([keys, what]) => (
+              <tr key={keys}>
+                <td>
+                  <kbd>{keys}</kbd>
+                </td>
+                <td>{what}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
-        <div className="dialog__buttons"><button type="button" className="primary" onClick={() => toggle(false)}>Close</button></div>
+        <div className="dialog__buttons">
+          <button type="button" className="primary" onClick={() => toggle(false)}>
+            Close
+          </button>
+        </div>
       </div>
     </DialogBackdrop>
   );

@@ -39,7 +39,16 @@ function plainPath(props: EdgeProps<TransitionEdgeView>, lane: number): { path: 
     const path = `M ${sourceX} ${sourceY} L ${sourceX} ${sourceY + out / 2} L ${right} ${sourceY + out / 2} L ${right} ${targetY - out / 2} L ${targetX} ${targetY - out / 2} L ${targetX} ${targetY}`;
     return { path, x: right, y: (sourceY + targetY) / 2 };
   }
-  const [path, x, y] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 8, offset: 20 + lane * 10 });
+  const [path, x, y] = getSmoothStepPath({
+    sourceX,
+    sourceY,
+    targetX,
+    targetY,
+    sourcePosition,
+    targetPosition,
+    borderRadius: 8,
+    offset: 20 + lane * 10,
+  });
   return { path, x, y };
 }
 
@@ -63,7 +72,12 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
   const testId = edgeTestId(data);
   return (
     <>
-      <BaseEdge id={id} path={path} markerEnd={markerEnd} className={`transition-edge transition-edge--${data.kind}${data.internal ? ' transition-edge--internal' : ''}`} />
+      <BaseEdge
+        id={id}
+        path={path}
+        markerEnd={markerEnd}
+        className={`transition-edge transition-edge--${data.kind}${data.internal ? ' transition-edge--internal' : ''}`}
+      />
       <EdgeLabelRenderer>
         <button
           type="button"
@@ -72,10 +86,21 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
           data-testid={testId}
           data-full-label={data.fullLabel}
           title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}
-          onClick={(event) => { event.stopPropagation(); select({ kind: 'transition', id }); }}
+          onClick={(event) => {
+            event.stopPropagation();
+            select({ kind: 'transition', id });
+          }}
         >
-          {keyedByText(data.lines, (line) => line).map(({ key, item: line }, i) => <span key={key} className={i === 0 ? 'edge-label__head' : 'edge-label__guard'}>{line}</span>)}
-          {data.errors > 0 && <span className="badge badge--error edge-label__badge" data-testid={`badge-${testId}`}>{data.errors}</span>}
+          {keyedByText(data.lines, (line) => line).map(({ key, item: line }, i) => (
+            <span key={key} className={i === 0 ? 'edge-label__head' : 'edge-label__guard'}>
+              {line}
+            </span>
+          ))}
+          {data.errors > 0 && (
+            <span className="badge badge--error edge-label__badge" data-testid={`badge-${testId}`}>
+              {data.errors}
+            </span>
+          )}
         </button>
       </EdgeLabelRenderer>
     </>

@@ -15,7 +15,12 @@ export function markAfterPaint(name: string): void {
 
 /** Grows the saved size of the parents of a moved child so that they still hold it. */
 export function growParents<T extends { layout?: Record<string, { x: number; y: number; width?: number; height?: number }> }>(
-  spec: T, nodes: GraphNode[], id: string, position: { x: number; y: number }, width: number, height: number,
+  spec: T,
+  nodes: GraphNode[],
+  id: string,
+  position: { x: number; y: number },
+  width: number,
+  height: number,
 ): T {
   const node = nodes.find((n) => n.id === id);
   const parent = node?.parentId ? nodes.find((n) => n.id === node.parentId) : undefined;
@@ -24,5 +29,11 @@ export function growParents<T extends { layout?: Record<string, { x: number; y: 
   const needW = Math.max(parent.width, position.x + width + 24);
   const needH = Math.max(parent.height, position.y + height + 24);
   if (saved && needW <= (saved.width ?? parent.width) && needH <= (saved.height ?? parent.height)) return spec;
-  return { ...spec, layout: { ...(spec.layout ?? {}), [parent.data.layoutKey]: { x: saved?.x ?? parent.position.x, y: saved?.y ?? parent.position.y, width: needW, height: needH } } };
+  return {
+    ...spec,
+    layout: {
+      ...(spec.layout ?? {}),
+      [parent.data.layoutKey]: { x: saved?.x ?? parent.position.x, y: saved?.y ?? parent.position.y, width: needW, height: needH },
+    },
+  };
 }

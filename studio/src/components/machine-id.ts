@@ -4,7 +4,10 @@ import { MACHINE_ID_PATTERN, SPEC_VERSION, validateSpec } from '@flowing/spec';
 const MAX_MACHINE_ID_LENGTH = 64;
 
 /** Why a new machine id cannot be used, with the code the CLI's validator (or the studio server) gives it. */
-export interface MachineIdProblem { code: string; message: string }
+export interface MachineIdProblem {
+  code: string;
+  message: string;
+}
 
 /**
  * Checks a new machine id as the studio server does: kebab-case and at most 64 characters, then whatever the CLI's
@@ -13,7 +16,10 @@ export interface MachineIdProblem { code: string; message: string }
 export function machineIdProblem(id: string, existing: readonly string[]): MachineIdProblem | undefined {
   if (id.length > MAX_MACHINE_ID_LENGTH) return { code: 'SPEC_INVALID_ID', message: `At most ${MAX_MACHINE_ID_LENGTH} characters.` };
   if (!MACHINE_ID_PATTERN.test(id)) {
-    return { code: 'SPEC_INVALID_ID', message: 'Use kebab-case: a lower-case letter first, then a-z, 0-9 and single dashes (e.g. order-support).' };
+    return {
+      code: 'SPEC_INVALID_ID',
+      message: 'Use kebab-case: a lower-case letter first, then a-z, 0-9 and single dashes (e.g. order-support).',
+    };
   }
   const spec = { specVersion: SPEC_VERSION, id, events: {}, initial: 'idle', states: { idle: {} } };
   const problem = validateSpec(spec).problems.find((p) => p.severity === 'error' && p.path === '/id');

@@ -3,8 +3,18 @@ import { useEditor, type EditorState } from '../store/editor-store.ts';
 
 /** The editor as it is with no machine open. */
 const nothingOpen = (): Partial<EditorState> => ({
-  machineId: undefined, spec: undefined, baseVersion: null, dirty: false, past: [], future: [], selection: null, problems: [],
-  codegenProblems: [], generated: undefined, showGenerated: false, geometry: undefined,
+  machineId: undefined,
+  spec: undefined,
+  baseVersion: null,
+  dirty: false,
+  past: [],
+  future: [],
+  selection: null,
+  problems: [],
+  codegenProblems: [],
+  generated: undefined,
+  showGenerated: false,
+  geometry: undefined,
 });
 
 async function refreshMachineList(): Promise<void> {
@@ -21,6 +31,9 @@ export async function openCreatedMachine(id: string): Promise<void> {
 export async function closeDeletedMachine(result: DeletedMachine): Promise<void> {
   history.replaceState(null, '', window.location.pathname);
   const kept = result.kept.length > 0 ? ` Kept (hand-written): ${result.kept.join(', ')}.` : '';
-  useEditor.setState({ ...nothingOpen(), notice: { kind: 'info', message: `Deleted machine ${result.id}: removed ${result.removed.join(', ')}.${kept}` } });
+  useEditor.setState({
+    ...nothingOpen(),
+    notice: { kind: 'info', message: `Deleted machine ${result.id}: removed ${result.removed.join(', ')}.${kept}` },
+  });
   await refreshMachineList();
 }

@@ -36,7 +36,8 @@ export function markFallback(spec: FlowSpec, pointer: string): EditResult<FlowSp
   const found = branchSite(spec, pointer);
   if (!found) {
     const single = getAt(spec, pointer);
-    if (!single || typeof single !== 'object' || Array.isArray(single)) return refuse('GRAPH_UNKNOWN_ELEMENT', `no transition at ${pointer}`);
+    if (!single || typeof single !== 'object' || Array.isArray(single))
+      return refuse('GRAPH_UNKNOWN_ELEMENT', `no transition at ${pointer}`);
     const { guard: _dropped, ...rest } = single as TransitionObject;
     return { ok: true, spec: setAt(spec, pointer, rest), pointer };
   }

@@ -3,11 +3,17 @@ import { refuse, type EditResult } from './errors.ts';
 import { toPointer } from './pointer.ts';
 import { allStateNames, cloneSpec, forEachTransition, locateState } from './walk.ts';
 
-
 /** Checks a new state name: an identifier, not reserved, not used by another state. Returns a message or undefined. */
-export function checkStateName(spec: FlowSpec, name: string, ignore?: string): { code: 'GRAPH_INVALID_NAME' | 'GRAPH_DUPLICATE_NAME'; message: string } | undefined {
+export function checkStateName(
+  spec: FlowSpec,
+  name: string,
+  ignore?: string,
+): { code: 'GRAPH_INVALID_NAME' | 'GRAPH_DUPLICATE_NAME'; message: string } | undefined {
   if (!NAME_PATTERN.test(name) || name.length > 64 || RESERVED_NAMES.has(name)) {
-    return { code: 'GRAPH_INVALID_NAME', message: `'${name}' is not a valid state name: use letters, digits and _ (not starting with a digit)` };
+    return {
+      code: 'GRAPH_INVALID_NAME',
+      message: `'${name}' is not a valid state name: use letters, digits and _ (not starting with a digit)`,
+    };
   }
   if (name !== ignore && allStateNames(spec).includes(name)) {
     return { code: 'GRAPH_DUPLICATE_NAME', message: `a state named '${name}' already exists; state names are unique across the machine` };
@@ -22,7 +28,10 @@ export function freshStateName(spec: FlowSpec, base = 'state'): string {
 }
 
 /** Adds an atomic state under `parentPointer` (or at the top level) at a position relative to its parent. */
-export function addState(spec: FlowSpec, options: { name: string; parentPointer?: string; position: { x: number; y: number } }): EditResult<FlowSpec> {
+export function addState(
+  spec: FlowSpec,
+  options: { name: string; parentPointer?: string; position: { x: number; y: number } },
+): EditResult<FlowSpec> {
   const bad = checkStateName(spec, options.name);
   if (bad) return refuse(bad.code, bad.message);
   const next = cloneSpec(spec);

@@ -15,12 +15,18 @@ export type TransitionPlace =
 
 function sitePath(place: TransitionPlace): string[] {
   switch (place.kind) {
-    case 'on': return ['on', place.event];
-    case 'after': return ['after', place.delay];
-    case 'always': return ['always'];
-    case 'done': return ['onDone'];
-    case 'onDone': return ['invoke', 'onDone'];
-    case 'onError': return ['invoke', 'onError'];
+    case 'on':
+      return ['on', place.event];
+    case 'after':
+      return ['after', place.delay];
+    case 'always':
+      return ['always'];
+    case 'done':
+      return ['onDone'];
+    case 'onDone':
+      return ['invoke', 'onDone'];
+    case 'onError':
+      return ['invoke', 'onError'];
   }
 }
 
@@ -34,7 +40,12 @@ function compact(transition: TransitionObject): TransitionSpec {
  * Adds a transition from a state: a new `on` event (declared in `events` when it is new), an `after` delay, or an
  * invoke outcome. An existing value at that place becomes a guarded list with the new transition last.
  */
-export function addTransition(spec: FlowSpec, sourcePointer: string, place: TransitionPlace, transition: TransitionObject): EditResult<FlowSpec> {
+export function addTransition(
+  spec: FlowSpec,
+  sourcePointer: string,
+  place: TransitionPlace,
+  transition: TransitionObject,
+): EditResult<FlowSpec> {
   if (place.kind === 'on' && !EVENT_PATTERN.test(place.event)) {
     return refuse('GRAPH_INVALID_EVENT', `'${place.event}' is not a valid event name: use capitals, digits and _ (e.g. USER_MESSAGE)`);
   }
@@ -50,11 +61,13 @@ export function addTransition(spec: FlowSpec, sourcePointer: string, place: Tran
     next = setAt(spec, site, compact(transition));
     pointer = toPointer(site);
   } else {
-    const list: TransitionObject[] = typeof existing === 'string' ? [{ target: existing }] : Array.isArray(existing) ? existing : [existing];
+    const list: TransitionObject[] =
+      typeof existing === 'string' ? [{ target: existing }] : Array.isArray(existing) ? existing : [existing];
     next = setAt(spec, site, [...list, transition]);
     pointer = toPointer([...site, list.length]);
   }
-  if (place.kind === 'on' && !(place.event in (next.events ?? {}))) next = { ...next, events: { ...(next.events ?? {}), [place.event]: {} } };
+  if (place.kind === 'on' && !(place.event in (next.events ?? {})))
+    next = { ...next, events: { ...(next.events ?? {}), [place.event]: {} } };
   return { ok: true, spec: next, pointer };
 }
 
@@ -71,7 +84,8 @@ export function deleteTransition(spec: FlowSpec, edge: Pick<TransitionEdgeData, 
     const segments = parsePointer(edge.sitePointer);
     const holder = segments.slice(0, -1);
     const last = holder[holder.length - 1];
-    if ((last === 'on' || last === 'after') && Object.keys((getAt(next, holder) as object) ?? {}).length === 0) next = setAt(next, holder, undefined);
+    if ((last === 'on' || last === 'after') && Object.keys((getAt(next, holder) as object) ?? {}).length === 0)
+      next = setAt(next, holder, undefined);
   }
   return { ok: true, spec: next };
 }
@@ -90,8 +104,11 @@ export function updateTransition(spec: FlowSpec, pointer: string, patch: Partial
   if (!current) return refuse('GRAPH_UNKNOWN_ELEMENT', `no transition at ${pointer}`);
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
-    const empty = value === undefined || value === '' || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)
-      || (Array.isArray(value) && value.length === 0);
+    const empty =
+      value === undefined ||
+      value === '' ||
+      (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) ||
+      (Array.isArray(value) && value.length === 0);
     if (empty) delete merged[key];
     else merged[key] = value;
   }
@@ -100,19 +117,30 @@ export function updateTransition(spec: FlowSpec, pointer: string, patch: Partial
 }
 
 /** Moves an `on` transition to another event (declared when new); returns the transition's new pointer. */
-export function changeTransitionEvent(spec: FlowSpec, edge: TransitionEdgeData, sourcePointer: string, event: string): EditResult<FlowSpec> {
+export function changeTransitionEvent(
+  spec: FlowSpec,
+  edge: TransitionEdgeData,
+  sourcePointer: string,
+  event: string,
+): EditResult<FlowSpec> {
   if (edge.kind !== 'on') return refuse('GRAPH_INVALID_EVENT', 'only event transitions have an event name');
   if (event === edge.key) return { ok: true, spec, pointer: edge.pointer };
   const transition = readTransition(spec, edge.pointer);
   if (!transition) return refuse('GRAPH_UNKNOWN_ELEMENT', `no transition at ${edge.pointer}`);
-  if (!EVENT_PATTERN.test(event)) return refuse('GRAPH_INVALID_EVENT', `'${event}' is not a valid event name: use capitals, digits and _ (e.g. USER_MESSAGE)`);
+  if (!EVENT_PATTERN.test(event))
+    return refuse('GRAPH_INVALID_EVENT', `'${event}' is not a valid event name: use capitals, digits and _ (e.g. USER_MESSAGE)`);
   const removed = deleteTransition(spec, edge);
   if (!removed.ok) return removed;
   return addTransition(removed.spec, sourcePointer, { kind: 'on', event }, transition);
 }
 
 /** Moves an `after` transition to another delay (in milliseconds). */
-export function changeTransitionDelay(spec: FlowSpec, edge: TransitionEdgeData, sourcePointer: string, delay: string): EditResult<FlowSpec> {
+export function changeTransitionDelay(
+  spec: FlowSpec,
+  edge: TransitionEdgeData,
+  sourcePointer: string,
+  delay: string,
+): EditResult<FlowSpec> {
   if (edge.kind !== 'after' || delay === edge.key) return { ok: true, spec, pointer: edge.pointer };
   const transition = readTransition(spec, edge.pointer);
   if (!transition) return refuse('GRAPH_UNKNOWN_ELEMENT', `no transition at ${edge.pointer}`);
@@ -122,7 +150,12 @@ export function changeTransitionDelay(spec: FlowSpec, edge: TransitionEdgeData, 
 }
 
 /** Sets the target of the first transition at an invoke outcome, creating it when missing. */
-export function setOutcomeTarget(spec: FlowSpec, statePointer: string, outcome: 'onDone' | 'onError', target: string | undefined): FlowSpec {
+export function setOutcomeTarget(
+  spec: FlowSpec,
+  statePointer: string,
+  outcome: 'onDone' | 'onError',
+  target: string | undefined,
+): FlowSpec {
   const site = [...parsePointer(statePointer), 'invoke', outcome];
   const existing = getAt(spec, site) as TransitionSpec | undefined;
   if (target === undefined) return setAt(spec, site, undefined);
@@ -130,4 +163,3 @@ export function setOutcomeTarget(spec: FlowSpec, statePointer: string, outcome: 
   if (Array.isArray(existing)) return setAt(spec, [...site, String(existing.length - 1), 'target'], target);
   return setAt(spec, [...site, 'target'], target);
 }
-

@@ -1,10 +1,18 @@
 import type { Position } from '@flowing/spec';
 
 /** A point in canvas coordinates. */
-export interface Point { x: number; y: number }
+export interface Point {
+  x: number;
+  y: number;
+}
 
 /** A rectangle in canvas coordinates (top-left corner and size). */
-export interface Box { x: number; y: number; width: number; height: number }
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** Where an edge runs and where its label sits, as the layout placed them (absolute canvas coordinates). */
 export interface EdgeGeometry {
@@ -46,25 +54,42 @@ export const estimateLabel: LabelMeasure = (lines) => ({
 });
 
 /** Absolute boxes of states from the spec's relative positions (parents first, as `specToGraph` lists them). */
-export function absoluteBoxes(nodes: ReadonlyArray<{ id: string; parentId?: string; position: Point; width: number; height: number }>): Map<string, Box> {
+export function absoluteBoxes(
+  nodes: ReadonlyArray<{ id: string; parentId?: string; position: Point; width: number; height: number }>,
+): Map<string, Box> {
   const out = new Map<string, Box>();
   for (const node of nodes) {
     const parent = node.parentId === undefined ? undefined : out.get(node.parentId);
-    out.set(node.id, { x: (parent?.x ?? 0) + node.position.x, y: (parent?.y ?? 0) + node.position.y, width: node.width, height: node.height });
+    out.set(node.id, {
+      x: (parent?.x ?? 0) + node.position.x,
+      y: (parent?.y ?? 0) + node.position.y,
+      width: node.width,
+      height: node.height,
+    });
   }
   return out;
 }
 
 const same = (a: Box | undefined, b: Box | undefined) =>
-  !!a && !!b && Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
+  !!a &&
+  !!b &&
+  Math.abs(a.x - b.x) < 0.5 &&
+  Math.abs(a.y - b.y) < 0.5 &&
+  Math.abs(a.width - b.width) < 0.5 &&
+  Math.abs(a.height - b.height) < 0.5;
 
 /**
  * The laid-out route of an edge while it still fits: both ends where the layout put them and the same label text.
  * After a state is dragged or a label edited, its edges are drawn plainly until the next auto-layout.
  */
-export function routeIfCurrent(geometry: LayoutGeometry | undefined, edge: { id: string; source: string; target: string; text: string }, boxes: Map<string, Box>): EdgeGeometry | undefined {
+export function routeIfCurrent(
+  geometry: LayoutGeometry | undefined,
+  edge: { id: string; source: string; target: string; text: string },
+  boxes: Map<string, Box>,
+): EdgeGeometry | undefined {
   const route = geometry?.edges[edge.id];
   if (!route || route.text !== edge.text) return undefined;
-  if (!same(geometry!.nodes[edge.source], boxes.get(edge.source)) || !same(geometry!.nodes[edge.target], boxes.get(edge.target))) return undefined;
+  if (!same(geometry!.nodes[edge.source], boxes.get(edge.source)) || !same(geometry!.nodes[edge.target], boxes.get(edge.target)))
+    return undefined;
   return route;
 }

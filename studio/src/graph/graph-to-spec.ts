@@ -51,7 +51,9 @@ function fillSkeleton(skeleton: StateSkeleton, pointer: string, edgesBySite: Map
     else if ((key === 'on' || key === 'after') && value && typeof value === 'object' && !isSlot(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, `${pointer}/${key}/${escapePointerSegment(k)}`)]));
     } else if (key === 'invoke' && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, (k === 'onDone' || k === 'onError') ? fill(v, `${pointer}/invoke/${k}`) : v]));
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, k === 'onDone' || k === 'onError' ? fill(v, `${pointer}/invoke/${k}`) : v]),
+      );
     } else out[key] = fill(value, `${pointer}/${key}`);
   }
   return out as StateSpec;

@@ -14,11 +14,16 @@ export interface BranchOrder {
 
 function head(kind: TransitionKind, key: string | undefined): string {
   switch (kind) {
-    case 'on': return key ?? '';
-    case 'after': return `after ${key ?? '?'}ms`;
-    case 'always': return 'always';
-    case 'onError': return 'error';
-    default: return 'done';
+    case 'on':
+      return key ?? '';
+    case 'after':
+      return `after ${key ?? '?'}ms`;
+    case 'always':
+      return 'always';
+    case 'onError':
+      return 'error';
+    default:
+      return 'done';
   }
 }
 
@@ -45,7 +50,12 @@ export function elide(text: string, max: number): string {
  * @example labelLines('onDone', undefined, { guard: 'output.total <= 100', target: 'approved' }, { order: 1, of: 2, fallback: false })
  * // { lines: ['done #1', '[output.total <= 100]'], full: 'done #1 [output.total <= 100]' }
  */
-export function labelLines(kind: TransitionKind, key: string | undefined, transition: TransitionObject, branch?: BranchOrder): { lines: string[]; full: string } {
+export function labelLines(
+  kind: TransitionKind,
+  key: string | undefined,
+  transition: TransitionObject,
+  branch?: BranchOrder,
+): { lines: string[]; full: string } {
   let first = head(kind, key) || '(no event)';
   if (branch && branch.of > 1) first += ` #${branch.order}`;
   if (branch?.fallback) first += ' · fallback';

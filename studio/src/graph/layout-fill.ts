@@ -3,7 +3,9 @@ import { specToGraph } from './spec-to-graph.ts';
 
 /** Layout keys of states that have no saved position. */
 export function statesWithoutLayout(spec: FlowSpec): string[] {
-  return specToGraph(spec).nodes.filter((n) => !n.data.layout).map((n) => n.data.layoutKey);
+  return specToGraph(spec)
+    .nodes.filter((n) => !n.data.layout)
+    .map((n) => n.data.layoutKey);
 }
 
 /**

@@ -10,7 +10,14 @@ export interface ElkLayouter {
 }
 
 /** An elkjs port (the subset used here). */
-export interface ElkPort { id: string; x?: number; y?: number; width?: number; height?: number; layoutOptions?: Record<string, string> }
+export interface ElkPort {
+  id: string;
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+  layoutOptions?: Record<string, string>;
+}
 
 /** An elkjs edge with its routed sections and labels (the subset used here). */
 export interface ElkGraphEdge {
@@ -78,7 +85,10 @@ function ordered(nodes: GraphNode[], initialOf: (parentId: string | undefined) =
 }
 
 /** Builds the elkjs graph of a machine: states (compound ones holding their children), ports per side, labelled edges. */
-export function toElkGraph(spec: FlowSpec, measure: LabelMeasure = estimateLabel): { root: ElkGraphNode; nodes: GraphNode[]; edges: GraphEdge[] } {
+export function toElkGraph(
+  spec: FlowSpec,
+  measure: LabelMeasure = estimateLabel,
+): { root: ElkGraphNode; nodes: GraphNode[]; edges: GraphEdge[] } {
   const graph = specToGraph(spec);
   const initialOf = (parentId: string | undefined) => {
     if (parentId === undefined) return spec.initial;
@@ -91,7 +101,8 @@ export function toElkGraph(spec: FlowSpec, measure: LabelMeasure = estimateLabel
   for (const node of ordered(graph.nodes, initialOf)) {
     const size = leafSize(node.data.skeleton);
     // The initial state opens its level: the layout reads top-down from it (edges back into it are routed as back edges).
-    const first: Record<string, string> = node.data.isInitial && !node.data.isRegion ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : {};
+    const first: Record<string, string> =
+      node.data.isInitial && !node.data.isRegion ? { 'elk.layered.layering.layerConstraint': 'FIRST' } : {};
     const elkNode: ElkGraphNode = parents.has(node.id)
       ? { id: node.id, layoutOptions: { ...GROUP_OPTIONS, ...first }, children: [], ports: [] }
       : { id: node.id, width: size.width, height: size.height, layoutOptions: { ...LEAF_OPTIONS, ...first }, ports: [] };
@@ -113,7 +124,12 @@ export function toElkGraph(spec: FlowSpec, measure: LabelMeasure = estimateLabel
     const targetPort = `${edge.id}#in`;
     target.ports!.push(port(targetPort, 'NORTH'));
     const size = measure(edge.data.lines);
-    root.edges!.push({ id: edge.id, sources: [sourcePort], targets: [targetPort], labels: [{ text: edge.data.lines.join('\n'), width: size.width, height: size.height }] });
+    root.edges!.push({
+      id: edge.id,
+      sources: [sourcePort],
+      targets: [targetPort],
+      labels: [{ text: edge.data.lines.join('\n'), width: size.width, height: size.height }],
+    });
   }
   return { root, nodes: graph.nodes, edges };
 }
@@ -140,7 +156,12 @@ export async function computeGeometry(spec: FlowSpec, elk: ElkLayouter, measure:
         position.height = Math.round(child.height ?? 0);
       }
       layout[node.data.layoutKey] = position;
-      const box = { x: origin.x + position.x, y: origin.y + position.y, width: position.width ?? child.width ?? 0, height: position.height ?? child.height ?? 0 };
+      const box = {
+        x: origin.x + position.x,
+        y: origin.y + position.y,
+        width: position.width ?? child.width ?? 0,
+        height: position.height ?? child.height ?? 0,
+      };
       boxes[node.id] = box;
       for (const p of child.ports ?? []) {
         const which = p.id.endsWith('#done') ? 'done' : p.id.endsWith('#error') ? 'error' : undefined;
@@ -157,8 +178,14 @@ export async function computeGeometry(spec: FlowSpec, elk: ElkLayouter, measure:
     if (!section) continue;
     const label = edge.labels?.[0];
     routed[edge.id] = {
-      points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map((p) => ({ x: Math.round(p.x * 10) / 10, y: Math.round(p.y * 10) / 10 })),
-      label: label && label.x !== undefined && label.y !== undefined ? { x: label.x, y: label.y, width: label.width, height: label.height } : undefined,
+      points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map((p) => ({
+        x: Math.round(p.x * 10) / 10,
+        y: Math.round(p.y * 10) / 10,
+      })),
+      label:
+        label && label.x !== undefined && label.y !== undefined
+          ? { x: label.x, y: label.y, width: label.width, height: label.height }
+          : undefined,
       text: text.get(edge.id) ?? '',
     };
   }

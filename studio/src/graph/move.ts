@@ -8,7 +8,12 @@ import { cloneSpec, locateState } from './walk.ts';
  * is undefined. Names are unique across the machine, so no transition changes; `initial` and layout keys follow.
  * @example moveState(spec, '/states/refund', '/states/active', { x: 40, y: 60 })
  */
-export function moveState(spec: FlowSpec, pointer: string, parentPointer: string | undefined, position: { x: number; y: number }): EditResult<FlowSpec> {
+export function moveState(
+  spec: FlowSpec,
+  pointer: string,
+  parentPointer: string | undefined,
+  position: { x: number; y: number },
+): EditResult<FlowSpec> {
   const found = locateState(spec, pointer);
   if (!found) return refuse('GRAPH_UNKNOWN_ELEMENT', `no state at ${pointer}`);
   if (parentPointer !== undefined && isWithin(parentPointer, pointer)) {

@@ -29,7 +29,10 @@ export function elementForProblem(graph: { nodes: readonly GraphNode[]; edges: r
 }
 
 /** Groups problems by the element they belong to (key: node or edge id; `''` for the machine). */
-export function problemsByElement(graph: { nodes: readonly GraphNode[]; edges: readonly GraphEdge[] }, problems: readonly SpecProblem[]): Map<string, SpecProblem[]> {
+export function problemsByElement(
+  graph: { nodes: readonly GraphNode[]; edges: readonly GraphEdge[] },
+  problems: readonly SpecProblem[],
+): Map<string, SpecProblem[]> {
   const out = new Map<string, SpecProblem[]>();
   for (const problem of problems) {
     const target = elementForProblem(graph, problem.path);

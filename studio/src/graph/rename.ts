@@ -33,10 +33,12 @@ export function renameState(spec: FlowSpec, pointer: string, newName: string): E
   if (next.layout) {
     const oldPrefix = located.path.join('.');
     const newPrefix = [...located.path.slice(0, -1), newName].join('.');
-    next.layout = Object.fromEntries(Object.entries(next.layout).map(([key, value]) => [
-      key === oldPrefix ? newPrefix : key.startsWith(oldPrefix + '.') ? newPrefix + key.slice(oldPrefix.length) : key,
-      value,
-    ]));
+    next.layout = Object.fromEntries(
+      Object.entries(next.layout).map(([key, value]) => [
+        key === oldPrefix ? newPrefix : key.startsWith(oldPrefix + '.') ? newPrefix + key.slice(oldPrefix.length) : key,
+        value,
+      ]),
+    );
   }
   return { ok: true, spec: next, pointer: toPointer([...located.path.slice(0, -1), newName].flatMap((n) => ['states', n])) };
 }

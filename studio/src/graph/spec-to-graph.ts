@@ -47,7 +47,13 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
         width: saved?.width ?? size.width,
         height: saved?.height ?? size.height,
         data: {
-          name, path, layoutKey, pointer, type, skeleton, layout: saved,
+          name,
+          path,
+          layoutKey,
+          pointer,
+          type,
+          skeleton,
+          layout: saved,
           isInitial: parent ? parentState?.initial === name : spec.initial === name,
           isRegion: parentState !== undefined && stateType(parentState) === 'parallel',
           depth: path.length - 1,
@@ -57,7 +63,8 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
       nodes.push(node);
       for (const site of skeletonSites) {
         const form: TransitionForm = typeof site.value === 'string' ? 'string' : Array.isArray(site.value) ? 'array' : 'object';
-        const list: TransitionObject[] = typeof site.value === 'string' ? [{ target: site.value }] : Array.isArray(site.value) ? site.value : [site.value];
+        const list: TransitionObject[] =
+          typeof site.value === 'string' ? [{ target: site.value }] : Array.isArray(site.value) ? site.value : [site.value];
         list.forEach((transition, index) => {
           pending.push({ source: node, kind: site.kind, key: site.key, form, index, site: [...segments, ...site.at], transition, list });
         });
@@ -82,11 +89,22 @@ export function specToGraph(spec: FlowSpec): SpecGraph {
       source: p.source.id,
       target: targetNode?.id ?? '',
       data: {
-        kind: p.kind, key: p.key, form: p.form, index: p.index, sitePointer, pointer,
-        transition: p.transition, sourceName: p.source.data.name,
-        label: transitionLabel(p.kind, p.key, p.transition), lines, fullLabel: full, branch,
-        internal: p.transition.target === undefined, dangling: targetNode === undefined,
-        lane: 0, lanes: 1,
+        kind: p.kind,
+        key: p.key,
+        form: p.form,
+        index: p.index,
+        sitePointer,
+        pointer,
+        transition: p.transition,
+        sourceName: p.source.data.name,
+        label: transitionLabel(p.kind, p.key, p.transition),
+        lines,
+        fullLabel: full,
+        branch,
+        internal: p.transition.target === undefined,
+        dangling: targetNode === undefined,
+        lane: 0,
+        lanes: 1,
       },
     };
     if (p.kind === 'onDone') edge.sourceHandle = 'done';
@@ -115,7 +133,10 @@ function slot(value: TransitionSpec): TransitionSlot {
 }
 
 /** Copies a state without children, replacing each transition value with a slot and collecting the sites. */
-function skeletonOf(state: StateSpec, sites: Array<{ at: string[]; value: TransitionSpec; kind: TransitionKind; key: string | undefined }>): StateSkeleton {
+function skeletonOf(
+  state: StateSpec,
+  sites: Array<{ at: string[]; value: TransitionSpec; kind: TransitionKind; key: string | undefined }>,
+): StateSkeleton {
   const skeleton: StateSkeleton = {};
   for (const [key, value] of Object.entries(state)) {
     if (key === 'states') skeleton[key] = {};
@@ -167,5 +188,9 @@ function assignLanes(edges: GraphEdge[]) {
     list.push(edge);
     groups.set(key, list);
   }
-  for (const list of groups.values()) list.forEach((edge, i) => { edge.data.lane = i; edge.data.lanes = list.length; });
+  for (const list of groups.values())
+    list.forEach((edge, i) => {
+      edge.data.lane = i;
+      edge.data.lanes = list.length;
+    });
 }

@@ -2,13 +2,19 @@ import type { FlowSpec, StateSpec, TransitionObject, TransitionSpec } from '@flo
 import { parsePointer } from './pointer.ts';
 
 /** Calls `visit` for every transition object of every state (mutable: the spec must be a private copy). */
-export function forEachTransition(spec: FlowSpec, visit: (transition: TransitionObject, replace: (next: TransitionObject | undefined) => void) => void) {
+export function forEachTransition(
+  spec: FlowSpec,
+  visit: (transition: TransitionObject, replace: (next: TransitionObject | undefined) => void) => void,
+) {
   const asString = (next: TransitionObject) => (Object.keys(next).length === 1 && next.target !== undefined ? next.target : next);
   const visitValue = (holder: Record<string, unknown>, key: string) => {
     const value = holder[key] as TransitionSpec | undefined;
     if (value === undefined) return;
     if (typeof value === 'string') {
-      visit({ target: value }, (next) => { if (next === undefined) delete holder[key]; else holder[key] = asString(next); });
+      visit({ target: value }, (next) => {
+        if (next === undefined) delete holder[key];
+        else holder[key] = asString(next);
+      });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) {
         visit(value[i]!, (next) => {
@@ -17,7 +23,11 @@ export function forEachTransition(spec: FlowSpec, visit: (transition: Transition
         });
       }
       if (value.length === 0) delete holder[key];
-    } else visit(value, (next) => { if (next === undefined) delete holder[key]; else holder[key] = next; });
+    } else
+      visit(value, (next) => {
+        if (next === undefined) delete holder[key];
+        else holder[key] = next;
+      });
   };
   const visitState = (state: StateSpec) => {
     for (const mapKey of ['on', 'after'] as const) {
@@ -38,7 +48,10 @@ export function forEachTransition(spec: FlowSpec, visit: (transition: Transition
 }
 
 /** Finds the state object a pointer names, with its parent's `states` map and its name. */
-export function locateState(spec: FlowSpec, pointer: string): { state: StateSpec; siblings: Record<string, StateSpec>; parent: StateSpec | undefined; name: string; path: string[] } | undefined {
+export function locateState(
+  spec: FlowSpec,
+  pointer: string,
+): { state: StateSpec; siblings: Record<string, StateSpec>; parent: StateSpec | undefined; name: string; path: string[] } | undefined {
   const segments = parsePointer(pointer);
   if (segments.length < 2 || segments.length % 2 !== 0) return undefined;
   let siblings: Record<string, StateSpec> | undefined = spec.states;

@@ -7,16 +7,19 @@ import { useEditor } from '../store/editor-store.ts';
 export function useAddState(): (position: { x: number; y: number }, parentPointer?: string) => string | undefined {
   const apply = useEditor((s) => s.apply);
   const select = useEditor((s) => s.select);
-  return useCallback((position, parentPointer) => {
-    let created: string | undefined;
-    apply((spec) => {
-      const result = addState(spec, { name: freshStateName(spec), parentPointer, position });
-      if (result.ok) created = result.pointer;
-      return result;
-    });
-    if (created) select({ kind: 'state', id: created }, true);
-    return created;
-  }, [apply, select]);
+  return useCallback(
+    (position, parentPointer) => {
+      let created: string | undefined;
+      apply((spec) => {
+        const result = addState(spec, { name: freshStateName(spec), parentPointer, position });
+        if (result.ok) created = result.pointer;
+        return result;
+      });
+      if (created) select({ kind: 'state', id: created }, true);
+      return created;
+    },
+    [apply, select],
+  );
 }
 
 /** Returns a command that adds a state to the right of the top-level states (the toolbar's "+ State" and N). */

@@ -24,7 +24,12 @@ function machineBounds(): { bounds: Box; start: Box | undefined } | undefined {
   if (boxes.length === 0) return undefined;
   const left = Math.min(...boxes.map((b) => b.x));
   const top = Math.min(...boxes.map((b) => b.y));
-  const bounds = { x: left, y: top, width: Math.max(...boxes.map((b) => b.x + b.width)) - left, height: Math.max(...boxes.map((b) => b.y + b.height)) - top };
+  const bounds = {
+    x: left,
+    y: top,
+    width: Math.max(...boxes.map((b) => b.x + b.width)) - left,
+    height: Math.max(...boxes.map((b) => b.y + b.height)) - top,
+  };
   return { bounds, start: start && absolute.get(start.id) };
 }
 
@@ -40,7 +45,11 @@ export function useFitView(): () => void {
     if (!found || !pane) return;
     const { bounds, start } = found;
     const { width, height } = pane.getBoundingClientRect();
-    const fit = Math.min((width - 2 * PADDING) / Math.max(bounds.width, 1), (height - 2 * PADDING) / Math.max(bounds.height, 1), MAX_FIT_ZOOM);
+    const fit = Math.min(
+      (width - 2 * PADDING) / Math.max(bounds.width, 1),
+      (height - 2 * PADDING) / Math.max(bounds.height, 1),
+      MAX_FIT_ZOOM,
+    );
     const zoom = Math.max(fit, FIT_ZOOM_FLOOR);
     // Too wide: the initial state in the middle (the graph's edges kept inside the view); too tall: from the top.
     let x = (width - bounds.width * zoom) / 2 - bounds.x * zoom;
@@ -48,7 +57,8 @@ export function useFitView(): () => void {
       const centre = start ? start.x + start.width / 2 : bounds.x;
       x = Math.min(PADDING - bounds.x * zoom, Math.max(width - PADDING - (bounds.x + bounds.width) * zoom, width / 2 - centre * zoom));
     }
-    const y = bounds.height * zoom + 2 * PADDING <= height ? (height - bounds.height * zoom) / 2 - bounds.y * zoom : PADDING - bounds.y * zoom;
+    const y =
+      bounds.height * zoom + 2 * PADDING <= height ? (height - bounds.height * zoom) / 2 - bounds.y * zoom : PADDING - bounds.y * zoom;
     void flow.setViewport({ x, y, zoom });
   }, [flow]);
 }

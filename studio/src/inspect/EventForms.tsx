@@ -21,25 +21,42 @@ export function EventForms({ spec, sessionId, accepted }: { spec: FlowSpec; sess
     setProblems([]);
   };
   return (
-    <form className="inspect-send" aria-label="send an event" onSubmit={(e) => {
-      e.preventDefault();
-      const { value, problems: found } = toValue(payload, values);
-      setProblems(found);
-      if (found.length > 0) return;
-      void runAction(`Send ${type}`, (client) => client.sendEvent(sessionId, { ...value, type }));
-    }}>
+    <form
+      className="inspect-send"
+      aria-label="send an event"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const { value, problems: found } = toValue(payload, values);
+        setProblems(found);
+        if (found.length > 0) return;
+        void runAction(`Send ${type}`, (client) => client.sendEvent(sessionId, { ...value, type }));
+      }}
+    >
       <label className="inspect-send__type">
         Event
         <select value={type} onChange={(e) => choose(e.target.value)} data-testid="inspect-event-type">
           {names.map((name) => (
-            <option key={name} value={name}>{name}{accepted.has(name) ? '' : ' — not taken in the current state'}</option>
+            <option key={name} value={name}>
+              {name}
+              {accepted.has(name) ? '' : ' — not taken in the current state'}
+            </option>
           ))}
         </select>
       </label>
       <FieldForm map={payload} values={values} onChange={setValues} testId={`event-${type}`} />
-      {problems.map((p) => <p key={p.path} className="inspect-error">{p.path} {p.message}</p>)}
-      <button type="submit" className={accepted.has(type) ? 'primary' : ''} data-testid="inspect-send"
-        title={accepted.has(type) ? 'send it to the session' : 'the active states do not take it: the runtime will refuse it (and log why)'}>Send {type}</button>
+      {problems.map((p) => (
+        <p key={p.path} className="inspect-error">
+          {p.path} {p.message}
+        </p>
+      ))}
+      <button
+        type="submit"
+        className={accepted.has(type) ? 'primary' : ''}
+        data-testid="inspect-send"
+        title={accepted.has(type) ? 'send it to the session' : 'the active states do not take it: the runtime will refuse it (and log why)'}
+      >
+        Send {type}
+      </button>
     </form>
   );
 }

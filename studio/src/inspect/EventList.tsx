@@ -37,21 +37,31 @@ export function EventList() {
     if (cursor !== null) virtualizer.scrollToIndex(cursor, { align: 'auto' });
   }, [cursor, virtualizer]);
 
-  const toggle = (seq: number) => setExpanded((current) => {
-    const next = new Set(current);
-    if (next.has(seq)) next.delete(seq);
-    else next.add(seq);
-    return next;
-  });
+  const toggle = (seq: number) =>
+    setExpanded((current) => {
+      const next = new Set(current);
+      if (next.has(seq)) next.delete(seq);
+      else next.add(seq);
+      return next;
+    });
 
   return (
     <section className="inspect-events" aria-label="events">
       <header className="inspect-events__head">
         <h3>Events</h3>
-        <span data-testid="inspect-event-count" data-count={events.length} data-first-seq={events[0]?.seq ?? 0} data-last-seq={events[events.length - 1]?.seq ?? 0}>
+        <span
+          data-testid="inspect-event-count"
+          data-count={events.length}
+          data-first-seq={events[0]?.seq ?? 0}
+          data-last-seq={events[events.length - 1]?.seq ?? 0}
+        >
           {events.length}
         </span>
-        {cursor !== null && <button type="button" onClick={() => setCursor(null)} data-testid="inspect-follow-live" title="follow the newest event">Live ⇥</button>}
+        {cursor !== null && (
+          <button type="button" onClick={() => setCursor(null)} data-testid="inspect-follow-live" title="follow the newest event">
+            Live ⇥
+          </button>
+        )}
       </header>
       <div className="inspect-events__scroller" ref={scroller} data-testid="inspect-events">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
@@ -61,19 +71,43 @@ export function EventList() {
             const open = expanded.has(event.seq);
             const d = event.data;
             return (
-              <div key={item.key} ref={virtualizer.measureElement} data-index={item.index}
+              <div
+                key={item.key}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
                 className={`inspect-event inspect-event--${tone}${item.index === viewed ? ' inspect-event--viewed' : ''}`}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
-                data-testid="inspect-event" data-seq={event.seq} data-type={event.type} data-code={tone === 'rejected' ? String(d.code ?? '') : undefined}>
-                <button type="button" className="inspect-event__line" aria-expanded={open}
-                  onClick={() => { setCursor(item.index === events.length - 1 ? null : item.index); toggle(event.seq); }}>
+                data-testid="inspect-event"
+                data-seq={event.seq}
+                data-type={event.type}
+                data-code={tone === 'rejected' ? String(d.code ?? '') : undefined}
+              >
+                <button
+                  type="button"
+                  className="inspect-event__line"
+                  aria-expanded={open}
+                  onClick={() => {
+                    setCursor(item.index === events.length - 1 ? null : item.index);
+                    toggle(event.seq);
+                  }}
+                >
                   <span className="inspect-event__seq">{event.seq}</span>
                   <span className="inspect-event__type">{event.type}</span>
                   <span className="inspect-event__time">{timeText(event.at)}</span>
-                  {tone === 'rejected' && <span className="inspect-event__code" data-testid="inspect-rejected-code">{String(d.code ?? '')}</span>}
-                  <span className="inspect-event__summary" title={summarize(event)}>{summarize(event)}</span>
+                  {tone === 'rejected' && (
+                    <span className="inspect-event__code" data-testid="inspect-rejected-code">
+                      {String(d.code ?? '')}
+                    </span>
+                  )}
+                  <span className="inspect-event__summary" title={summarize(event)}>
+                    {summarize(event)}
+                  </span>
                 </button>
-                {open && <pre className="inspect-event__json" data-testid="inspect-event-json">{JSON.stringify(event, null, 2)}</pre>}
+                {open && (
+                  <pre className="inspect-event__json" data-testid="inspect-event-json">
+                    {JSON.stringify(event, null, 2)}
+                  </pre>
+                )}
                 {open && sessionId !== null && <XStateDetails sessionId={sessionId} seq={event.seq} />}
               </div>
             );

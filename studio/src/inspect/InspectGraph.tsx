@@ -18,7 +18,9 @@ function InspectTransitionEdge(props: EdgeProps<TransitionEdgeView>) {
       <TransitionEdge {...props} />
       {count > 1 && box && (
         <EdgeLabelRenderer>
-          <span className="inspect-edge-count" style={{ transform: `translate(${box.x + box.width - 6}px, ${box.y - 10}px)` }}>×{count}</span>
+          <span className="inspect-edge-count" style={{ transform: `translate(${box.x + box.width - 6}px, ${box.y - 10}px)` }}>
+            ×{count}
+          </span>
         </EdgeLabelRenderer>
       )}
     </>
@@ -33,15 +35,19 @@ function useLaidOut(spec: FlowSpec): { spec: FlowSpec; geometry: LayoutGeometry 
   const [laid, setLaid] = useState<{ spec: FlowSpec; geometry: LayoutGeometry | undefined; of: FlowSpec }>();
   useEffect(() => {
     let stale = false;
-    void layoutMachine(spec).catch(() => undefined).then((geometry) => {
-      if (stale) return;
-      let placed = spec;
-      if (statesWithoutLayout(spec).length > 0) {
-        placed = Object.keys(spec.layout ?? {}).length === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
-      }
-      setLaid({ spec: placed, geometry, of: spec });
-    });
-    return () => { stale = true; };
+    void layoutMachine(spec)
+      .catch(() => undefined)
+      .then((geometry) => {
+        if (stale) return;
+        let placed = spec;
+        if (statesWithoutLayout(spec).length > 0) {
+          placed = Object.keys(spec.layout ?? {}).length === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
+        }
+        setLaid({ spec: placed, geometry, of: spec });
+      });
+    return () => {
+      stale = true;
+    };
   }, [spec]);
   return laid && laid.of === spec ? laid : undefined;
 }
@@ -51,37 +57,94 @@ function useLaidOut(spec: FlowSpec): { spec: FlowSpec; geometry: LayoutGeometry 
  * parallel regions), the transition just taken animated, the path so far emphasised, and a refusal at the state that
  * refused. `onPainted` is called after the frame that shows a new set of marks.
  */
-function Graph({ spec, marks, markKey, onPainted }: { spec: FlowSpec; marks: GraphMarks | undefined; markKey: string; onPainted?: () => void }) {
+function Graph({
+  spec,
+  marks,
+  markKey,
+  onPainted,
+}: {
+  spec: FlowSpec;
+  marks: GraphMarks | undefined;
+  markKey: string;
+  onPainted?: () => void;
+}) {
   const laid = useLaidOut(spec);
   const graph = useMemo(() => (laid ? graphOf(laid.spec) : undefined), [laid]);
   const boxes = useMemo(() => absoluteBoxes(graph?.nodes ?? []), [graph]);
-  const nodes = useMemo<StateNodeView[]>(() => (graph?.nodes ?? []).map((node) => {
-    const active = marks?.active.has(node.id) ?? false;
-    const leaf = marks?.activeLeaves.has(node.id) ?? false;
-    const visited = marks?.visits.has(node.id) ?? false;
-    const refusal = marks?.refusal && marks.refusal.nodeIds.includes(node.id) ? marks.refusal : undefined;
-    const className = [active ? 'inspect-node--active' : '', leaf ? 'inspect-node--leaf' : '', visited ? 'inspect-node--visited' : '', refusal ? 'inspect-node--refused' : ''].filter(Boolean).join(' ');
-    return {
-      id: node.id, type: 'state', position: node.position, parentId: node.parentId, width: node.width, height: node.height,
-      zIndex: node.data.depth, draggable: false, selectable: false, connectable: false, className,
-      data: {
-        ...node.data, errors: 0, warnings: 0, ports: laid?.geometry?.ports[node.id],
-        inspect: { visits: marks?.visits.get(node.id), ...(refusal ? { refusal: { event: refusal.event, code: refusal.code, reason: refusal.reason } } : {}) },
-      },
-    } as StateNodeView;
-  }), [graph, marks, laid]);
-  const edges = useMemo<TransitionEdgeView[]>(() => (graph?.edges ?? []).filter((e) => !e.data.dangling).map((edge) => {
-    const taken = marks?.taken.has(edge.id) ?? false;
-    const count = marks?.edgeCounts.get(edge.id) ?? 0;
-    return {
-      id: edge.id, type: 'transition', source: edge.source, target: edge.target, sourceHandle: edge.sourceHandle ?? 'out', targetHandle: 'in',
-      // Animated by CSS a few times, not React Flow's endless dash: a finished run must not repaint forever.
-      selectable: false, focusable: false,
-      className: [taken ? 'inspect-edge--taken' : '', count > 0 ? 'inspect-edge--used' : ''].filter(Boolean).join(' '),
-      markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-      data: { ...edge.data, errors: 0, takenCount: count, route: routeIfCurrent(laid?.geometry, { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') }, boxes) },
-    } as TransitionEdgeView;
-  }), [graph, marks, laid, boxes]);
+  const nodes = useMemo<StateNodeView[]>(
+    () =>
+      (graph?.nodes ?? []).map((node) => {
+        const active = marks?.active.has(node.id) ?? false;
+        const leaf = marks?.activeLeaves.has(node.id) ?? false;
+        const visited = marks?.visits.has(node.id) ?? false;
+        const refusal = marks?.refusal && marks.refusal.nodeIds.includes(node.id) ? marks.refusal : undefined;
+        const className = [
+          active ? 'inspect-node--active' : '',
+          leaf ? 'inspect-node--leaf' : '',
+          visited ? 'inspect-node--visited' : '',
+          refusal ? 'inspect-node--refused' : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
+        return {
+          id: node.id,
+          type: 'state',
+          position: node.position,
+          parentId: node.parentId,
+          width: node.width,
+          height: node.height,
+          zIndex: node.data.depth,
+          draggable: false,
+          selectable: false,
+          connectable: false,
+          className,
+          data: {
+            ...node.data,
+            errors: 0,
+            warnings: 0,
+            ports: laid?.geometry?.ports[node.id],
+            inspect: {
+              visits: marks?.visits.get(node.id),
+              ...(refusal ? { refusal: { event: refusal.event, code: refusal.code, reason: refusal.reason } } : {}),
+            },
+          },
+        } as StateNodeView;
+      }),
+    [graph, marks, laid],
+  );
+  const edges = useMemo<TransitionEdgeView[]>(
+    () =>
+      (graph?.edges ?? [])
+        .filter((e) => !e.data.dangling)
+        .map((edge) => {
+          const taken = marks?.taken.has(edge.id) ?? false;
+          const count = marks?.edgeCounts.get(edge.id) ?? 0;
+          return {
+            id: edge.id,
+            type: 'transition',
+            source: edge.source,
+            target: edge.target,
+            sourceHandle: edge.sourceHandle ?? 'out',
+            targetHandle: 'in',
+            // Animated by CSS a few times, not React Flow's endless dash: a finished run must not repaint forever.
+            selectable: false,
+            focusable: false,
+            className: [taken ? 'inspect-edge--taken' : '', count > 0 ? 'inspect-edge--used' : ''].filter(Boolean).join(' '),
+            markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+            data: {
+              ...edge.data,
+              errors: 0,
+              takenCount: count,
+              route: routeIfCurrent(
+                laid?.geometry,
+                { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') },
+                boxes,
+              ),
+            },
+          } as TransitionEdgeView;
+        }),
+    [graph, marks, laid, boxes],
+  );
 
   const painted = useRef('');
   useEffect(() => {
@@ -92,11 +155,25 @@ function Graph({ spec, marks, markKey, onPainted }: { spec: FlowSpec; marks: Gra
 
   if (!graph) return <div className="inspect-graph inspect-graph--loading">Laying out…</div>;
   return (
-    <div className="inspect-graph" data-testid="inspect-graph" data-active={[...(marks?.activeLeaves ?? [])].map((id) => graph.nodes.find((n) => n.id === id)?.data.layoutKey).join(' ')}>
+    <div
+      className="inspect-graph"
+      data-testid="inspect-graph"
+      data-active={[...(marks?.activeLeaves ?? [])].map((id) => graph.nodes.find((n) => n.id === id)?.data.layoutKey).join(' ')}
+    >
       <ReactFlow<StateNodeView, TransitionEdgeView>
-        nodes={nodes} edges={edges} nodeTypes={nodeTypes} edgeTypes={edgeTypes}
-        nodesDraggable={false} nodesConnectable={false} elementsSelectable={false} deleteKeyCode={null}
-        fitView fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }} minZoom={0.1} maxZoom={2} proOptions={{ hideAttribution: true }}
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        elementsSelectable={false}
+        deleteKeyCode={null}
+        fitView
+        fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }}
+        minZoom={0.1}
+        maxZoom={2}
+        proOptions={{ hideAttribution: true }}
         onlyRenderVisibleElements={graph.nodes.length > 120}
       >
         <Background gap={20} />

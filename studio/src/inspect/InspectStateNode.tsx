@@ -21,7 +21,11 @@ export function InspectStateNode(props: NodeProps<StateNodeView>) {
           ✕ {marks.refusal.event} refused: {marks.refusal.code}
         </div>
       )}
-      {marks?.visits !== undefined && marks.visits > 1 && <span className="inspect-visits" title="times entered">×{marks.visits}</span>}
+      {marks?.visits !== undefined && marks.visits > 1 && (
+        <span className="inspect-visits" title="times entered">
+          ×{marks.visits}
+        </span>
+      )}
     </>
   );
 }

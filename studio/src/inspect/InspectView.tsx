@@ -44,11 +44,17 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
   const marks = useMemo(() => graphMarks(graph, spec.id, events, index, view), [graph, spec.id, events, index, view]);
   const accepted = useMemo(() => {
     const liveMarks = graphMarks(graph, spec.id, [], -1, live);
-    return new Set(graph.edges.filter((e) => e.data.kind === 'on' && liveMarks.active.has(e.source) && e.data.key !== undefined).map((e) => e.data.key!));
+    return new Set(
+      graph.edges.filter((e) => e.data.kind === 'on' && liveMarks.active.has(e.source) && e.data.key !== undefined).map((e) => e.data.key!),
+    );
   }, [graph, spec.id, live]);
   // The newest state change shown: the one whose highlight is measured from its arrival.
   let changed = -1;
-  for (let i = index; i >= 0; i--) if (events[i]!.type === 'state.changed') { changed = i; break; }
+  for (let i = index; i >= 0; i--)
+    if (events[i]!.type === 'state.changed') {
+      changed = i;
+      break;
+    }
   const changedEvent = changed >= 0 ? events[changed] : undefined;
   const markKey = `${sessionId}:${changedEvent?.seq ?? 0}:${marks.refusal?.seq ?? 0}`;
   const onPainted = useCallback(() => {
@@ -96,15 +102,19 @@ export function InspectView({ machineId }: { machineId: string | undefined }) {
         {spec && served !== false && <StartSessionForm key={spec.id} spec={spec} />}
         <SessionsList />
       </div>
-      {spec && selected && (selectedMachine === undefined || selectedMachine === spec.id)
-        ? <SessionPane spec={spec} sessionId={selected} />
-        : (
-          <div className="inspect__center inspect__center--empty">
-            <p className="inspect-hint">{selected ? 'This session belongs to another machine; open that machine to see it on its graph.' : 'Start a session or pick one from the list.'}</p>
-            {/* ── History slot (an opened file shows here too). ── */}
-            <HistoryPanel />
-          </div>
-        )}
+      {spec && selected && (selectedMachine === undefined || selectedMachine === spec.id) ? (
+        <SessionPane spec={spec} sessionId={selected} />
+      ) : (
+        <div className="inspect__center inspect__center--empty">
+          <p className="inspect-hint">
+            {selected
+              ? 'This session belongs to another machine; open that machine to see it on its graph.'
+              : 'Start a session or pick one from the list.'}
+          </p>
+          {/* ── History slot (an opened file shows here too). ── */}
+          <HistoryPanel />
+        </div>
+      )}
     </main>
   );
 }

@@ -7,8 +7,17 @@ export function ModeSwitch() {
   return (
     <div className="mode-switch" role="tablist" aria-label="mode">
       {(['edit', 'inspect'] as const).map((m) => (
-        <button key={m} type="button" role="tab" aria-selected={mode === m} className={mode === m ? 'mode-switch__tab mode-switch__tab--on' : 'mode-switch__tab'}
-          onClick={() => setMode(m)} data-testid={`mode-${m}`}>{m === 'edit' ? 'Edit' : 'Inspect'}</button>
+        <button
+          key={m}
+          type="button"
+          role="tab"
+          aria-selected={mode === m}
+          className={mode === m ? 'mode-switch__tab mode-switch__tab--on' : 'mode-switch__tab'}
+          onClick={() => setMode(m)}
+          data-testid={`mode-${m}`}
+        >
+          {m === 'edit' ? 'Edit' : 'Inspect'}
+        </button>
       ))}
     </div>
   );

@@ -14,27 +14,61 @@ export function SessionControls({ sessionId, live }: { sessionId: string; live: 
   return (
     <section className="inspect-controls" aria-label="session controls">
       <div className="inspect-controls__line">
-        <span className={`status-chip status-chip--${live.status}`} data-testid="inspect-status">{live.status.replace('_', ' ')}</span>
-        <span className={`stream-state stream-state--${streamState}`} data-testid="inspect-stream-state" title="the live stream of this session's events">{streamState}</span>
-        <code className="inspect-controls__id" title="session id">{sessionId}</code>
-        <button type="button" disabled={FINISHED.has(live.status)} data-testid="inspect-cancel"
-          onClick={() => void runAction('Cancel', (client) => client.cancel(sessionId).then(() => undefined))}>Cancel session</button>
+        <span className={`status-chip status-chip--${live.status}`} data-testid="inspect-status">
+          {live.status.replace('_', ' ')}
+        </span>
+        <span
+          className={`stream-state stream-state--${streamState}`}
+          data-testid="inspect-stream-state"
+          title="the live stream of this session's events"
+        >
+          {streamState}
+        </span>
+        <code className="inspect-controls__id" title="session id">
+          {sessionId}
+        </code>
+        <button
+          type="button"
+          disabled={FINISHED.has(live.status)}
+          data-testid="inspect-cancel"
+          onClick={() => void runAction('Cancel', (client) => client.cancel(sessionId).then(() => undefined))}
+        >
+          Cancel session
+        </button>
       </div>
       {approval && (
         <fieldset className="inspect-approval" data-testid="inspect-approval" aria-label="pending approval">
           <strong>{approval.tool}</strong> waits for approval in <code>{approval.state}</code>
           <pre className="inspect-approval__args">{JSON.stringify(approval.args, null, 2)}</pre>
           <div className="inspect-approval__actions">
-            <button type="button" className="primary" data-testid="inspect-approve"
-              onClick={() => void runAction('Approve', (client) => client.approve(sessionId, approval.approvalId))}>Approve</button>
-            <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="reason (optional)" data-testid="inspect-reject-reason" />
-            <button type="button" data-testid="inspect-reject"
-              onClick={() => void runAction('Reject', (client) => client.reject(sessionId, approval.approvalId, reason || undefined))}>Reject</button>
+            <button
+              type="button"
+              className="primary"
+              data-testid="inspect-approve"
+              onClick={() => void runAction('Approve', (client) => client.approve(sessionId, approval.approvalId))}
+            >
+              Approve
+            </button>
+            <input
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder="reason (optional)"
+              data-testid="inspect-reject-reason"
+            />
+            <button
+              type="button"
+              data-testid="inspect-reject"
+              onClick={() => void runAction('Reject', (client) => client.reject(sessionId, approval.approvalId, reason || undefined))}
+            >
+              Reject
+            </button>
           </div>
         </fieldset>
       )}
       {lastAnswer && (
-        <p className={`inspect-answer inspect-answer--${lastAnswer.kind}`} data-testid="inspect-answer" data-code={lastAnswer.code ?? ''}>{lastAnswer.message}</p>
+        <p className={`inspect-answer inspect-answer--${lastAnswer.kind}`} data-testid="inspect-answer" data-code={lastAnswer.code ?? ''}>
+          {lastAnswer.message}
+        </p>
       )}
     </section>
   );

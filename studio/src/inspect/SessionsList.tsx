@@ -14,12 +14,19 @@ export function SessionsList() {
     <section className="inspect-sessions" aria-label="sessions">
       <header className="inspect-sessions__head">
         <h3>Sessions</h3>
-        <span className="inspect-hint" title="re-read every second">live</span>
+        <span className="inspect-hint" title="re-read every second">
+          live
+        </span>
       </header>
       <fieldset className="inspect-sessions__filter" aria-label="filter by status">
         {SESSION_STATUSES.map((status) => (
           <label key={status} className={`status-chip status-chip--${status}`}>
-            <input type="checkbox" checked={statusFilter.includes(status)} onChange={() => toggle(status)} data-testid={`inspect-filter-${status}`} />
+            <input
+              type="checkbox"
+              checked={statusFilter.includes(status)}
+              onChange={() => toggle(status)}
+              data-testid={`inspect-filter-${status}`}
+            />
             {status.replace('_', ' ')}
           </label>
         ))}
@@ -28,14 +35,33 @@ export function SessionsList() {
         {sessions.length === 0 && <li className="inspect-hint">No sessions{statusFilter.length > 0 ? ' with these statuses' : ''} yet.</li>}
         {sessions.map((s) => (
           <li key={s.sessionId}>
-            <button type="button" className={s.sessionId === selected ? 'inspect-session inspect-session--selected' : 'inspect-session'}
-              onClick={() => selectSession(s.sessionId)} data-testid="inspect-session" data-session-id={s.sessionId} data-status={s.status}>
+            <button
+              type="button"
+              className={s.sessionId === selected ? 'inspect-session inspect-session--selected' : 'inspect-session'}
+              onClick={() => selectSession(s.sessionId)}
+              data-testid="inspect-session"
+              data-session-id={s.sessionId}
+              data-status={s.status}
+            >
               <span className={`status-chip status-chip--${s.status}`}>{s.status.replace('_', ' ')}</span>
-              {s.status === 'needs_attention' && <span className="badge badge--error" title="a call's outcome is unknown or a result was refused: a person decides">needs attention</span>}
-              {s.awaitingApproval && <span className="badge badge--approval" data-testid="badge-approval" title="waits for APPROVE or REJECT">approval</span>}
-              <span className="inspect-session__id" title={s.sessionId}>{s.sessionId.slice(0, 8)}</span>
+              {s.status === 'needs_attention' && (
+                <span className="badge badge--error" title="a call's outcome is unknown or a result was refused: a person decides">
+                  needs attention
+                </span>
+              )}
+              {s.awaitingApproval && (
+                <span className="badge badge--approval" data-testid="badge-approval" title="waits for APPROVE or REJECT">
+                  approval
+                </span>
+              )}
+              <span className="inspect-session__id" title={s.sessionId}>
+                {s.sessionId.slice(0, 8)}
+              </span>
               <span className="inspect-session__machine">{s.machineId}</span>
-              <span className="inspect-session__times" title={`started ${new Date(s.createdAt).toLocaleString()}, last event ${new Date(s.updatedAt).toLocaleString()}`}>
+              <span
+                className="inspect-session__times"
+                title={`started ${new Date(s.createdAt).toLocaleString()}, last event ${new Date(s.updatedAt).toLocaleString()}`}
+              >
                 {timeText(s.createdAt).slice(0, 8)} · last {timeText(s.updatedAt).slice(0, 8)} · #{s.seq}
               </span>
             </button>

@@ -12,15 +12,28 @@ export function StartSessionForm({ spec }: { spec: FlowSpec }) {
   return (
     <section className="inspect-start" aria-label="start a session">
       <div className="inspect-start__line">
-        <button type="button" className="primary" data-testid="inspect-start" onClick={() => {
-          const { value, problems: found } = toValue(spec.context, values, { partial: true });
-          setProblems(found);
-          if (found.length === 0) void startSession(spec.id, value);
-        }}>Start session</button>
-        <button type="button" onClick={() => setOpen(!open)} data-testid="inspect-start-input" aria-expanded={open}>{open ? 'Hide input' : 'Input…'}</button>
+        <button
+          type="button"
+          className="primary"
+          data-testid="inspect-start"
+          onClick={() => {
+            const { value, problems: found } = toValue(spec.context, values, { partial: true });
+            setProblems(found);
+            if (found.length === 0) void startSession(spec.id, value);
+          }}
+        >
+          Start session
+        </button>
+        <button type="button" onClick={() => setOpen(!open)} data-testid="inspect-start-input" aria-expanded={open}>
+          {open ? 'Hide input' : 'Input…'}
+        </button>
       </div>
       {open && <FieldForm map={spec.context} values={values} onChange={setValues} testId="input" />}
-      {problems.map((p) => <p key={p.path} className="inspect-error">{p.path} {p.message}</p>)}
+      {problems.map((p) => (
+        <p key={p.path} className="inspect-error">
+          {p.path} {p.message}
+        </p>
+      ))}
     </section>
   );
 }

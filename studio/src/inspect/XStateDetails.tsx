@@ -31,22 +31,39 @@ export function XStateDetails({ sessionId, seq }: { sessionId: string; seq: numb
   const [loaded, setLoaded] = useState<Loaded>(undefined);
   useEffect(() => {
     let live = true;
-    currentClient().xstateRecords(sessionId, seq - 1).then(
-      (answer) => { if (live) setLoaded({ records: answer.records.filter((r) => r.afterSeq === seq - 1), dropped: answer.dropped }); },
-      (error: unknown) => { if (live) setLoaded({ error: describeFailure(error) }); },
-    );
-    return () => { live = false; };
+    currentClient()
+      .xstateRecords(sessionId, seq - 1)
+      .then(
+        (answer) => {
+          if (live) setLoaded({ records: answer.records.filter((r) => r.afterSeq === seq - 1), dropped: answer.dropped });
+        },
+        (error: unknown) => {
+          if (live) setLoaded({ error: describeFailure(error) });
+        },
+      );
+    return () => {
+      live = false;
+    };
   }, [sessionId, seq]);
   if (!loaded) return <p className="inspect-xstate muted">XState records…</p>;
   if ('error' in loaded) {
-    return <p className="inspect-xstate muted" data-testid="xstate-details" data-code={loaded.error.code}>XState records unavailable: {loaded.error.message} ({loaded.error.code})</p>;
+    return (
+      <p className="inspect-xstate muted" data-testid="xstate-details" data-code={loaded.error.code}>
+        XState records unavailable: {loaded.error.message} ({loaded.error.code})
+      </p>
+    );
   }
   return (
     <details className="inspect-xstate" data-testid="xstate-details" data-records={loaded.records.length}>
-      <summary>XState: {loaded.records.length === 0 ? 'nothing reported by this process for this event' : `${loaded.records.length} inspection records`}</summary>
+      <summary>
+        XState:{' '}
+        {loaded.records.length === 0 ? 'nothing reported by this process for this event' : `${loaded.records.length} inspection records`}
+      </summary>
       <ol>
         {loaded.records.map((record) => (
-          <li key={record.index} data-testid="xstate-record" data-type={record.type} data-root={record.actor.root ? 'true' : 'false'}>{recordLine(record)}</li>
+          <li key={record.index} data-testid="xstate-record" data-type={record.type} data-root={record.actor.root ? 'true' : 'false'}>
+            {recordLine(record)}
+          </li>
         ))}
       </ol>
       {loaded.records.length > 0 && <pre className="inspect-event__json">{JSON.stringify(loaded.records, null, 2)}</pre>}

@@ -19,7 +19,12 @@ export interface SessionStreamHandlers {
  * Events are handed over once per animation frame, so a long replay is one render, not thousands.
  * @returns a function that closes the stream
  */
-export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, afterSeq: number, handlers: SessionStreamHandlers): () => void {
+export function openSessionStream(
+  endpoint: RuntimeEndpoint,
+  sessionId: string,
+  afterSeq: number,
+  handlers: SessionStreamHandlers,
+): () => void {
   let lastSeq = afterSeq;
   let closed = false;
   let batch: RuntimeEvent[] = [];
@@ -54,7 +59,12 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
       flushQueued = true;
       // A frame, or 50 ms when the tab is hidden and frames stop.
       let done = false;
-      const once = () => { if (!done) { done = true; flush(); } };
+      const once = () => {
+        if (!done) {
+          done = true;
+          flush();
+        }
+      };
       requestAnimationFrame(once);
       setTimeout(once, 50);
     }
@@ -88,13 +98,16 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
     es.onopen = () => handlers.onState('open');
     // The runtime's `error` event shares its name with EventSource's connection errors: only a MessageEvent is data,
     // and a plain Event named `error` is the connection's.
-    const onMessage = (message: Event) => { if (message instanceof MessageEvent) accept(String(message.data)); };
+    const onMessage = (message: Event) => {
+      if (message instanceof MessageEvent) accept(String(message.data));
+    };
     // EventSource dispatches named events only to listeners of that name: one per event type the runtime writes.
     for (const type of RUNTIME_EVENT_TYPES) es.addEventListener(type, onMessage);
     es.onerror = (event) => {
       if (closed || source !== es || event instanceof MessageEvent) return;
       // CONNECTING: the browser reconnects by itself with Last-Event-ID. CLOSED: it gave up (204, or an error status).
-      if (es.readyState === EventSource.CONNECTING) handlers.onState('reconnecting', 'the connection dropped; the browser resumes after the last event');
+      if (es.readyState === EventSource.CONNECTING)
+        handlers.onState('reconnecting', 'the connection dropped; the browser resumes after the last event');
       else {
         es.close();
         source = undefined;
@@ -126,7 +139,11 @@ export function openSessionStream(endpoint: RuntimeEndpoint, sessionId: string, 
         throw refused;
       }
       handlers.onState('open');
-      const parser = createParser({ onEvent: (message) => { if (message.id !== undefined) accept(message.data); } });
+      const parser = createParser({
+        onEvent: (message) => {
+          if (message.id !== undefined) accept(message.data);
+        },
+      });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
         const { value, done } = await reader.read();

@@ -2,7 +2,7 @@ import type { RuntimeEvent } from '@flowing/protocol';
 
 const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const json = (value: unknown, max = 60) => clip(JSON.stringify(value) ?? 'undefined', max);
-const str = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const str = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 /** Dotted leaf paths of a state value, joined for one line (`active.idle`, `triage.{logs.done, metrics.wait}`). */
 export function stateText(value: unknown): string {
@@ -16,26 +16,46 @@ export function stateText(value: unknown): string {
 export function summarize(event: RuntimeEvent): string {
   const d = event.data;
   switch (event.type) {
-    case 'session.started': return `machine ${str(d.machineId)}${d.input ? `, input ${json(d.input)}` : ''}`;
-    case 'state.changed': return `→ ${stateText(d.state)} ← ${str(d.event) || '(init)'}${'context' in d ? ' · context changed' : ''}`;
-    case 'transition.rejected': return `${str(d.event)} refused in ${(d.states as string[] | undefined)?.join(', ') || '?'}: ${str(d.code)} — ${clip(str(d.reason), 100)}`;
-    case 'tool.started': return `${str(d.tool)}(${json(d.args)})${d.resumed ? ' (resumed)' : ''}`;
-    case 'tool.retry': return `${str(d.tool)} attempt ${str(d.attempt)} in ${str(d.delayMs)} ms: ${str((d.error as { code?: string } | undefined)?.code)}`;
-    case 'tool.completed': return `${str(d.tool)} → ${json(d.output)} (${str(d.durationMs)} ms)`;
-    case 'tool.failed': return `${str(d.tool)} failed: ${str((d.error as { code?: string } | undefined)?.code)} ${clip(str((d.error as { message?: string } | undefined)?.message ?? ''), 60)}`;
-    case 'tool.unknown_outcome': return `${str(d.tool)}: result never recorded — needs attention`;
-    case 'approval.requested': return `${str(d.tool)}(${json(d.args)}) waits for approval in ${str(d.state)}`;
-    case 'approval.decided': return `${str(d.decision)}: ${str(d.tool)}${d.reason ? ` — ${clip(str(d.reason), 60)}` : ''}`;
-    case 'llm.started': return `${str(d.kind)} on ${str(d.model ?? d.provider)}`;
-    case 'llm.completed': return `${str(d.kind)} → ${json(d.output)} (${str(d.latencyMs)} ms)`;
-    case 'llm.failed': return `${str(d.kind)} failed: ${str((d.error as { code?: string } | undefined)?.code)}`;
-    case 'agent.step': return clip(json(d, 100), 100);
-    case 'message.delta': return json(d.text, 80);
-    case 'message.complete': return clip(str(d.text), 100);
-    case 'error': return `${str(d.code)}: ${clip(str(d.message), 100)}${d.recoverable ? ' (recoverable)' : ''}`;
-    case 'session.cancelled': return clip(str(d.reason), 100);
-    case 'session.done': return `in ${stateText(d.state)}`;
-    default: return json(d, 100);
+    case 'session.started':
+      return `machine ${str(d.machineId)}${d.input ? `, input ${json(d.input)}` : ''}`;
+    case 'state.changed':
+      return `→ ${stateText(d.state)} ← ${str(d.event) || '(init)'}${'context' in d ? ' · context changed' : ''}`;
+    case 'transition.rejected':
+      return `${str(d.event)} refused in ${(d.states as string[] | undefined)?.join(', ') || '?'}: ${str(d.code)} — ${clip(str(d.reason), 100)}`;
+    case 'tool.started':
+      return `${str(d.tool)}(${json(d.args)})${d.resumed ? ' (resumed)' : ''}`;
+    case 'tool.retry':
+      return `${str(d.tool)} attempt ${str(d.attempt)} in ${str(d.delayMs)} ms: ${str((d.error as { code?: string } | undefined)?.code)}`;
+    case 'tool.completed':
+      return `${str(d.tool)} → ${json(d.output)} (${str(d.durationMs)} ms)`;
+    case 'tool.failed':
+      return `${str(d.tool)} failed: ${str((d.error as { code?: string } | undefined)?.code)} ${clip(str((d.error as { message?: string } | undefined)?.message ?? ''), 60)}`;
+    case 'tool.unknown_outcome':
+      return `${str(d.tool)}: result never recorded — needs attention`;
+    case 'approval.requested':
+      return `${str(d.tool)}(${json(d.args)}) waits for approval in ${str(d.state)}`;
+    case 'approval.decided':
+      return `${str(d.decision)}: ${str(d.tool)}${d.reason ? ` — ${clip(str(d.reason), 60)}` : ''}`;
+    case 'llm.started':
+      return `${str(d.kind)} on ${str(d.model ?? d.provider)}`;
+    case 'llm.completed':
+      return `${str(d.kind)} → ${json(d.output)} (${str(d.latencyMs)} ms)`;
+    case 'llm.failed':
+      return `${str(d.kind)} failed: ${str((d.error as { code?: string } | undefined)?.code)}`;
+    case 'agent.step':
+      return clip(json(d, 100), 100);
+    case 'message.delta':
+      return json(d.text, 80);
+    case 'message.complete':
+      return clip(str(d.text), 100);
+    case 'error':
+      return `${str(d.code)}: ${clip(str(d.message), 100)}${d.recoverable ? ' (recoverable)' : ''}`;
+    case 'session.cancelled':
+      return clip(str(d.reason), 100);
+    case 'session.done':
+      return `in ${stateText(d.state)}`;
+    default:
+      return json(d, 100);
   }
 }
 

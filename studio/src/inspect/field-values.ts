@@ -2,7 +2,9 @@ import type { FieldMap, FieldType } from '@flowing/spec';
 
 /** What a form holds for one field: text for text-like inputs, a boolean for checkboxes; nested maps for objects. */
 export type RawValue = string | boolean | RawValues;
-export interface RawValues { [field: string]: RawValue }
+export interface RawValues {
+  [field: string]: RawValue;
+}
 
 /** A field the form could not turn into a value, with the path that names it (`customer.tier`). */
 export interface FieldProblem {
@@ -32,14 +34,19 @@ export function initialValues(map: FieldMap | undefined): RawValues {
  * required one, a number that is not a number, or JSON that does not parse is a problem naming its path. With
  * `partial` (the start input: the machine fills defaults), empty required fields are left out too.
  */
-export function toValue(map: FieldMap | undefined, raw: RawValues, options: { partial?: boolean } = {}, prefix = ''): { value: Record<string, unknown>; problems: FieldProblem[] } {
+export function toValue(
+  map: FieldMap | undefined,
+  raw: RawValues,
+  options: { partial?: boolean } = {},
+  prefix = '',
+): { value: Record<string, unknown>; problems: FieldProblem[] } {
   const value: Record<string, unknown> = {};
   const problems: FieldProblem[] = [];
   for (const [name, type] of Object.entries(map ?? {})) {
     const path = prefix ? `${prefix}.${name}` : name;
     const given = raw[name];
     if (type.type === 'object' && type.fields) {
-      const nested = toValue(type.fields, (typeof given === 'object' ? given : {}), options, path);
+      const nested = toValue(type.fields, typeof given === 'object' ? given : {}, options, path);
       const empty = Object.keys(nested.value).length === 0;
       if (!empty || (!type.optional && !options.partial)) value[name] = nested.value;
       if (!empty || !type.optional) problems.push(...nested.problems);

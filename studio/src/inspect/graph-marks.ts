@@ -45,12 +45,19 @@ function kindOfEvent(eventType: string): { kind: TransitionKind; key?: string } 
 }
 
 /** Edge ids of the spec transitions behind the transitions XState reported. */
-export function takenEdges(graph: SpecGraph, machineId: string, transitions: readonly TakenTransition[], byPath = nodesByPath(graph)): string[] {
+export function takenEdges(
+  graph: SpecGraph,
+  machineId: string,
+  transitions: readonly TakenTransition[],
+  byPath = nodesByPath(graph),
+): string[] {
   const ids: string[] = [];
   for (const t of transitions) {
     const source = byPath.get(pathOfStateNodeId(t.source, machineId));
     if (source === undefined) continue;
-    const targets = new Set(t.targets.map((id) => byPath.get(pathOfStateNodeId(id, machineId))).filter((id): id is string => id !== undefined));
+    const targets = new Set(
+      t.targets.map((id) => byPath.get(pathOfStateNodeId(id, machineId))).filter((id): id is string => id !== undefined),
+    );
     const { kind, key } = kindOfEvent(t.event);
     const candidates = graph.edges.filter((e) => e.source === source && e.data.kind === kind && (key === undefined || e.data.key === key));
     // Among guarded branches, the one whose target was entered (a targetless one when nothing was entered).
@@ -80,7 +87,13 @@ function withAncestors(paths: readonly string[], byPath: Map<string, string>): {
  * The marks for the graph after `events[index]`: active states from the folded view, the transition that event took,
  * the path so far (visit and edge counts) and the refusal to show at the state that refused.
  */
-export function graphMarks(graph: SpecGraph, machineId: string, events: readonly RuntimeEvent[], index: number, view: SessionAt): GraphMarks {
+export function graphMarks(
+  graph: SpecGraph,
+  machineId: string,
+  events: readonly RuntimeEvent[],
+  index: number,
+  view: SessionAt,
+): GraphMarks {
   const byPath = nodesByPath(graph);
   const { all, leaves } = withAncestors(view.activeStates, byPath);
   const visits = new Map<string, number>();
@@ -103,9 +116,16 @@ export function graphMarks(graph: SpecGraph, machineId: string, events: readonly
   }
   // A refusal stays shown until the session moves on (the next state change after it).
   const rejection = view.lastRejection;
-  const refusal = rejection && rejection.seq > (lastStateChangeSeq(events, last) ?? 0)
-    ? { nodeIds: rejection.states.map((p) => byPath.get(p)).filter((id): id is string => id !== undefined), event: rejection.event ?? '(no type)', code: rejection.code, reason: rejection.reason, seq: rejection.seq }
-    : null;
+  const refusal =
+    rejection && rejection.seq > (lastStateChangeSeq(events, last) ?? 0)
+      ? {
+          nodeIds: rejection.states.map((p) => byPath.get(p)).filter((id): id is string => id !== undefined),
+          event: rejection.event ?? '(no type)',
+          code: rejection.code,
+          reason: rejection.reason,
+          seq: rejection.seq,
+        }
+      : null;
   return { active: all, activeLeaves: leaves, taken: new Set(taken), visits, edgeCounts, refusal };
 }
 

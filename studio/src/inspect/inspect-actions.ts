@@ -34,10 +34,16 @@ export async function refreshMachines(): Promise<void> {
 export async function refreshSessions(machineId: string | undefined): Promise<boolean> {
   const store = useInspect.getState();
   try {
-    const { sessions } = await currentClient().listSessions({ ...(machineId ? { machine: machineId } : {}), status: store.statusFilter, limit: 100 });
+    const { sessions } = await currentClient().listSessions({
+      ...(machineId ? { machine: machineId } : {}),
+      status: store.statusFilter,
+      limit: 100,
+    });
     // Only when something changed, so the list does not re-render on every poll.
     const before = useInspect.getState().sessions;
-    const same = before.length === sessions.length && before.every((s, i) => s.sessionId === sessions[i]!.sessionId && s.version === sessions[i]!.version);
+    const same =
+      before.length === sessions.length &&
+      before.every((s, i) => s.sessionId === sessions[i]!.sessionId && s.version === sessions[i]!.version);
     if (!same) store.setSessions(sessions);
     if (useInspect.getState().sourceError?.startsWith('RUNTIME_UNREACHABLE')) store.setSourceError(null);
     return true;
@@ -49,12 +55,16 @@ export async function refreshSessions(machineId: string | undefined): Promise<bo
 }
 
 /** Runs one user action and records its answer: applied, refused with the runtime's code, or failed. */
-export async function runAction(label: string, action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | undefined>): Promise<void> {
+export async function runAction(
+  label: string,
+  action: (client: RuntimeClient) => Promise<{ applied?: boolean; code?: string; message?: string } | undefined>,
+): Promise<void> {
   const store = useInspect.getState();
   store.setLastAnswer(null);
   try {
     const answer = await action(currentClient());
-    if (answer && answer.applied === false) store.setLastAnswer({ kind: 'refused', code: answer.code, message: `${label} refused: ${answer.code}: ${answer.message}` });
+    if (answer && answer.applied === false)
+      store.setLastAnswer({ kind: 'refused', code: answer.code, message: `${label} refused: ${answer.code}: ${answer.message}` });
     else store.setLastAnswer({ kind: 'ok', message: `${label}: done` });
   } catch (error) {
     const { code, message } = describeFailure(error);

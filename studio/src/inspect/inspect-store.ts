@@ -5,9 +5,7 @@ import { create } from 'zustand';
  * Where sessions come from: the runtime the studio server hosts for the project (`/api/runtime`), or a remote
  * `flowing serve` with its bearer token. The token lives in this store only (memory), never in localStorage.
  */
-export type RuntimeSource =
-  | { kind: 'embedded'; baseUrl: string }
-  | { kind: 'remote'; baseUrl: string; token: string };
+export type RuntimeSource = { kind: 'embedded'; baseUrl: string } | { kind: 'remote'; baseUrl: string; token: string };
 
 /** The embedded runtime's path on the studio server. */
 export const EMBEDDED_SOURCE: RuntimeSource = { kind: 'embedded', baseUrl: '/api/runtime' };
@@ -71,7 +69,17 @@ export const useInspect = create<InspectState & InspectActions>()((set, get) => 
   sourceError: null,
 
   setMode: (mode) => set({ mode }),
-  setSource: (source) => set({ source, runtimeMachines: null, sessions: [], selectedSessionId: null, events: [], cursor: null, sourceError: null, lastAnswer: null }),
+  setSource: (source) =>
+    set({
+      source,
+      runtimeMachines: null,
+      sessions: [],
+      selectedSessionId: null,
+      events: [],
+      cursor: null,
+      sourceError: null,
+      lastAnswer: null,
+    }),
   setRuntimeMachines: (runtimeMachines) => set({ runtimeMachines }),
   setLastAnswer: (lastAnswer) => set({ lastAnswer }),
   setSessions: (sessions) => set({ sessions }),

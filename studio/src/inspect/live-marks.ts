@@ -32,7 +32,11 @@ export function measureHighlight(seq: number, eventAt: number): void {
   requestAnimationFrame(() => {
     // The frame callback runs before paint; the next task runs after it.
     setTimeout(() => {
-      performance.measure('flowing:inspect:highlight', { start: arrived, end: performance.now(), detail: { seq, sinceEventMs: Date.now() - eventAt } });
+      performance.measure('flowing:inspect:highlight', {
+        start: arrived,
+        end: performance.now(),
+        detail: { seq, sinceEventMs: Date.now() - eventAt },
+      });
     }, 0);
   });
 }

@@ -27,11 +27,17 @@ export function routeAt<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, i
 async function send<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>, accept: string, acceptRefusal = false) {
   const method = key.slice(0, key.indexOf(' '));
   const body = input.body === undefined ? undefined : JSON.stringify(input.body);
-  return request('runtime', `the runtime at ${endpoint.baseUrl}`, routeAt(endpoint, key, input), {
-    method,
-    headers: runtimeHeaders(endpoint, { accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }),
-    body,
-  }, { acceptRefusal });
+  return request(
+    'runtime',
+    `the runtime at ${endpoint.baseUrl}`,
+    routeAt(endpoint, key, input),
+    {
+      method,
+      headers: runtimeHeaders(endpoint, { accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }),
+      body,
+    },
+    { acceptRefusal },
+  );
 }
 
 /**
@@ -39,13 +45,22 @@ async function send<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input
  * `acceptRefusal`: a refused send is an answer (`{ applied: false, code, message }`), not a failure.
  * @example const view = await callRoute(endpoint, 'GET /sessions/:id', { params: { id } });
  */
-export async function callRoute<K extends JsonRouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>, options: { acceptRefusal?: boolean } = {}): Promise<RouteResponse<K>> {
+export async function callRoute<K extends JsonRouteKey>(
+  endpoint: RuntimeEndpoint,
+  key: K,
+  input: RouteInput<K>,
+  options: { acceptRefusal?: boolean } = {},
+): Promise<RouteResponse<K>> {
   const { response, text } = await send(endpoint, key, input, 'application/json', options.acceptRefusal);
   return jsonOf<RouteResponse<K>>('runtime', response.status, text);
 }
 
 /** Calls a route that answers a file (export, case); the response, or an ApiError. */
-export async function fetchRouteText<K extends RouteKey>(endpoint: RuntimeEndpoint, key: K, input: RouteInput<K>): Promise<{ response: Response; text: string }> {
+export async function fetchRouteText<K extends RouteKey>(
+  endpoint: RuntimeEndpoint,
+  key: K,
+  input: RouteInput<K>,
+): Promise<{ response: Response; text: string }> {
   return send(endpoint, key, input, 'application/x-ndjson');
 }
 
@@ -59,20 +74,33 @@ export function runtimeClient(endpoint: RuntimeEndpoint) {
     listMachines: () => callRoute(endpoint, 'GET /machines', {}).then((r) => r.machines),
     listSessions: (query: { machine?: string; status?: readonly SessionStatus[]; limit?: number } = {}) =>
       callRoute(endpoint, 'GET /sessions', {
-        query: { ...(query.machine ? { machine: query.machine } : {}), ...(query.status && query.status.length > 0 ? { status: query.status } : {}), limit: query.limit ?? 100 },
+        query: {
+          ...(query.machine ? { machine: query.machine } : {}),
+          ...(query.status && query.status.length > 0 ? { status: query.status } : {}),
+          limit: query.limit ?? 100,
+        },
       }),
     getSession: (id: string) => callRoute(endpoint, 'GET /sessions/:id', { params: { id } }),
     /** One page of the log after `after`; `nextAfter` is set while more events follow. */
-    readEvents: (id: string, after = 0, limit = 1000) => callRoute(endpoint, 'GET /sessions/:id/events', { params: { id }, query: { after, limit } }),
+    readEvents: (id: string, after = 0, limit = 1000) =>
+      callRoute(endpoint, 'GET /sessions/:id/events', { params: { id }, query: { after, limit } }),
     createSession: (machine: string, input: Record<string, unknown>) => callRoute(endpoint, 'POST /sessions', { body: { machine, input } }),
     sendEvent: (id: string, event: { type: string } & Record<string, unknown>) =>
       callRoute(endpoint, 'POST /sessions/:id/events', { params: { id }, body: event }, { acceptRefusal: true }),
-    approve: (id: string, approvalId: string) => callRoute(endpoint, 'POST /sessions/:id/approve', { params: { id }, body: { approvalId } }, { acceptRefusal: true }),
+    approve: (id: string, approvalId: string) =>
+      callRoute(endpoint, 'POST /sessions/:id/approve', { params: { id }, body: { approvalId } }, { acceptRefusal: true }),
     reject: (id: string, approvalId: string, reason?: string) =>
-      callRoute(endpoint, 'POST /sessions/:id/reject', { params: { id }, body: { approvalId, ...(reason ? { reason } : {}) } }, { acceptRefusal: true }),
+      callRoute(
+        endpoint,
+        'POST /sessions/:id/reject',
+        { params: { id }, body: { approvalId, ...(reason ? { reason } : {}) } },
+        { acceptRefusal: true },
+      ),
     /** XState's own inspection records of the session that followed event `afterSeq` (see `XStateRecord`). */
-    xstateRecords: (id: string, afterSeq: number) => callRoute(endpoint, 'GET /sessions/:id/xstate', { params: { id }, query: { afterSeq } }),
-    cancel: (id: string) => callRoute(endpoint, 'POST /sessions/:id/cancel', { params: { id }, body: { reason: 'cancelled from the studio' } }),
+    xstateRecords: (id: string, afterSeq: number) =>
+      callRoute(endpoint, 'GET /sessions/:id/xstate', { params: { id }, query: { afterSeq } }),
+    cancel: (id: string) =>
+      callRoute(endpoint, 'POST /sessions/:id/cancel', { params: { id }, body: { reason: 'cancelled from the studio' } }),
   };
 }
 

@@ -12,7 +12,10 @@ export type Selection = { kind: 'state'; id: string } | { kind: 'transition'; id
 /** A message shown above the canvas; `conflict` offers Reload, `invalid` offers Save as draft. */
 export type Notice = { kind: 'info' | 'error' | 'conflict' | 'invalid'; message: string } | null;
 
-interface HistoryEntry { spec: FlowSpec; selection: Selection }
+interface HistoryEntry {
+  spec: FlowSpec;
+  selection: Selection;
+}
 
 export interface EditorState {
   machines: MachineSummary[];
@@ -75,12 +78,31 @@ function describe(err: unknown): string {
 
 /** The one editor store: the spec being edited, selection, undo/redo history, dirty flag and the server round trips. */
 export const useEditor = create<EditorState & EditorActions>()((set, get) => {
-  const validate = (spec: FlowSpec) => validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined }).problems;
+  const validate = (spec: FlowSpec) =>
+    validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined }).problems;
 
   return {
-    machines: [], tools: [], toolInfos: {}, machineId: undefined, spec: undefined, baseVersion: null, dirty: false,
-    past: [], future: [], selection: null, problems: [], codegenProblems: [], generated: undefined, showGenerated: false,
-    notice: null, busy: undefined, centerRequest: 0, fitRequest: 0, geometry: undefined, showShortcuts: false, lastCoalesce: undefined,
+    machines: [],
+    tools: [],
+    toolInfos: {},
+    machineId: undefined,
+    spec: undefined,
+    baseVersion: null,
+    dirty: false,
+    past: [],
+    future: [],
+    selection: null,
+    problems: [],
+    codegenProblems: [],
+    generated: undefined,
+    showGenerated: false,
+    notice: null,
+    busy: undefined,
+    centerRequest: 0,
+    fitRequest: 0,
+    geometry: undefined,
+    showShortcuts: false,
+    lastCoalesce: undefined,
 
     async init() {
       try {
@@ -110,7 +132,13 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       try {
         const doc = await api.getMachine(id);
         if (!doc.spec || typeof doc.spec !== 'object') {
-          set({ busy: undefined, notice: { kind: 'error', message: `${doc.file} is not valid JSON: ${doc.problems[0]?.message ?? ''}. Fix it in an editor, then reload.` } });
+          set({
+            busy: undefined,
+            notice: {
+              kind: 'error',
+              message: `${doc.file} is not valid JSON: ${doc.problems[0]?.message ?? ''}. Fix it in an editor, then reload.`,
+            },
+          });
           return;
         }
         let spec = doc.spec;
@@ -118,7 +146,12 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         try {
           geometry = await layoutMachine(spec);
         } catch (err) {
-          set({ notice: { kind: 'error', message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; states without a saved place are put in a row.` } });
+          set({
+            notice: {
+              kind: 'error',
+              message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; states without a saved place are put in a row.`,
+            },
+          });
         }
         const missing = statesWithoutLayout(spec);
         if (missing.length > 0) {
@@ -126,9 +159,20 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           spec = total === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
         }
         set({
-          machineId: id, spec, baseVersion: doc.version, dirty: false, past: [], future: [], selection: null,
-          problems: validate(spec), codegenProblems: [], generated: undefined, showGenerated: false, busy: undefined,
-          fitRequest: get().fitRequest + 1, geometry,
+          machineId: id,
+          spec,
+          baseVersion: doc.version,
+          dirty: false,
+          past: [],
+          future: [],
+          selection: null,
+          problems: validate(spec),
+          codegenProblems: [],
+          generated: undefined,
+          showGenerated: false,
+          busy: undefined,
+          fitRequest: get().fitRequest + 1,
+          geometry,
         });
       } catch (err) {
         set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
@@ -167,7 +211,10 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       });
       if (options.coalesce !== undefined) {
         clearTimeout(validateTimer);
-        validateTimer = setTimeout(() => { const current = get().spec; if (current) set({ problems: validate(current) }); }, VALIDATE_PAUSE_MS);
+        validateTimer = setTimeout(() => {
+          const current = get().spec;
+          if (current) set({ problems: validate(current) });
+        }, VALIDATE_PAUSE_MS);
       }
       return true;
     },
@@ -177,8 +224,14 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       const previous = past[past.length - 1];
       if (!previous || !spec) return;
       set({
-        spec: previous.spec, selection: previous.selection, past: past.slice(0, -1), future: [...future, { spec, selection }],
-        dirty: true, problems: validate(previous.spec), codegenProblems: [], lastCoalesce: undefined,
+        spec: previous.spec,
+        selection: previous.selection,
+        past: past.slice(0, -1),
+        future: [...future, { spec, selection }],
+        dirty: true,
+        problems: validate(previous.spec),
+        codegenProblems: [],
+        lastCoalesce: undefined,
       });
     },
 
@@ -187,8 +240,14 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       const next = future[future.length - 1];
       if (!next || !spec) return;
       set({
-        spec: next.spec, selection: next.selection, future: future.slice(0, -1), past: [...past, { spec, selection }],
-        dirty: true, problems: validate(next.spec), codegenProblems: [], lastCoalesce: undefined,
+        spec: next.spec,
+        selection: next.selection,
+        future: future.slice(0, -1),
+        past: [...past, { spec, selection }],
+        dirty: true,
+        problems: validate(next.spec),
+        codegenProblems: [],
+        lastCoalesce: undefined,
       });
     },
 
@@ -218,18 +277,36 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       try {
         const result = await api.saveMachine(machineId, spec, baseVersion, draft);
         set({
-          baseVersion: result.version, dirty: false, busy: undefined,
+          baseVersion: result.version,
+          dirty: false,
+          busy: undefined,
           // The picker shows each machine's validity: the saved file's problems replace the listed ones at once.
           machines: get().machines.map((m) => (m.id === machineId ? { ...m, version: result.version, problems: result.problems } : m)),
-          notice: { kind: 'info', message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.' },
+          notice: {
+            kind: 'info',
+            message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.',
+          },
         });
         return true;
       } catch (err) {
         if (hasCode(err, 'STUDIO_CONFLICT')) {
-          set({ busy: undefined, notice: { kind: 'conflict', message: 'The spec file changed on disk since you opened it. Reload it (your unsaved edits are dropped) or copy your changes first.' } });
+          set({
+            busy: undefined,
+            notice: {
+              kind: 'conflict',
+              message:
+                'The spec file changed on disk since you opened it. Reload it (your unsaved edits are dropped) or copy your changes first.',
+            },
+          });
         } else if (hasCode(err, 'STUDIO_SPEC_INVALID')) {
           const problems = (err.details.problems as SpecProblem[] | undefined) ?? [];
-          set({ busy: undefined, notice: { kind: 'invalid', message: `The spec has ${problems.filter((p) => p.severity === 'error').length || 'some'} error(s); fix them, or save it as a draft.` } });
+          set({
+            busy: undefined,
+            notice: {
+              kind: 'invalid',
+              message: `The spec has ${problems.filter((p) => p.severity === 'error').length || 'some'} error(s); fix them, or save it as a draft.`,
+            },
+          });
         } else {
           set({ busy: undefined, notice: { kind: 'error', message: `Save failed: ${describe(err)}` } });
         }
@@ -250,14 +327,24 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         const result = await api.generate(id);
         const errors = result.problems.filter((p) => p.severity === 'error');
         set({
-          generated: result, showGenerated: true, codegenProblems: result.problems, busy: undefined,
-          notice: errors.length > 0
-            ? { kind: 'error', message: `Generated with ${errors.length} type error(s); they are marked on the graph.` }
-            : { kind: 'info', message: `Generated ${result.files.length} file(s).` },
+          generated: result,
+          showGenerated: true,
+          codegenProblems: result.problems,
+          busy: undefined,
+          notice:
+            errors.length > 0
+              ? { kind: 'error', message: `Generated with ${errors.length} type error(s); they are marked on the graph.` }
+              : { kind: 'info', message: `Generated ${result.files.length} file(s).` },
         });
       } catch (err) {
         if (hasCode(err, 'STUDIO_SPEC_INVALID')) {
-          set({ busy: undefined, notice: { kind: 'error', message: 'Generate refused: the saved spec has errors. Fix the problems listed below, save, then generate.' } });
+          set({
+            busy: undefined,
+            notice: {
+              kind: 'error',
+              message: 'Generate refused: the saved spec has errors. Fix the problems listed below, save, then generate.',
+            },
+          });
         } else set({ busy: undefined, notice: { kind: 'error', message: `Generate failed: ${describe(err)}` } });
       }
     },
@@ -274,8 +361,14 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       }
     },
 
-    setNotice(notice) { set({ notice }); },
-    closeGenerated() { set({ showGenerated: false }); },
-    toggleShortcuts(show) { set({ showShortcuts: show ?? !get().showShortcuts }); },
+    setNotice(notice) {
+      set({ notice });
+    },
+    closeGenerated() {
+      set({ showGenerated: false });
+    },
+    toggleShortcuts(show) {
+      set({ showShortcuts: show ?? !get().showShortcuts });
+    },
   };
 });

@@ -1,7 +1,15 @@
 import type { FlowSpec } from '@flowing/spec';
 import {
-  computeGeometry, estimateLabel, LABEL_FONT_PX, LABEL_LINE_PX, LABEL_PAD_X, LABEL_PAD_Y, specToGraph,
-  type ElkLayouter, type LabelMeasure, type LayoutGeometry,
+  computeGeometry,
+  estimateLabel,
+  LABEL_FONT_PX,
+  LABEL_LINE_PX,
+  LABEL_PAD_X,
+  LABEL_PAD_Y,
+  specToGraph,
+  type ElkLayouter,
+  type LabelMeasure,
+  type LayoutGeometry,
 } from '../graph/index.ts';
 import type { LayoutRequest } from './layout.worker.ts';
 import LayoutWorker from './layout.worker.ts?worker';
@@ -62,8 +70,14 @@ export function layoutInWorker(spec: FlowSpec): Promise<LayoutGeometry> {
       reject(new Error(`STUDIO_LAYOUT_FAILED: the layout took longer than ${LAYOUT_TIMEOUT_MS / 1000} s`));
     }, LAYOUT_TIMEOUT_MS);
     waiting.set(id, {
-      resolve: (g) => { clearTimeout(timer); resolve(g); },
-      reject: (e) => { clearTimeout(timer); reject(e); },
+      resolve: (g) => {
+        clearTimeout(timer);
+        resolve(g);
+      },
+      reject: (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
     });
     try {
       const request: LayoutRequest = { id, spec, sizes };

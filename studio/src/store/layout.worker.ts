@@ -3,7 +3,11 @@ import type { FlowSpec } from '@flowing/spec';
 import { computeGeometry, estimateLabel, type ElkLayouter } from '../graph/index.ts';
 
 /** A layout request: the spec and the measured size of every label text (the worker has no page fonts to measure). */
-export interface LayoutRequest { id: number; spec: FlowSpec; sizes: Record<string, { width: number; height: number }> }
+export interface LayoutRequest {
+  id: number;
+  spec: FlowSpec;
+  sizes: Record<string, { width: number; height: number }>;
+}
 
 const Elk = ElkModule as unknown as new () => ElkLayouter;
 const elk = new Elk();

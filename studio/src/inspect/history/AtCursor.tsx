@@ -14,17 +14,28 @@ export function shortJson(value: unknown, space = 2): string {
  */
 export function AtCursor({ view }: { view: SessionAt }) {
   return (
-    <div className="history-at" data-testid="history-at" data-seq={view.seq} data-status={view.status} data-states={view.activeStates.join(' ')}>
+    <div
+      className="history-at"
+      data-testid="history-at"
+      data-seq={view.seq}
+      data-status={view.status}
+      data-states={view.activeStates.join(' ')}
+    >
       <div className="history-at__line">
         <span className={`history-status history-status--${view.status}`}>{view.status}</span>
         <span data-testid="history-at-states">{view.activeStates.length > 0 ? view.activeStates.join(', ') : '(no state yet)'}</span>
       </div>
       <div className="history-at__line" data-testid="history-pending-calls" data-count={view.pendingCalls.length}>
-        {view.pendingCalls.length === 0
-          ? <span className="muted">no call in flight</span>
-          : view.pendingCalls.map((c) => (
-            <span key={c.callId} className="history-pending">{c.kind} {c.name}{c.attempt > 1 ? ` (attempt ${c.attempt})` : ''}</span>
-          ))}
+        {view.pendingCalls.length === 0 ? (
+          <span className="muted">no call in flight</span>
+        ) : (
+          view.pendingCalls.map((c) => (
+            <span key={c.callId} className="history-pending">
+              {c.kind} {c.name}
+              {c.attempt > 1 ? ` (attempt ${c.attempt})` : ''}
+            </span>
+          ))
+        )}
         {view.approval && (
           <span className="history-pending" data-testid="history-approval">
             approval for {view.approval.tool}: {view.approval.decision ?? 'waiting'}

@@ -29,7 +29,9 @@ function useFileDrop(): boolean {
       if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
       setOver(true);
     };
-    const onLeave = (e: DragEvent) => { if (e.relatedTarget === null) setOver(false); };
+    const onLeave = (e: DragEvent) => {
+      if (e.relatedTarget === null) setOver(false);
+    };
     const onDrop = (e: DragEvent) => {
       const file = e.dataTransfer?.files[0];
       setOver(false);
@@ -82,11 +84,22 @@ export function FileControls() {
 
   return (
     <div className={`history-files${over ? ' is-drop-target' : ''}`} data-testid="history-files">
-      <button type="button" disabled={!sessionId || exporting} onClick={() => void exportSelected()} data-testid="export-session" title="Download this session as a .flowing.jsonl file">
+      <button
+        type="button"
+        disabled={!sessionId || exporting}
+        onClick={() => void exportSelected()}
+        data-testid="export-session"
+        title="Download this session as a .flowing.jsonl file"
+      >
         {exporting ? 'Exporting…' : 'Export'}
       </button>
       <SaveCase />
-      <button type="button" onClick={() => input.current?.click()} data-testid="open-session-file" title="Open a .flowing.jsonl file (or drop one here)">
+      <button
+        type="button"
+        onClick={() => input.current?.click()}
+        data-testid="open-session-file"
+        title="Open a .flowing.jsonl file (or drop one here)"
+      >
         Open file…
       </button>
       <input
@@ -104,7 +117,9 @@ export function FileControls() {
       {file && (
         <span className="history-file" data-testid="opened-file" data-session={file.header.sessionId} data-machine={file.header.machineId}>
           Offline: <strong>{file.name}</strong> — session {file.header.sessionId} of {file.header.machineId}
-          <button type="button" className="link" onClick={closeFile} data-testid="close-file">close</button>
+          <button type="button" className="link" onClick={closeFile} data-testid="close-file">
+            close
+          </button>
         </span>
       )}
       {over && <span className="history-drop-hint">Drop a session file to open it</span>}

@@ -72,9 +72,15 @@ export function ForkDialog({ sessionId, event, context }: { sessionId: string; e
             </label>
           ))}
         </div>
-        {error && <p className="field-error" role="alert" data-testid="fork-error" data-code={error.code}>{error.message} ({error.code})</p>}
+        {error && (
+          <p className="field-error" role="alert" data-testid="fork-error" data-code={error.code}>
+            {error.message} ({error.code})
+          </p>
+        )}
         <div className="dialog__buttons">
-          <button type="button" onClick={close}>Cancel</button>
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
           <button type="button" className="primary" disabled={busy} onClick={() => void submit()} data-testid="fork-submit">
             {busy ? 'Forking…' : 'Fork'}
           </button>

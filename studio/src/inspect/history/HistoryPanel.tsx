@@ -20,7 +20,9 @@ function ParentLink({ data }: { data: Record<string, unknown> | undefined }) {
   return (
     <span className="history-parent" data-testid="parent-link" data-parent={parentId} data-forked-at={forkedAt ?? ''}>
       forked from{' '}
-      <button type="button" className="link" onClick={() => useInspect.getState().selectSession(parentId)}>{parentId}</button>
+      <button type="button" className="link" onClick={() => useInspect.getState().selectSession(parentId)}>
+        {parentId}
+      </button>
       {forkedAt !== undefined && ` at seq ${forkedAt}`}
     </span>
   );
@@ -49,18 +51,34 @@ export function HistoryPanel() {
     // Choosing a runtime session leaves the file.
     if (sessionId !== null && useHistory.getState().file) useHistory.getState().setFile(null);
   }, [sessionId]);
-  useEffect(() => { if (file) measureFileAfterPaint(); }, [file]);
+  useEffect(() => {
+    if (file) measureFileAfterPaint();
+  }, [file]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new cursor or log is the trigger: the step is measured after the render that shows it
-  useEffect(() => { measureStepAfterPaint(); }, [index, events]);
+  useEffect(() => {
+    measureStepAfterPaint();
+  }, [index, events]);
 
   const forkEvent = forkAt === null ? undefined : events[forkAt];
   return (
-    <section className="inspect-history" data-testid="history-panel" aria-label="history" data-offline={file ? 'true' : 'false'} data-events={events.length}>
+    <section
+      className="inspect-history"
+      data-testid="history-panel"
+      aria-label="history"
+      data-offline={file ? 'true' : 'false'}
+      data-events={events.length}
+    >
       <div className="history-bar">
         <FileControls />
         <ParentLink data={events[0]?.type === 'session.started' ? events[0].data : undefined} />
         {sessionId && !file && (
-          <button type="button" disabled={index < 0} onClick={() => useHistory.getState().openFork(index)} data-testid="fork-here" title="Start a new session at the state and context of this event">
+          <button
+            type="button"
+            disabled={index < 0}
+            onClick={() => useHistory.getState().openFork(index)}
+            data-testid="fork-here"
+            title="Start a new session at the state and context of this event"
+          >
             Fork here
           </button>
         )}
@@ -73,14 +91,18 @@ export function HistoryPanel() {
       {error && (
         <p className="history-error" role="alert" data-testid="history-error" data-code={error.code}>
           {error.message} ({error.code})
-          <button type="button" className="link" onClick={() => useHistory.getState().setError(null)}>dismiss</button>
+          <button type="button" className="link" onClick={() => useHistory.getState().setError(null)}>
+            dismiss
+          </button>
         </p>
       )}
       {file && sessionId === null && <OfflineView drawn={fileGraph} />}
       <Scrubber offline={file !== null} />
       {events.length > 0 && <AtCursor view={view} />}
       {events.length > 0 && <Timeline events={events} index={index} />}
-      {forkEvent && sessionId && <ForkDialog key={forkAt} sessionId={sessionId} event={forkEvent} context={cache.at(events, forkAt!).context} />}
+      {forkEvent && sessionId && (
+        <ForkDialog key={forkAt} sessionId={sessionId} event={forkEvent} context={cache.at(events, forkAt!).context} />
+      )}
     </section>
   );
 }

@@ -19,12 +19,13 @@ export function OfflineView({ drawn }: { drawn: GraphSpec | null }) {
   const view = useSessionAt(events, index);
   const before = useSessionAt(events, index - 1);
   const graph = drawn ? graphOf(drawn.spec) : undefined;
-  const marks = useMemo(() => (graph && drawn ? graphMarks(graph, drawn.spec.id, events, index, view) : undefined), [graph, drawn, events, index, view]);
+  const marks = useMemo(
+    () => (graph && drawn ? graphMarks(graph, drawn.spec.id, events, index, view) : undefined),
+    [graph, drawn, events, index, view],
+  );
   return (
     <div className="history-offline" data-testid="offline-view">
-      <div className="history-offline__graph">
-        {drawn && <InspectGraph spec={drawn.spec} marks={marks} markKey={`file:${view.seq}`} />}
-      </div>
+      <div className="history-offline__graph">{drawn && <InspectGraph spec={drawn.spec} marks={marks} markKey={`file:${view.seq}`} />}</div>
       <div className="history-offline__side">
         <EventList />
         <ContextPanel view={view} before={before} events={events} index={index} />

@@ -17,7 +17,10 @@ export function defaultCaseName(sessionId: string): string {
 
 /** `reply, intent ,` → `['reply', 'intent']`. */
 function contextKeys(text: string): string[] {
-  return text.split(',').map((key) => key.trim()).filter((key) => key !== '');
+  return text
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
 }
 
 /** A refused case shows the parser's CASE_* code (`details.problem`), as `flowing test` would. */
@@ -34,7 +37,6 @@ function headerMachine(text: string): string | undefined {
   }
 }
 
-
 function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
   const sessionMachine = useInspect((s) => s.sessions.find((x) => x.sessionId === sessionId)?.machineId);
   const [name, setName] = useState(() => defaultCaseName(sessionId));
@@ -47,8 +49,15 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
     if (!sessionMachine) return;
     let live = true;
     // Only a hint: the save itself is refused with STUDIO_CASE_EXISTS when the name is taken.
-    api.listCases(sessionMachine).then((names) => { if (live) setExisting(names); }, () => undefined);
-    return () => { live = false; };
+    api.listCases(sessionMachine).then(
+      (names) => {
+        if (live) setExisting(names);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
   }, [sessionMachine]);
 
   const write = async (machineId: string, caseName: string, text: string, replace: boolean) => {
@@ -58,7 +67,13 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
       setExisting((names) => (names.includes(caseName) ? names : [...names, caseName].sort()));
     } catch (e) {
       if (hasCode(e, 'STUDIO_CASE_EXISTS') && !replace) {
-        setOutcome({ kind: 'exists', file: String(e.details.file ?? `machines/${machineId}/cases/${caseName}.case.jsonl`), machineId, name: caseName, text });
+        setOutcome({
+          kind: 'exists',
+          file: String(e.details.file ?? `machines/${machineId}/cases/${caseName}.case.jsonl`),
+          machineId,
+          name: caseName,
+          text,
+        });
       } else {
         setOutcome({ kind: 'error', ...coded(e) });
       }
@@ -94,37 +109,81 @@ function SaveCaseForm({ sessionId, onClose }: { sessionId: string; onClose: () =
     <form
       className="history-save-case"
       data-testid="save-case-form"
-      onSubmit={(e) => { e.preventDefault(); if (!busy) void save(); }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!busy) void save();
+      }}
     >
       <label>
         Case name{' '}
-        <input type="text" value={name} onChange={(e) => setName(e.currentTarget.value)} data-testid="save-case-name" spellCheck={false} size={22} />
+        <input
+          type="text"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          data-testid="save-case-name"
+          spellCheck={false}
+          size={22}
+        />
       </label>
       <label title="Final context keys the case compares, comma-separated; empty compares them all">
         Expect context{' '}
-        <input type="text" value={context} onChange={(e) => setContext(e.currentTarget.value)} data-testid="save-case-context" placeholder="all keys (or: reply, intent)" spellCheck={false} size={22} />
+        <input
+          type="text"
+          value={context}
+          onChange={(e) => setContext(e.currentTarget.value)}
+          data-testid="save-case-context"
+          placeholder="all keys (or: reply, intent)"
+          spellCheck={false}
+          size={22}
+        />
       </label>
       <button type="submit" className="primary" disabled={busy || name.trim() === ''} data-testid="save-case-submit">
         {busy ? 'Saving…' : 'Save'}
       </button>
-      <button type="button" onClick={onClose} data-testid="save-case-cancel">Close</button>
+      <button type="button" onClick={onClose} data-testid="save-case-cancel">
+        Close
+      </button>
       {existing.includes(name.trim()) && outcome?.kind !== 'exists' && outcome?.kind !== 'saved' && (
-        <span className="muted history-save-case__row" data-testid="save-case-taken">a case named {name.trim()} exists; saving asks before replacing it</span>
+        <span className="muted history-save-case__row" data-testid="save-case-taken">
+          a case named {name.trim()} exists; saving asks before replacing it
+        </span>
       )}
       {outcome?.kind === 'exists' && (
-        <span className="history-notice history-save-case__row" role="alert" data-testid="save-case-replace-prompt" data-file={outcome.file}>
+        <span
+          className="history-notice history-save-case__row"
+          role="alert"
+          data-testid="save-case-replace-prompt"
+          data-file={outcome.file}
+        >
           {outcome.file} exists. Replace?{' '}
-          <button type="button" disabled={busy} onClick={() => void replace(outcome)} data-testid="save-case-replace">Replace</button>{' '}
-          <button type="button" disabled={busy} onClick={() => setOutcome(null)} data-testid="save-case-keep">Keep it</button>
+          <button type="button" disabled={busy} onClick={() => void replace(outcome)} data-testid="save-case-replace">
+            Replace
+          </button>{' '}
+          <button type="button" disabled={busy} onClick={() => setOutcome(null)} data-testid="save-case-keep">
+            Keep it
+          </button>
         </span>
       )}
       {outcome?.kind === 'saved' && (
-        <span className="history-notice history-save-case__row" role="status" data-testid="save-case-message" data-kind="saved" data-file={outcome.file} data-replaced={String(outcome.replaced)}>
+        <span
+          className="history-notice history-save-case__row"
+          role="status"
+          data-testid="save-case-message"
+          data-kind="saved"
+          data-file={outcome.file}
+          data-replaced={String(outcome.replaced)}
+        >
           {outcome.replaced ? 'Replaced' : 'Saved'} {outcome.file} — run <code>flowing test {outcome.machineId}</code>
         </span>
       )}
       {outcome?.kind === 'error' && (
-        <span className="history-error history-save-case__row" role="alert" data-testid="save-case-message" data-kind="error" data-code={outcome.code}>
+        <span
+          className="history-error history-save-case__row"
+          role="alert"
+          data-testid="save-case-message"
+          data-kind="error"
+          data-code={outcome.code}
+        >
           {outcome.message} ({outcome.code})
         </span>
       )}
@@ -150,7 +209,13 @@ export function SaveCase() {
   if (!sessionId) return null;
   return (
     <span style={{ position: 'relative', whiteSpace: 'nowrap' }}>
-      <button type="button" disabled={open} onClick={() => setOpen(true)} data-testid="save-case" title="Save this session as a regression case (machines/<machine>/cases/<name>.case.jsonl) for flowing test">
+      <button
+        type="button"
+        disabled={open}
+        onClick={() => setOpen(true)}
+        data-testid="save-case"
+        title="Save this session as a regression case (machines/<machine>/cases/<name>.case.jsonl) for flowing test"
+      >
         Save as case…
       </button>
       {open && <SaveCaseForm key={sessionId} sessionId={sessionId} onClose={() => setOpen(false)} />}

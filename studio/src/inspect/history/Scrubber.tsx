@@ -21,8 +21,26 @@ export function Scrubber({ offline }: { offline: boolean }) {
   return (
     <div className="history-scrubber" data-testid="history-scrubber">
       <div className="history-scrubber__row">
-        <button type="button" aria-label="First event" title="First event (Home)" disabled={empty || index === 0} onClick={() => moveCursorTo(0)} data-testid="step-first">⏮</button>
-        <button type="button" aria-label="Step back" title="Step back (←)" disabled={empty || index === 0} onClick={() => stepBy(-1)} data-testid="step-back">◀</button>
+        <button
+          type="button"
+          aria-label="First event"
+          title="First event (Home)"
+          disabled={empty || index === 0}
+          onClick={() => moveCursorTo(0)}
+          data-testid="step-first"
+        >
+          ⏮
+        </button>
+        <button
+          type="button"
+          aria-label="Step back"
+          title="Step back (←)"
+          disabled={empty || index === 0}
+          onClick={() => stepBy(-1)}
+          data-testid="step-back"
+        >
+          ◀
+        </button>
         <input
           type="range"
           aria-label="Event"
@@ -33,23 +51,70 @@ export function Scrubber({ offline }: { offline: boolean }) {
           onChange={(e) => moveCursorTo(Number(e.currentTarget.value))}
           data-testid="scrubber"
         />
-        <button type="button" aria-label="Step forward" title="Step forward (→)" disabled={empty || index === events.length - 1} onClick={() => stepBy(1)} data-testid="step-forward">▶</button>
-        <button type="button" aria-label="Last event" title="Last event (End)" disabled={empty || index === events.length - 1} onClick={() => moveCursorTo(events.length - 1)} data-testid="step-last">⏭</button>
+        <button
+          type="button"
+          aria-label="Step forward"
+          title="Step forward (→)"
+          disabled={empty || index === events.length - 1}
+          onClick={() => stepBy(1)}
+          data-testid="step-forward"
+        >
+          ▶
+        </button>
+        <button
+          type="button"
+          aria-label="Last event"
+          title="Last event (End)"
+          disabled={empty || index === events.length - 1}
+          onClick={() => moveCursorTo(events.length - 1)}
+          data-testid="step-last"
+        >
+          ⏭
+        </button>
         {!offline && (
-          <button type="button" className={cursor === null ? 'is-live' : ''} disabled={cursor === null} onClick={() => useInspect.getState().setCursor(null)} data-testid="follow-live" title="Follow the live end">
+          <button
+            type="button"
+            className={cursor === null ? 'is-live' : ''}
+            disabled={cursor === null}
+            onClick={() => useInspect.getState().setCursor(null)}
+            data-testid="follow-live"
+            title="Follow the live end"
+          >
             Live
           </button>
         )}
-        <span className="history-scrubber__position" data-testid="cursor-position" data-index={index} data-seq={event?.seq ?? 0} data-type={event?.type ?? ''}>
+        <span
+          className="history-scrubber__position"
+          data-testid="cursor-position"
+          data-index={index}
+          data-seq={event?.seq ?? 0}
+          data-type={event?.type ?? ''}
+        >
           {empty ? 'no events' : `event ${index + 1} of ${events.length} · seq ${event!.seq} · ${event!.type}`}
         </span>
       </div>
       <fieldset className="history-scrubber__jumps" aria-label="Jump to">
         {JUMPS.map(({ target, label }) => (
           <span key={target} className="history-jump">
-            <button type="button" disabled={empty} onClick={() => jumpTo(target, -1)} data-testid={`jump-prev-${target}`} title={`Previous ${label}`}>‹</button>
+            <button
+              type="button"
+              disabled={empty}
+              onClick={() => jumpTo(target, -1)}
+              data-testid={`jump-prev-${target}`}
+              title={`Previous ${label}`}
+            >
+              ‹
+            </button>
             <span>{label}</span>
-            <button type="button" disabled={empty} onClick={() => jumpTo(target, 1)} data-testid={`jump-next-${target}`} title={`Next ${label}`}>›</button>
+            <button
+              type="button"
+              disabled={empty}
+              onClick={() => jumpTo(target, 1)}
+              data-testid={`jump-next-${target}`}
+              title={`Next ${label}`}
+            >
+              ›
+            </button>
           </span>
         ))}
       </fieldset>

@@ -40,44 +40,64 @@ function barTitle(bar: CallBar, events: readonly RuntimeEvent[]): string {
 }
 
 /** The lanes and bars: drawn once per log and axis (moving the cursor re-renders only the cursor line). */
-const Lanes = memo(function Lanes({ lanes, events, scale, selected, first, last }: {
-  lanes: TimelineLane[]; events: readonly RuntimeEvent[]; scale: Scale; selected: string | null; first: number; last: number;
+const Lanes = memo(function Lanes({
+  lanes,
+  events,
+  scale,
+  selected,
+  first,
+  last,
+}: {
+  lanes: TimelineLane[];
+  events: readonly RuntimeEvent[];
+  scale: Scale;
+  selected: string | null;
+  first: number;
+  last: number;
 }) {
   const end = events.length - 1;
   return (
     <>
       {lanes.map((lane) => (
         <div key={lane.key} className="tl-lane" data-testid="timeline-lane" data-lane={lane.key}>
-          <span className={`tl-lane__name tl-lane__name--${lane.kind}`} title={`${lane.kind} ${lane.name}`}>{lane.kind === 'approval' ? 'approve' : lane.kind} {lane.name}</span>
+          <span className={`tl-lane__name tl-lane__name--${lane.kind}`} title={`${lane.kind} ${lane.name}`}>
+            {lane.kind === 'approval' ? 'approve' : lane.kind} {lane.name}
+          </span>
           <div className="tl-lane__track">
-            {lane.bars.filter((bar) => bar.startIndex <= last && (bar.endIndex ?? end) >= first).map((bar) => {
-              const x0 = scale(bar.startIndex);
-              const x1 = scale(bar.endIndex ?? end);
-              const key = barKey(bar);
-              return (
-                <button
-                  key={key}
-                  type="button"
-                  className={`tl-bar tl-bar--${bar.kind} tl-bar--${bar.outcome}${selected === key ? ' is-selected' : ''}`}
-                  style={{ left: pct(x0), width: pct(Math.max(0, x1 - x0)) }}
-                  title={barTitle(bar, events)}
-                  data-testid="timeline-bar"
-                  data-call={bar.id}
-                  data-kind={bar.kind}
-                  data-name={bar.name}
-                  data-outcome={bar.outcome}
-                  data-start-index={bar.startIndex}
-                  onClick={() => {
-                    useHistory.getState().selectBar(key);
-                    moveCursorTo(bar.startIndex);
-                  }}
-                >
-                  {bar.retries.map((retry) => (
-                    <span key={retry.index} className="tl-bar__retry" style={{ left: pct(x1 > x0 ? (scale(retry.index) - x0) / (x1 - x0) : 0) }} />
-                  ))}
-                </button>
-              );
-            })}
+            {lane.bars
+              .filter((bar) => bar.startIndex <= last && (bar.endIndex ?? end) >= first)
+              .map((bar) => {
+                const x0 = scale(bar.startIndex);
+                const x1 = scale(bar.endIndex ?? end);
+                const key = barKey(bar);
+                return (
+                  <button
+                    key={key}
+                    type="button"
+                    className={`tl-bar tl-bar--${bar.kind} tl-bar--${bar.outcome}${selected === key ? ' is-selected' : ''}`}
+                    style={{ left: pct(x0), width: pct(Math.max(0, x1 - x0)) }}
+                    title={barTitle(bar, events)}
+                    data-testid="timeline-bar"
+                    data-call={bar.id}
+                    data-kind={bar.kind}
+                    data-name={bar.name}
+                    data-outcome={bar.outcome}
+                    data-start-index={bar.startIndex}
+                    onClick={() => {
+                      useHistory.getState().selectBar(key);
+                      moveCursorTo(bar.startIndex);
+                    }}
+                  >
+                    {bar.retries.map((retry) => (
+                      <span
+                        key={retry.index}
+                        className="tl-bar__retry"
+                        style={{ left: pct(x1 > x0 ? (scale(retry.index) - x0) / (x1 - x0) : 0) }}
+                      />
+                    ))}
+                  </button>
+                );
+              })}
           </div>
         </div>
       ))}
@@ -103,24 +123,50 @@ function CallDetails({ bar, events }: { bar: CallBar; events: readonly RuntimeEv
         <span className={`tl-outcome tl-outcome--${bar.outcome}`}>{bar.outcome.replace('_', ' ')}</span>
         <SeqLink index={bar.startIndex} events={events} label="start" />
         {bar.endIndex !== undefined && <SeqLink index={bar.endIndex} events={events} label="end" />}
-        <span>{duration === undefined ? 'still running at the end of the log' : `${duration} ms${bar.kind === 'approval' ? ' waited' : ''}`}</span>
-        {bar.kind === 'tool' && <span>{bar.attempts} attempt{bar.attempts === 1 ? '' : 's'}</span>}
+        <span>
+          {duration === undefined ? 'still running at the end of the log' : `${duration} ms${bar.kind === 'approval' ? ' waited' : ''}`}
+        </span>
+        {bar.kind === 'tool' && (
+          <span>
+            {bar.attempts} attempt{bar.attempts === 1 ? '' : 's'}
+          </span>
+        )}
         {bar.resumed && <span title="started again after a restart">resumed</span>}
       </div>
       {bar.retries.length > 0 && (
         <ol className="tl-details__retries">
           {bar.retries.map((retry) => (
             <li key={retry.index}>
-              <button type="button" className="link" onClick={() => moveCursorTo(retry.index)}>retry → attempt {retry.attempt}</button>
-              {' '}after {shortJson((retry.error as { code?: unknown })?.code ?? retry.error, 0)}{retry.delayMs !== undefined ? `, waited ${retry.delayMs} ms` : ''}
+              <button type="button" className="link" onClick={() => moveCursorTo(retry.index)}>
+                retry → attempt {retry.attempt}
+              </button>{' '}
+              after {shortJson((retry.error as { code?: unknown })?.code ?? retry.error, 0)}
+              {retry.delayMs !== undefined ? `, waited ${retry.delayMs} ms` : ''}
             </li>
           ))}
         </ol>
       )}
       <div className="tl-details__json">
-        {bar.input !== undefined && <div><span>{bar.kind === 'llm' ? 'model' : bar.kind === 'approval' ? 'arguments' : 'input'}</span><pre data-testid="call-input">{shortJson(bar.input)}</pre></div>}
-        {bar.output !== undefined && <div><span>{bar.kind === 'approval' ? 'decision' : 'output'}</span><pre data-testid="call-output">{shortJson(bar.output)}</pre></div>}
-        {bar.error !== undefined && <div><span>error</span><pre className="is-error" data-testid="call-error">{shortJson(bar.error)}</pre></div>}
+        {bar.input !== undefined && (
+          <div>
+            <span>{bar.kind === 'llm' ? 'model' : bar.kind === 'approval' ? 'arguments' : 'input'}</span>
+            <pre data-testid="call-input">{shortJson(bar.input)}</pre>
+          </div>
+        )}
+        {bar.output !== undefined && (
+          <div>
+            <span>{bar.kind === 'approval' ? 'decision' : 'output'}</span>
+            <pre data-testid="call-output">{shortJson(bar.output)}</pre>
+          </div>
+        )}
+        {bar.error !== undefined && (
+          <div>
+            <span>error</span>
+            <pre className="is-error" data-testid="call-error">
+              {shortJson(bar.error)}
+            </pre>
+          </div>
+        )}
       </div>
     </div>
   );
@@ -145,24 +191,39 @@ export function Timeline({ events, index }: { events: readonly RuntimeEvent[]; i
       <div className="history-timeline__head">
         <span>
           Calls ({bars.length})
-          {(first > 0 || last < events.length - 1) && <span className="muted" data-testid="timeline-window"> · events {first + 1}–{last + 1} of {events.length} (follows the cursor)</span>}
+          {(first > 0 || last < events.length - 1) && (
+            <span className="muted" data-testid="timeline-window">
+              {' '}
+              · events {first + 1}–{last + 1} of {events.length} (follows the cursor)
+            </span>
+          )}
         </span>
         <label>
           x axis{' '}
-          <select value={axis} onChange={(e) => useHistory.getState().setTimeAxis(e.currentTarget.value as 'events' | 'time')} aria-label="Timeline axis">
+          <select
+            value={axis}
+            onChange={(e) => useHistory.getState().setTimeAxis(e.currentTarget.value as 'events' | 'time')}
+            aria-label="Timeline axis"
+          >
             <option value="events">event order</option>
             <option value="time">time</option>
           </select>
         </label>
       </div>
-      {bars.length === 0
-        ? <p className="muted">No tool or model call in this log.</p>
-        : (
-          <div className="history-timeline__chart">
-            <Lanes lanes={lanes} events={events} scale={scale} selected={selected} first={first} last={last} />
-            {index >= 0 && <div className="tl-cursor" style={{ left: `calc(var(--tl-name-width) + (100% - var(--tl-name-width)) * ${scale(index).toFixed(5)})` }} data-testid="timeline-cursor" />}
-          </div>
-        )}
+      {bars.length === 0 ? (
+        <p className="muted">No tool or model call in this log.</p>
+      ) : (
+        <div className="history-timeline__chart">
+          <Lanes lanes={lanes} events={events} scale={scale} selected={selected} first={first} last={last} />
+          {index >= 0 && (
+            <div
+              className="tl-cursor"
+              style={{ left: `calc(var(--tl-name-width) + (100% - var(--tl-name-width)) * ${scale(index).toFixed(5)})` }}
+              data-testid="timeline-cursor"
+            />
+          )}
+        </div>
+      )}
       {selectedBar && <CallDetails bar={selectedBar} events={events} />}
     </div>
   );

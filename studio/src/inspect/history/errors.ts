@@ -17,7 +17,11 @@ export type HistoryErrorCode = keyof typeof HISTORY_ERROR_CODES;
 
 /** A coded failure of the inspector's history features; `message` names the place (line, field) and the fix. */
 export class HistoryError extends Error {
-  constructor(readonly code: HistoryErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(
+    readonly code: HistoryErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'HistoryError';
   }

@@ -10,7 +10,7 @@ export interface ForkField {
 
 /** How a value is shown for editing: a string as it is, anything else as JSON. */
 export function editText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 /** The dialog's fields for a context (top-level fields; a context that is not an object has none). */
@@ -35,7 +35,9 @@ export function pinnedPatch(fields: readonly ForkField[]): Record<string, unknow
     try {
       patch[field.name] = JSON.parse(field.text);
     } catch {
-      throw historyError('INSPECT_CONTEXT_NOT_JSON', `context.${field.name}: ${JSON.stringify(field.text.slice(0, 60))} is not JSON`, { field: field.name });
+      throw historyError('INSPECT_CONTEXT_NOT_JSON', `context.${field.name}: ${JSON.stringify(field.text.slice(0, 60))} is not JSON`, {
+        field: field.name,
+      });
     }
   }
   return Object.keys(patch).length > 0 ? patch : undefined;

@@ -18,8 +18,10 @@ export interface GraphSpec {
  */
 export async function graphSpecFor(machineId: string): Promise<GraphSpec | undefined> {
   const served = useInspect.getState().runtimeMachines?.find((m) => m.id === machineId);
-  if (served && served.spec && typeof served.spec === 'object') return { spec: served.spec as FlowSpec, specHash: served.specHash, from: 'runtime' };
+  if (served && served.spec && typeof served.spec === 'object')
+    return { spec: served.spec as FlowSpec, specHash: served.specHash, from: 'runtime' };
   const editor = useEditor.getState();
-  if (editor.machineId === machineId && editor.spec) return { spec: editor.spec, specHash: await browserSpecHash(editor.spec), from: 'editor' };
+  if (editor.machineId === machineId && editor.spec)
+    return { spec: editor.spec, specHash: await browserSpecHash(editor.spec), from: 'editor' };
   return undefined;
 }

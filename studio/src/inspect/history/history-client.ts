@@ -21,7 +21,11 @@ export async function exportSession(endpoint: RuntimeEndpoint, sessionId: string
  * the final context keys the case compares (none: all of them).
  * @example const text = await fetchSessionCase({ baseUrl: '/api/runtime' }, id, { name: 'refund-ok', context: ['reply'] })
  */
-export async function fetchSessionCase(endpoint: RuntimeEndpoint, sessionId: string, options: { name: string; context?: readonly string[] }): Promise<string> {
+export async function fetchSessionCase(
+  endpoint: RuntimeEndpoint,
+  sessionId: string,
+  options: { name: string; context?: readonly string[] },
+): Promise<string> {
   const query = { name: options.name, ...(options.context && options.context.length > 0 ? { context: options.context } : {}) };
   return (await fetchRouteText(endpoint, 'GET /sessions/:id/case', { params: { id: sessionId }, query })).text;
 }

@@ -34,16 +34,23 @@ export async function specNoticeFor(header: SessionFileHeader): Promise<{ notice
     return {
       drawn,
       notice: {
-        code: 'INSPECT_MACHINE_MISSING', fileSpecHash: header.specHash, currentSpecHash: null,
+        code: 'INSPECT_MACHINE_MISSING',
+        fileSpecHash: header.specHash,
+        currentSpecHash: null,
         message: `The file is a session of machine '${header.machineId}', which is not open${open ? ` (open: '${open}')` : ''}; the events and the scrubber work, the graph is not shown.`,
       },
     };
   }
   if (drawn.specHash === header.specHash) return { notice: null, drawn };
-  return { drawn, notice: {
-    code: 'INSPECT_SPEC_CHANGED', fileSpecHash: header.specHash, currentSpecHash: drawn.specHash,
-    message: `The session was recorded from another version of '${header.machineId}' (spec ${header.specHash.slice(0, 12)}, ${drawn.from === 'runtime' ? 'served' : 'open'} now ${drawn.specHash.slice(0, 12)}); the graph is not drawn, so it cannot show a wrong picture. The events and the scrubber still work.`,
-  } };
+  return {
+    drawn,
+    notice: {
+      code: 'INSPECT_SPEC_CHANGED',
+      fileSpecHash: header.specHash,
+      currentSpecHash: drawn.specHash,
+      message: `The session was recorded from another version of '${header.machineId}' (spec ${header.specHash.slice(0, 12)}, ${drawn.from === 'runtime' ? 'served' : 'open'} now ${drawn.specHash.slice(0, 12)}); the graph is not drawn, so it cannot show a wrong picture. The events and the scrubber still work.`,
+    },
+  };
 }
 
 /**
@@ -70,9 +77,16 @@ export async function openSessionText(text: string, name: string): Promise<boole
   history.setFile({ name, header: file.header, journalCount: file.journal.length });
   try {
     const { notice, drawn } = await specNoticeFor(file.header);
-    useHistory.getState().setFileGraph(notice ? null : drawn ?? null, notice);
+    useHistory.getState().setFileGraph(notice ? null : (drawn ?? null), notice);
   } catch (error) {
-    useHistory.getState().setFileGraph(null, { code: 'INSPECT_MACHINE_MISSING', fileSpecHash: file.header.specHash, currentSpecHash: null, message: `the machine could not be compared with the file: ${(error as Error).message}` });
+    useHistory
+      .getState()
+      .setFileGraph(null, {
+        code: 'INSPECT_MACHINE_MISSING',
+        fileSpecHash: file.header.specHash,
+        currentSpecHash: null,
+        message: `the machine could not be compared with the file: ${(error as Error).message}`,
+      });
   }
   return true;
 }
@@ -84,7 +98,9 @@ export async function openSessionFile(file: File): Promise<boolean> {
   try {
     text = await file.text();
   } catch (error) {
-    useHistory.getState().setError(noticeOf(historyError('INSPECT_FILE_EMPTY', `${file.name} could not be read (${(error as Error).message})`)));
+    useHistory
+      .getState()
+      .setError(noticeOf(historyError('INSPECT_FILE_EMPTY', `${file.name} could not be read (${(error as Error).message})`)));
     return false;
   }
   return openSessionText(text, file.name);
@@ -98,7 +114,9 @@ export async function openSessionUrl(path: string): Promise<boolean> {
   markFileStart();
   const history = useHistory.getState();
   if (!path.startsWith(INSPECT_FILE_PATH) || !/^[A-Za-z0-9/_.-]+$/.test(path)) {
-    history.setError(noticeOf(historyError('INSPECT_FILE_FETCH_FAILED', `${JSON.stringify(path.slice(0, 80))} is not a file this studio serves`)));
+    history.setError(
+      noticeOf(historyError('INSPECT_FILE_FETCH_FAILED', `${JSON.stringify(path.slice(0, 80))} is not a file this studio serves`)),
+    );
     return false;
   }
   let response: Response;

@@ -76,8 +76,16 @@ export function callBars(events: readonly RuntimeEvent[]): CallBar[] {
           return;
         }
         const bar: CallBar = {
-          id: text(d.callId), kind, name: kind === 'tool' ? text(d.tool) : text(d.kind), startIndex: index, startAt: event.at,
-          outcome: 'pending', attempts: 1, retries: [], input: kind === 'tool' ? d.args : d.model, resumed: d.resumed === true,
+          id: text(d.callId),
+          kind,
+          name: kind === 'tool' ? text(d.tool) : text(d.kind),
+          startIndex: index,
+          startAt: event.at,
+          outcome: 'pending',
+          attempts: 1,
+          retries: [],
+          input: kind === 'tool' ? d.args : d.model,
+          resumed: d.resumed === true,
         };
         bars.push(bar);
         open.set(key, bar);
@@ -87,7 +95,13 @@ export function callBars(events: readonly RuntimeEvent[]): CallBar[] {
         const bar = open.get(`tool:${text(d.callId)}`);
         if (!bar) return;
         const attempt = typeof d.attempt === 'number' ? d.attempt : bar.attempts + 1;
-        bar.retries.push({ index, at: event.at, attempt, ...(typeof d.delayMs === 'number' ? { delayMs: d.delayMs } : {}), error: d.error });
+        bar.retries.push({
+          index,
+          at: event.at,
+          attempt,
+          ...(typeof d.delayMs === 'number' ? { delayMs: d.delayMs } : {}),
+          error: d.error,
+        });
         bar.attempts = attempt;
         return;
       }
@@ -116,8 +130,16 @@ export function callBars(events: readonly RuntimeEvent[]): CallBar[] {
       }
       case 'approval.requested': {
         const bar: CallBar = {
-          id: text(d.approvalId), kind: 'approval', name: text(d.tool), startIndex: index, startAt: event.at,
-          outcome: 'pending', attempts: 1, retries: [], input: d.args, resumed: false,
+          id: text(d.approvalId),
+          kind: 'approval',
+          name: text(d.tool),
+          startIndex: index,
+          startAt: event.at,
+          outcome: 'pending',
+          attempts: 1,
+          retries: [],
+          input: d.args,
+          resumed: false,
         };
         bars.push(bar);
         open.set(`approval:${bar.id}`, bar);
