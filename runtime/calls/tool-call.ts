@@ -2,6 +2,7 @@ import type { ToolInvokeSpec } from '@flowing/spec';
 import { sleep } from '../deadline.ts';
 import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import { argsHash } from '../session/approvals.ts';
+import type { JournalEntry } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
 import type { CallContext, ToolCallInput } from './context.ts';
 import { backoffDelay } from './backoff.ts';
@@ -67,27 +68,25 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
   if (!parsed.ok) return failed(parsed.error, 0);
   const { deadline } = call;
   const startedAt = clock.now();
+  /** This call's journal entry: started, or completed with its outcome. */
+  const journal = (completed?: JournalEntry['completed']): JournalEntry =>
+    completed
+      ? { key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt, completed }
+      : { key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt };
   let release: (() => void) | undefined;
   try {
     // A free slot is taken at once; only a wait needs a signal (made then).
     release = (!deadline.isAborted && call.slots.tryAcquire()) || (await call.slots.acquire(deadline));
     const idempotencyKey = input.idempotencyKey ?? `${call.sessionId}:${key}`;
     call.crashPoint('before-append');
-    call.record({ key, kind: 'tool', name: tool.name, idempotent: canRetry, startedAt });
+    call.record(journal());
     call.emit('tool.started', { callId: key, tool: tool.name, args: parsed.args, idempotencyKey, resumed: recorded !== undefined });
     // A high-risk call waits too: its start and the approval it consumes are stored before it can pay out.
     await call.commit(!canRetry || tool.risk === 'high');
     if (deadline.isAborted) {
       // Cancelled while the start was being written: the tool never ran, and the journal says so.
       const error = { code: 'CANCELLED', message: `'${tool.name}' was cancelled before it ran` };
-      call.record({
-        key,
-        kind: 'tool',
-        name: tool.name,
-        idempotent: canRetry,
-        startedAt,
-        completed: { at: clock.now(), ok: false, error },
-      });
+      call.record(journal({ at: clock.now(), ok: false, error }));
       return await failed(error, 0, startedAt);
     }
     if (tool.risk === 'high') call.crashPoint('after-approval-persist');
@@ -98,14 +97,7 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
       try {
         const output = await attemptTool(tool, parsed.args, { idempotencyKey, deadline, timeoutMs, clock });
         call.crashPoint('after-effect-before-complete');
-        call.record({
-          key,
-          kind: 'tool',
-          name: tool.name,
-          idempotent: canRetry,
-          startedAt,
-          completed: { at: clock.now(), ok: true, output },
-        });
+        call.record(journal({ at: clock.now(), ok: true, output }));
         call.emit('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: clock.now() - startedAt });
         await call.commit(!canRetry);
         call.crashPoint('after-complete-before-transition');
@@ -122,14 +114,7 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
           // The request may have reached the service: say so, and never try again on our own.
           call.emit('tool.unknown_outcome', { callId: key, tool: tool.name, startedAt, reason: 'timeout' });
         }
-        call.record({
-          key,
-          kind: 'tool',
-          name: tool.name,
-          idempotent: canRetry,
-          startedAt,
-          completed: { at: clock.now(), ok: false, error },
-        });
+        call.record(journal({ at: clock.now(), ok: false, error }));
         return await failed(error, attempt, startedAt);
       }
     }
