@@ -57,10 +57,10 @@ export function fromLlm<TOutput extends Record<string, unknown>>(
 ): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
 export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
-// biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the precise types
 export function fromLlm(
   kind: 'classify' | 'extract' | 'generate' | 'agent',
   provider?: LlmProvider,
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the precise types
 ): ReturnType<typeof fromPromise<any, any>> {
   let llm: LlmProvider | undefined = provider;
   return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {

@@ -79,14 +79,12 @@ export async function openSessionText(text: string, name: string): Promise<boole
     const { notice, drawn } = await specNoticeFor(file.header);
     useHistory.getState().setFileGraph(notice ? null : (drawn ?? null), notice);
   } catch (error) {
-    useHistory
-      .getState()
-      .setFileGraph(null, {
-        code: 'INSPECT_MACHINE_MISSING',
-        fileSpecHash: file.header.specHash,
-        currentSpecHash: null,
-        message: `the machine could not be compared with the file: ${(error as Error).message}`,
-      });
+    useHistory.getState().setFileGraph(null, {
+      code: 'INSPECT_MACHINE_MISSING',
+      fileSpecHash: file.header.specHash,
+      currentSpecHash: null,
+      message: `the machine could not be compared with the file: ${(error as Error).message}`,
+    });
   }
   return true;
 }
