@@ -108,7 +108,14 @@ export class RunPool {
       const list = this.openWaiters.get(sessionId) ?? [];
       list.push(resolve);
       this.openWaiters.set(sessionId, list);
-      void this.queue.whenIdle(sessionId).then(resolve);
+      // Queued work that ends without opening a run (its lease refused) must not leave this waiter behind.
+      void this.queue.whenIdle(sessionId).then(() => {
+        const waiting = this.openWaiters.get(sessionId);
+        const at = waiting?.indexOf(resolve) ?? -1;
+        if (at >= 0) waiting!.splice(at, 1);
+        if (waiting?.length === 0) this.openWaiters.delete(sessionId);
+        resolve();
+      });
     });
   }
 
