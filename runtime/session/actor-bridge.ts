@@ -12,11 +12,11 @@ export type ProcessedEvent = { type: string } & Record<string, unknown>;
 /** What the bridge reports to its session. */
 export interface ActorBridgeListener {
   /** A macrostep ended in `snapshot`, caused by `cause`, taking `transitions` (none when nothing was taken). */
-  step(snapshot: AnyMachineSnapshot, cause: ProcessedEvent, transitions: TakenTransition[]): void;
+  onStep(snapshot: AnyMachineSnapshot, cause: ProcessedEvent, transitions: TakenTransition[]): void;
   /** A snapshot while a stored snapshot is restored (no step is taken then). */
-  restored(snapshot: AnyMachineSnapshot): void;
+  onRestored(snapshot: AnyMachineSnapshot): void;
   /** The actor threw or failed, while processing `cause`. */
-  error(thrown: unknown, cause: ProcessedEvent | undefined): void;
+  onActorError(thrown: unknown, cause: ProcessedEvent | undefined): void;
 }
 
 export interface ActorBridgeOptions {
@@ -168,10 +168,10 @@ export class ActorBridge {
       for (const taken of microstepTransitions(event)) this.microsteps.push(taken);
     } else if (event.type === '@xstate.snapshot') {
       const snapshot = event.snapshot as AnyMachineSnapshot;
-      if (this.restoringFlag) return this.listener.restored(snapshot);
+      if (this.restoringFlag) return this.listener.onRestored(snapshot);
       const transitions = this.microsteps;
       this.microsteps = [];
-      this.listener.step(snapshot, event.event as ProcessedEvent, transitions);
+      this.listener.onStep(snapshot, event.event as ProcessedEvent, transitions);
     }
   }
 
@@ -193,6 +193,6 @@ export class ActorBridge {
 
   private onError(thrown: unknown) {
     if (this.stoppedFlag) return;
-    this.listener.error(thrown, this.current);
+    this.listener.onActorError(thrown, this.current);
   }
 }

@@ -2,7 +2,8 @@ import type { AnyMachineSnapshot } from 'xstate';
 import type { FlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
-import { ActorBridge } from './actor-bridge.ts';
+import { ActorBridge, type ProcessedEvent } from './actor-bridge.ts';
+import type { TakenTransition } from '../xstate-adapter.ts';
 import { ApprovalWatch } from './approval-watch.ts';
 import { CallLedger } from './call-ledger.ts';
 import { compactSnapshot } from './compact.ts';
@@ -71,36 +72,9 @@ export class SessionRun {
     this.approvals = new ApprovalWatch(info, record.sessionId, record.approval);
     this.failures = new RunFailures(this);
     this.steps = new RunSteps(this, this.failures);
-    this.log = new RunLog(
-      host.store,
-      host.clock,
-      {
-        draft: () => this.draft(),
-        committed: (stored, events) => {
-          host.onCommitted?.(stored);
-          host.deliver(this.sessionId, events);
-        },
-        // The store's refusal is the definitive reason, even when a lost lease was noticed a moment before.
-        lost: (error) => {
-          this.abandon(error);
-          this.outcome = { kind: 'lost', error };
-        },
-      },
-      record,
-      journal,
-    );
-    this.calls = new CallLedger(
-      host,
-      {
-        sessionId: this.sessionId,
-        tools: info.definition.tools,
-        keyFor: (invokeId) => this.keyFor(invokeId),
-        approval: () => this.approvals.current,
-        consumeApproval: () => this.approvals.consume(),
-        needsAttention: (entry) => this.failures.unknownOutcome(entry),
-      },
-      this.log,
-    );
+    // The run is its collaborators' owner and listener itself: no closures are made per run.
+    this.log = new RunLog(host.store, host.clock, this, record, journal);
+    this.calls = new CallLedger(host, this, this.log);
     const inspect = host.inspect && {
       inspector: host.inspect,
       source: () => ({ sessionId: this.sessionId, machineId: info.definition.id, afterSeq: this.log.seq }),
@@ -115,12 +89,51 @@ export class SessionRun {
         calls: this.calls,
         ...(inspect ? { inspect } : {}),
       },
-      {
-        step: (snapshot, cause, transitions) => this.steps.step(snapshot, cause, transitions),
-        restored: (snapshot) => this.steps.restored(snapshot),
-        error: (thrown, cause) => this.failures.actorError(thrown, cause, this.applyingExternal),
-      },
+      this,
     );
+  }
+
+  /** RunLog: the commit is in the store. */
+  committed(stored: SessionRecord, events: readonly RuntimeEvent[]): void {
+    this.host.onCommitted?.(stored);
+    this.host.deliver(this.sessionId, events);
+  }
+
+  /** RunLog: the store refused a commit; its refusal is the outcome, even when a lost lease was noticed a moment before. */
+  lost(error: FlowError): void {
+    this.abandon(error);
+    this.outcome = { kind: 'lost', error };
+  }
+
+  /** CallLedger: the machine's tools. */
+  get tools() {
+    return this.info.definition.tools;
+  }
+
+  /** CallLedger: the session's approval now. */
+  approval(): ApprovalRecord | undefined {
+    return this.approvals.current;
+  }
+
+  consumeApproval(): void {
+    this.approvals.consume();
+  }
+
+  needsAttention(entry: JournalEntry): void {
+    this.failures.unknownOutcome(entry);
+  }
+
+  /** ActorBridge: a macrostep ended. */
+  onStep(snapshot: AnyMachineSnapshot, cause: ProcessedEvent, transitions: TakenTransition[]): void {
+    this.steps.step(snapshot, cause, transitions);
+  }
+
+  onRestored(snapshot: AnyMachineSnapshot): void {
+    this.steps.restored(snapshot);
+  }
+
+  onActorError(thrown: unknown, cause: ProcessedEvent | undefined): void {
+    this.failures.actorError(thrown, cause, this.applyingExternal);
   }
 
   get traceId(): string {
@@ -181,7 +194,7 @@ export class SessionRun {
   }
 
   /** The key of a call an invoked actor starts now: stable when the same snapshot is restored later. */
-  private keyFor(invokeId: string): string {
+  keyFor(invokeId: string): string {
     const restoring = this.actor.restoring;
     return (restoring ? this.log.stored.calls?.[invokeId] : undefined) ?? `${invokeId}@${restoring ? this.step : this.step + 1}`;
   }
@@ -192,7 +205,7 @@ export class SessionRun {
   }
 
   /** The record to write now; a context that breaks the spec reverts the step instead (see ContextCheck). */
-  private draft(): RecordDraft | undefined {
+  draft(): RecordDraft | undefined {
     if (!this.frozenSnapshot && this.actor.live) {
       const invalid = this.contextCheck.check(this.actor.snapshot!.context, this.step);
       if (invalid) {
