@@ -1,8 +1,8 @@
-import { getHeapSnapshot } from 'node:v8';
 import type { AnyActorRef } from 'xstate';
 import { createMemoryStore, createRuntime, type AnyMachineDefinition, type MemoryStore, type Runtime } from '@flowing/runtime';
 import { ensureTypeScriptLoader } from '../typescript-loader.ts';
 import { benchProvider } from './model.ts';
+import { dataHeap, settledHeap } from './retained-heap.ts';
 import { BENCH_MESSAGE, startBareXState } from './workload.ts';
 
 /** Whose sessions a heap child keeps: the Flowing runtime with the memory store, or bare XState actors. */
@@ -31,54 +31,6 @@ export interface HeapFigure {
    * persisted XState snapshot inside it), the event log and the journal; for bare XState the persisted snapshot.
    */
   stored: { record: number; snapshot: number; log: number; events: number; journal: number; calls: number };
-}
-
-function gcOrThrow(): () => void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  return gc;
-}
-
-async function settledHeap(): Promise<number> {
-  const gc = gcOrThrow();
-  for (let i = 0; i < 4; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    gc();
-  }
-  return process.memoryUsage().heapUsed;
-}
-
-/**
- * The heap after full GCs less what V8 keeps for compiled code (bytecode, optimized code, feedback vectors: heap
- * snapshot type `code`, and the weak lists of code depending on object shapes). V8 goes on compiling hot paths for
- * thousands of sessions after any short warm-up; that code is not memory a session holds.
- */
-async function dataHeap(): Promise<number> {
-  await settledHeap();
-  const chunks: string[] = [];
-  for await (const chunk of getHeapSnapshot().setEncoding('utf8')) chunks.push(chunk as string);
-  const snapshot = JSON.parse(chunks.join('')) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
-    nodes: number[];
-    strings: string[];
-  };
-  chunks.length = 0;
-  const {
-    node_fields: fields,
-    node_types: [types],
-  } = snapshot.snapshot.meta;
-  const width = fields.length;
-  const [type, name, size] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
-  const { nodes, strings } = snapshot;
-  let bytes = 0;
-  for (let i = 0; i < nodes.length; i += width) {
-    const kind = types[nodes[i + type]!];
-    // `native` and `synthetic` nodes are Node's objects outside the V8 heap (not in heapUsed either).
-    if (kind === 'code' || kind === 'native' || kind === 'synthetic') continue;
-    if (kind === 'hidden' && strings[nodes[i + name]!] === 'system / WeakArrayList') continue;
-    bytes += nodes[i + size]!;
-  }
-  return bytes;
 }
 
 async function measured(): Promise<Retained> {
