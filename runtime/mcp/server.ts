@@ -138,7 +138,11 @@ export async function closeMcpServers(): Promise<void> {
 }
 
 async function open(name: string, config: McpServerConfig): Promise<Connection> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch((error: unknown) => {
+    throw new FlowingError('MCP_UNAVAILABLE', `MCP tools need the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk`, {
+      cause: error,
+    });
+  });
   const client = new Client({ name: 'flowing', version: '1' });
   if ('url' in config) {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');

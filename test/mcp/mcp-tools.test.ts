@@ -7,6 +7,7 @@ import { closeMcpServers, mcpServer, mcpTool, snapshotServer } from '@flowing/ru
 import { parseSpecText } from '@flowing/spec';
 import { createCodegen, loadToolCatalog } from '../../codegen/index.ts';
 import { startHttpDocsServer } from '../helpers/mcp-server.ts';
+import { startStudioServer } from '../helpers/studio-server.ts';
 import { DOCS_DESK_SPEC, mcpProject, runCli, stdioServerEntry } from './fixture-project.ts';
 
 const SPEC_FILE = 'machines/docs-desk/docs-desk.flow.json';
@@ -47,6 +48,17 @@ describe('MCP servers as Flowing tools', () => {
     const catalog = await loadToolCatalog(project.dir);
     expect(catalog.docs_search_docs).toMatchObject({ risk: 'low', idempotent: true, mcp: { server: 'docs', tool: 'search_docs' } });
     expect(catalog.docs_delete_page).toMatchObject({ risk: 'high', idempotent: false, requiredInputFields: ['id'] });
+  });
+
+  it("lists the servers' tools in the studio's tool picker with their schemas and risk", async () => {
+    const studio = await startStudioServer({ rootDir: project.dir });
+    try {
+      const { tools } = (await (await fetch(`${studio.url}api/tools`)).json()) as { tools: Array<Record<string, any>> };
+      expect(tools.find((t) => t.name === 'docs_delete_page')).toMatchObject({ risk: 'high', file: 'mcp/docs.tools.ts' });
+      expect(tools.find((t) => t.name === 'docs_search_docs')?.inputSchema).toMatchObject({ required: ['query'] });
+    } finally {
+      await studio.close();
+    }
   });
 
   it('refuses a destructive MCP tool that a state runs without an approval', async () => {
