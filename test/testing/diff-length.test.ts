@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { diffCase, type CaseExpectation, type CaseStep, type Observation } from '@flowing/runtime/testing';
 
-const RECORDED: CaseStep[] = [{ state: 'idle' }, { tool: 'query_order', input: { order_id: 'A1' } }, { state: 'reply' }, { reply: 'shipped' }];
+const RECORDED: CaseStep[] = [
+  { state: 'idle' },
+  { tool: 'query_order', input: { order_id: 'A1' } },
+  { state: 'reply' },
+  { reply: 'shipped' },
+];
 
 function expectation(steps: CaseStep[]): CaseExpectation {
   return { type: 'expect', status: 'waiting', steps, context: {} };
