@@ -59,7 +59,7 @@ export function originGuard(options: ResolvedServerOptions): MiddlewareHandler[]
   };
   const answer = cors({
     origin: (origin) => (options.corsOrigins.has(origin) ? origin : null),
-    allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'],
     exposeHeaders: ['Retry-After'],
     maxAge: 600,
   });
