@@ -150,6 +150,19 @@ describe('runtime server: sessions over HTTP', () => {
     expect(sent.body.applied === false || sent.body.status === 'cancelled').toBe(true);
   });
 
+  it('escapes control, line-separator and bidi characters of an event type in the refusal message, as the CLI prints them', async () => {
+    server = await startTestServer([refusalMachine(gateTool().tool)]);
+    const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
+    const type = 'PAY\u202Egnp.exe\u2028\u001b[31m\u0085';
+    const refused = await server.call('POST', `/sessions/${created.sessionId}/events`, { body: { type } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('UNKNOWN_EVENT');
+    expect(refused.body.message).toContain(String.raw`'PAY\u202egnp.exe\u2028\u001b[31m\u0085'`);
+    expect(refused.body.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    const logged = (await server.store.readEvents(created.sessionId)).at(-1)!;
+    expect(logged.data).toMatchObject({ event: type, reason: refused.body.message });
+  });
+
   it('refuses to cancel a finished session with 409 and logs nothing: done (SESSION_FINISHED), cancelled (SESSION_CANCELLED)', async () => {
     server = await startTestServer([refusalMachine(gateTool().tool)]);
     const { body: done } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
