@@ -38,6 +38,8 @@ export interface RedisStoreOptions {
 export interface RedisDurability extends StoreDurability {
   appendonly: boolean;
   appendfsync?: string;
+  /** Without an append-only file: whether RDB snapshots are taken (`save` is not empty). */
+  snapshots?: boolean;
 }
 
 export interface RedisStore extends SessionStore {
@@ -225,9 +227,11 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       };
       let appendonly: boolean;
       let appendfsync: string | undefined;
+      let save: string | undefined;
       try {
         appendonly = (await read('appendonly')) === 'yes';
         appendfsync = appendonly ? await read('appendfsync') : undefined;
+        save = appendonly ? undefined : ((await read('save')) ?? '').trim();
       } catch (error) {
         // Managed Redis services often refuse CONFIG; say so rather than guess.
         if ((error as { code?: string }).code === 'STORE_CLOSED') throw error;
@@ -236,8 +240,13 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
           summary: "Redis durability: unknown (CONFIG GET refused); check the server's appendonly and appendfsync settings",
         };
       }
-      const summary = !appendonly ? 'Redis durability: snapshot only' : `Redis durability: append-only file, fsync ${appendfsync}`;
-      return { appendonly, ...(appendfsync ? { appendfsync } : {}), summary };
+      if (appendonly) return { appendonly, appendfsync, summary: `Redis durability: append-only file, fsync ${appendfsync}` };
+      // `save ''` turns RDB snapshots off: with no append-only file either, a Redis restart loses every session.
+      const snapshots = save !== '';
+      const summary = snapshots
+        ? 'Redis durability: snapshot only'
+        : 'Redis durability: no persistence (no RDB snapshots, no append-only file: a Redis restart loses every session)';
+      return { appendonly, snapshots, summary };
     },
     async close() {
       if (closed) return;
