@@ -18,7 +18,7 @@ import { Subscriptions } from './session/subscriptions.ts';
 import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
 import { createMemoryStore } from './store/memory.ts';
 
-export type { Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
+export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
 
 /**
  * A random UUID as one flat string. Node builds `randomUUID()` by concatenation, a rope of about fifteen pieces

@@ -16,6 +16,9 @@ export const RUNTIME_ERROR_CODES = {
   SESSION_NOT_FOUND: 'No session with this id exists in the store.',
   SESSION_NEEDS_ATTENTION: 'The session waits for a person (a call with an unknown outcome, or a result no branch takes).',
   BUSY: 'Another event of this session is being applied and the caller asked not to queue.',
+  IDEMPOTENCY_KEY_REUSED:
+    'The event id (Idempotency-Key) was sent before with another event; it is not applied (use a new id for a new event).',
+  INVALID_EVENT_ID: 'The event id (Idempotency-Key) is not 1-128 printable ASCII characters.',
   RUNTIME_SATURATED:
     "As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is 'refuse'; retry after details.retryAfterSeconds.",
   STEP_LIMIT: 'The session exceeded its maximum number of steps.',
