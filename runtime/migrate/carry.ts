@@ -52,7 +52,8 @@ export function migrationCommit(
 ): { request: CommitRequest; record: SessionRecord; event: RuntimeEvent } {
   const snapshot = { ...(record.snapshot as Record<string, unknown>), value: plan.value, context: plan.context };
   const next: SessionRecord = { ...record, specHash: plan.toVersion, version: record.version + 1, seq: record.seq + 1, snapshot, updatedAt: now };
-  if (record.approval) next.approval = { ...record.approval, state: plan.renamed[record.approval.state] ?? record.approval.state };
+  // An approval names its state by the node's own key, not by its path.
+  if (record.approval) next.approval = { ...record.approval, state: renamedKey(record.approval.state, plan.renamed) };
   const data: MigratedData = {
     fromVersion: plan.fromVersion,
     toVersion: plan.toVersion,
@@ -94,4 +95,9 @@ export async function carryOver(
   const { request, record: next, event } = migrationCommit(record, plan, options.now, options.fence);
   await store.commit(request);
   return { record: next, event };
+}
+
+function renamedKey(key: string, renamed: Record<string, string>): string {
+  for (const [from, to] of Object.entries(renamed)) if (from.split('.').at(-1) === key) return to.split('.').at(-1)!;
+  return key;
 }

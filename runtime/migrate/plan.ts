@@ -87,6 +87,7 @@ export function planContinuation(
       return stale([...reasons, { code: 'MIGRATION_HOOK_THREW', message: `the migration hook's context() threw: ${thrown}` }]);
     }
   }
+  context = fitContext(info, context);
   reasons.push(...contextReasons(info, context));
   reasons.push(...callReasons(record, info, journal, renamed));
   reasons.push(...timerReasons(record, info));
@@ -132,6 +133,37 @@ function nodeAt(root: AnyStateNode, path: string): AnyStateNode | undefined {
   return node;
 }
 
+/**
+ * The context with what the new version declares by default filled in (a field added with a default) and the fields
+ * it no longer declares left out (nothing reads them any more; the log keeps the context they were in).
+ */
+function fitContext(info: MachineInfo, context: unknown): unknown {
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return context;
+  const fields = info.definition.contextFields;
+  const defaults = initialContext(info);
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(context)) if (Object.hasOwn(fields, name)) out[name] = value;
+  for (const name of Object.keys(fields)) {
+    if (!Object.hasOwn(out, name) && defaults[name] !== undefined) out[name] = structuredClone(defaults[name]);
+  }
+  return out;
+}
+
+/**
+ * A new session's context without input: the declared defaults. Generated code keeps them in the machine's context
+ * factory (its contract lists types only), so they are read from there.
+ */
+function initialContext(info: MachineInfo): Record<string, unknown> {
+  const context = (info.definition.machine.config as { context?: unknown }).context;
+  try {
+    const value = typeof context === 'function' ? (context as (args: { input: object }) => unknown)({ input: {} }) : context;
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    // A hand-written factory that needs more than its input: no defaults to fill in.
+    return {};
+  }
+}
+
 function contextReasons(info: MachineInfo, context: unknown): StaleReason[] {
   const check = info.contextSchema.safeParse(context);
   if (check.success) return [];
@@ -144,7 +176,7 @@ function contextReasons(info: MachineInfo, context: unknown): StaleReason[] {
         ? `the context does not match the current context schema: ${issue.message}`
         : Object.hasOwn(given, top)
           ? `context field '${field}' changed type in the current version: ${issue.message}`
-          : `context field '${field}' is required in the current version and the session has none`;
+          : `context field '${field}' is required in the current version and the session has none (give it a default, or map it in a migration hook)`;
     return { code: 'STALE_CONTEXT_INVALID' as const, message, ...(top === '' ? {} : { field }) };
   });
 }
