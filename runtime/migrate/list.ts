@@ -1,21 +1,12 @@
-import { activeStatePaths } from '@flowing/protocol';
+import { activeStatePaths, type StaleInfo } from '@flowing/protocol';
 import type { MachineInfo } from '../session/machine-info.ts';
 import type { SessionRecord, SessionStore, SessionSummary } from '../store/types.ts';
 import { CONTINUING_STATUSES, planFor } from './carry.ts';
 import type { AnyMigrationHook } from './hook.ts';
-import type { StaleReason } from './plan.ts';
 
-/** Why a session recorded under another version does not continue on the served one, and whether a hook fixes it. */
-export interface StaleInfo {
-  fromVersion: string;
-  toVersion: string;
-  /** The active state paths as recorded. */
-  activeStates: string[];
-  reasons: StaleReason[];
-  /** True when the machine's migration hook carries it over (`flowing migrate` would). */
-  migratable: boolean;
-}
+export type { StaleInfo };
 
+/** A session listed by `staleSessions`: its summary and why it does not continue on the served version. */
 export type StaleSession = SessionSummary & { stale: StaleInfo };
 
 /** Where the listing finds machines and hooks. */

@@ -51,6 +51,8 @@ export type SessionEvent<TDef> = string extends EventOf<TDef>['type'] ? { type: 
 export interface SessionSnapshot {
   sessionId: string;
   machineId: string;
+  /** The version (spec hash) of the machine the session runs. */
+  specHash: string;
   traceId: string;
   status: SessionStatus;
   state: unknown;
