@@ -29,6 +29,7 @@ export const RUNTIME_ERROR_CODES = {
   STALE_CONTEXT_INVALID: "The session's context does not validate against the served version's context schema (a field changed type or is required now).",
   STALE_CALL_IN_FLIGHT: 'A call is in flight in a state whose invoke changed in the served version.',
   STALE_TIMER_CHANGED: "A pending `after` timer of the session is not declared in the served version (its delay or state changed).",
+  MIGRATION_HOOK_INVALID: "A machine's `migrate` export (its .impl.ts) is not a migration hook (the message names the field).",
   MIGRATION_HOOK_THREW: "The machine's migration hook threw while mapping the session's context.",
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
