@@ -109,9 +109,24 @@ program
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--limit <n>', 'most sessions to list (default 100)')
   .option('--json', 'print sessions as JSON lines')
-  .action(async (options: { status?: string; machine?: string; store?: string; limit?: string; json?: boolean }) => {
+  .option('--stale', 'only sessions recorded under another machine version that do not continue on the served one, with the reasons')
+  .action(async (options: { status?: string; machine?: string; store?: string; limit?: string; json?: boolean; stale?: boolean }) => {
+    if (options.stale) await ensureTypeScriptLoader();
     const { sessionsCommand } = await import('./serve/sessions.ts');
     process.exitCode = await sessionsCommand(options);
+  });
+
+program
+  .command('migrate')
+  .description("Carry sessions of an older machine version onto the served one (through each machine's `migrate` hook in its .impl.ts)")
+  .option('--dry-run', 'write nothing; print what would be migrated and what stays stale')
+  .option('--machine <id>', 'only sessions of this machine')
+  .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
+  .option('--json', 'print the report as JSON')
+  .action(async (options: { dryRun?: boolean; machine?: string; store?: string; json?: boolean }) => {
+    await ensureTypeScriptLoader();
+    const { migrateCommand } = await import('./serve/migrate.ts');
+    process.exitCode = await migrateCommand(options);
   });
 
 program
