@@ -387,7 +387,18 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         report('SPEC_LLM_INCOMPLETE', [...at, key], `a ${invoke.llm} call needs "${key}"`);
       }
     }
-    for (const key of ['labels', 'input', 'fields', 'prompt', 'system', 'tools', 'maxIterations', 'output', 'temperature', 'topP'] as const) {
+    for (const key of [
+      'labels',
+      'input',
+      'fields',
+      'prompt',
+      'system',
+      'tools',
+      'maxIterations',
+      'output',
+      'temperature',
+      'topP',
+    ] as const) {
       if (invoke[key] !== undefined && !allowed[invoke.llm].includes(key))
         report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
     }
@@ -411,8 +422,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       const here = typeof entry === 'string' ? [...at, 'tools', i] : [...at, 'tools', i, 'tool'];
       if (!checkToolName(name, here)) return;
       if (typeof entry !== 'string') checkBinding(entry.bind, toolInfo(options, name), [...at, 'tools', i, 'bind']);
-      if (options.tools && !toolInfo(options, name))
-        report('SPEC_UNKNOWN_TOOL', here, `tool '${name}' is not defined in tools/`);
+      if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', here, `tool '${name}' is not defined in tools/`);
       else if (toolInfo(options, name)?.risk === 'high')
         report(
           'SPEC_RISKY_TOOL_NOT_APPROVED',
@@ -456,7 +466,11 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     for (const [field, source] of Object.entries(bind)) {
       checkExpression(source, ['context'], [...at, field]);
       if (tool?.inputFields && !tool.inputFields.includes(field))
-        report('SPEC_UNKNOWN_TOOL_INPUT', [...at, field], `tool '${tool.name}' has no input field '${field}' to bind (it has: ${tool.inputFields.join(', ') || 'none'})`);
+        report(
+          'SPEC_UNKNOWN_TOOL_INPUT',
+          [...at, field],
+          `tool '${tool.name}' has no input field '${field}' to bind (it has: ${tool.inputFields.join(', ') || 'none'})`,
+        );
     }
   }
 

@@ -1,4 +1,12 @@
-import { agentToolName, LLM_KINDS, type FieldType, type InvokeSpec, type LlmInvokeSpec, type StateSpec, type ToolInvokeSpec } from '@flowing/spec';
+import {
+  agentToolName,
+  LLM_KINDS,
+  type FieldType,
+  type InvokeSpec,
+  type LlmInvokeSpec,
+  type StateSpec,
+  type ToolInvokeSpec,
+} from '@flowing/spec';
 import type { JsonSchema } from '../api.ts';
 import { setAt, setOutcomeTarget, type GraphEdge } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
