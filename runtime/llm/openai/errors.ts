@@ -45,7 +45,10 @@ export function mapOpenAIError(error: unknown, model: string): FlowingError {
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new FlowingError('LLM_FAILED', `the call to model '${model}' failed: ${message}`, { cause: error });
+  return new FlowingError('LLM_FAILED', `the call to model '${model}' failed: ${message}`, {
+    cause: error,
+    ...(isConnectionCut(error) ? { details: { transient: true } } : {}),
+  });
 }
 
 /** The wait the provider asks for: `retry-after-ms` (as `<n>ms`) over `retry-after` (seconds or an HTTP date). */
@@ -53,4 +56,11 @@ function retryAfterOf(error: APIError): string | undefined {
   const ms = error.headers?.get('retry-after-ms');
   if (ms && /^\d+$/.test(ms.trim())) return `${ms.trim()}ms`;
   return error.headers?.get('retry-after') ?? undefined;
+}
+
+/** A connection dropped under a response being read (fetch's `terminated`, a reset socket): worth another request. */
+function isConnectionCut(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
+  return (error instanceof TypeError && error.message === 'terminated') || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
 }
