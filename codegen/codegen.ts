@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '@flowing/spec';
-import { listStates } from '@flowing/spec';
+import { agentToolName, listStates } from '@flowing/spec';
 import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
 import { mcpModulesFor } from './mcp/modules.ts';
@@ -180,7 +180,7 @@ function missingTools(spec: FlowSpec, tools: ToolCatalog): Map<string, string[]>
   for (const { spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
-    const names = 'tool' in invoke ? [invoke.tool] : (invoke.tools ?? []);
+    const names = 'tool' in invoke ? [invoke.tool] : (invoke.tools ?? []).map(agentToolName);
     for (const name of names) {
       if (tools[name]) continue;
       const fields = new Set(missing.get(name) ?? []);

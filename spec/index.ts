@@ -21,6 +21,9 @@ export {
   type ActionBlock,
   type Position,
   type ScriptedRules,
+  type AgentToolSpec,
+  type BoundToolSpec,
+  agentToolName,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
