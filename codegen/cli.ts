@@ -1,7 +1,17 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
+import {
+  channelRoutes,
+  checkChannelProject,
+  escapeControlCharacters,
+  formatProblemLine,
+  parseSpecText,
+  pointer,
+  problemForJson,
+  stringifyJsonSafely,
+  type FlowSpec,
+} from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
@@ -69,6 +79,16 @@ function fileNameProblems(file: string, id: string): Finding[] {
   ];
 }
 
+/** Every spec of the project that parses, for the checks that span machines. */
+async function projectSpecs(rootDir: string): Promise<Array<{ file: string; spec: FlowSpec }>> {
+  const specs: Array<{ file: string; spec: FlowSpec }> = [];
+  for (const file of await findSpecFiles(rootDir)) {
+    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
+    if (spec) specs.push({ file, spec });
+  }
+  return specs;
+}
+
 /** `flowing validate [files] [--json]`: exit 0 when no errors, 1 when a spec has errors, 2 on usage errors. */
 export async function validateCommand(files: string[], options: { json?: boolean }, rootDir = process.cwd()): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
@@ -89,13 +109,26 @@ export async function validateCommand(files: string[], options: { json?: boolean
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
+  const specs: Array<{ file: string; spec: FlowSpec }> = [];
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
     const result = parseSpecText(text, { tools });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
+    if (result.spec) specs.push({ file, spec: result.spec });
   }
-  print(findings, options.json, { files: resolved.files });
+  // Channels are routed between machines: checked over every spec of the project, not one file at a time.
+  const everySpec = files.length === 0 ? specs : await projectSpecs(rootDir);
+  const fileOf = new Map(specs.map(({ file, spec }) => [spec.id, file]));
+  for (const problem of checkChannelProject(everySpec.map((s) => s.spec))) {
+    const file = fileOf.get(problem.machine);
+    if (file) findings.push({ file, code: problem.code, severity: 'error', path: pointer(...problem.path), message: problem.message });
+  }
+  const routes = channelRoutes(everySpec.map((s) => s.spec));
+  print(findings, options.json, { files: resolved.files, routes });
+  if (!options.json && routes.length > 0) {
+    process.stdout.write(`channel routes:\n${routes.map((r) => `  ${r.pattern} -> ${r.machine} (key: ${r.key})`).join('\n')}\n`);
+  }
   if (!options.json && findings.length === 0) process.stdout.write(`${resolved.files.length} spec(s) valid\n`);
   return findings.some((f) => f.severity === 'error') ? EXIT_PROBLEMS : EXIT_OK;
 }

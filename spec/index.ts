@@ -22,6 +22,7 @@ export {
   type Position,
   type ScriptedRules,
   type AgentToolSpec,
+  type EmitSpec,
   type BoundToolSpec,
   agentToolName,
 } from './schema.ts';
@@ -82,3 +83,4 @@ export {
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';
 export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';
+export { CHANNEL_PATTERN, LISTEN_PATTERN, channelEventType, channelRoutes, checkChannelProject, emitSites, listensTo, overlappingRoutes, patternsOverlap, routeOf, type ChannelProblem, type ChannelRoute, type EmitSite } from './channels.ts';
