@@ -1,11 +1,9 @@
-import { pointer, type ExpressionRoot, type InvokeSpec, type LlmInvokeSpec, type StateEntry, type ToolInvokeSpec } from '@flowing/spec';
+import { DEFAULT_AGENT_ITERATIONS, pointer, type ExpressionRoot, type InvokeSpec, type LlmInvokeSpec, type StateEntry, type ToolInvokeSpec } from '@flowing/spec';
 import { camelCase, eventWord, memberAccess, propertyKey } from '../names.ts';
 import { mapped, object, seq, type Doc, type Member } from './doc.ts';
 import { compileAt, templateDoc } from './expressions.ts';
 import { literalDoc, stringDoc } from './literal.ts';
 import { actionList, transitionDoc, type TransitionScope } from './transitions.ts';
-
-const DEFAULT_AGENT_ITERATIONS = 5;
 
 /** The actor names a machine's invokes use: one per tool, one per model kind and output type. */
 export interface ActorNames {
