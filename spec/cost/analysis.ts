@@ -30,8 +30,11 @@ export interface ScopeAnalysis {
   /** Nodes with no way on by themselves: they wait for an event, are final, or are dead ends. */
   sinks: Set<string>;
   loops: CostLoop[];
-  /** Worst cost from `from` to each end, with the worst steps per metric; `start` is the cost of getting to `from`. */
-  ends(from: string, start: CostStep): Array<{ end: string; cost: Cost; worst: Record<Metric, CostStep[]> }>;
+  /**
+   * Worst cost from `from` to each end, and the worst steps per metric (worked out when asked: most callers need the
+   * numbers only); `start` is the step that got to `from`.
+   */
+  ends(from: string, start: CostStep): Array<{ end: string; cost: Cost; worst: () => Record<Metric, CostStep[]> }>;
   /** Nodes reachable from `from` without an event. */
   reach(from: string): Set<string>;
 }
@@ -77,7 +80,12 @@ export function analyzeScope(context: GraphContext, scope: CostScope, statePoint
     loopOf.set(i, loop);
     return cost;
   });
-  const sinks = new Set(scope.nodes.filter((node) => !auto.some((edge) => edge.from === node)));
+  const autoFrom = new Map<string, CostEdge[]>();
+  for (const edge of auto) {
+    if (!autoFrom.has(edge.from)) autoFrom.set(edge.from, []);
+    autoFrom.get(edge.from)!.push(edge);
+  }
+  const sinks = new Set(scope.nodes.filter((node) => !autoFrom.has(node)));
 
   const memo = new Map<string, Record<Metric, { value: Float64Array; choice: Array<CostEdge | undefined> }>>();
   const toEnd = (end: string) => {
@@ -134,34 +142,37 @@ export function analyzeScope(context: GraphContext, scope: CostScope, statePoint
       const queue = [from];
       while (queue.length > 0) {
         const node = queue.pop()!;
-        for (const edge of auto) if (edge.from === node && !seen.has(edge.to)) (seen.add(edge.to), queue.push(edge.to));
+        for (const edge of autoFrom.get(node) ?? []) if (!seen.has(edge.to)) (seen.add(edge.to), queue.push(edge.to));
       }
       reachable.set(from, seen);
       return seen;
     },
     ends(from, start) {
-      const out: Array<{ end: string; cost: Cost; worst: Record<Metric, CostStep[]> }> = [];
+      const out: Array<{ end: string; cost: Cost; worst: () => Record<Metric, CostStep[]> }> = [];
       const fromComp = compOf.get(from);
       if (fromComp === undefined) return out;
       for (const end of sinks) {
         const table = toEnd(end);
         if (table.modelCalls.value[fromComp] === -Infinity) continue;
         const cost = { ...ZERO };
-        const worst = {} as Record<Metric, CostStep[]>;
-        for (const metric of METRICS) {
-          cost[metric] = start.cost[metric] + table[metric].value[fromComp]!;
-          const steps: CostStep[] = [start];
-          for (let c: number | undefined = fromComp; c !== undefined; ) {
-            const loop = loopOf.get(c);
-            if (loop) steps.push({ state: loop.states[0]!, at: loop.pointer, cost: loop.cost, loop: { states: loop.states, passes: loop.passes } });
-            if (c === compOf.get(end)) break;
-            const edge = table[metric].choice[c];
-            if (!edge) break;
-            steps.push(enteredStep(edge));
-            c = compOf.get(edge.to);
+        for (const metric of METRICS) cost[metric] = start.cost[metric] + table[metric].value[fromComp]!;
+        const worst = () => {
+          const steps = {} as Record<Metric, CostStep[]>;
+          for (const metric of METRICS) {
+            const path: CostStep[] = [start];
+            for (let c: number | undefined = fromComp; c !== undefined; ) {
+              const loop = loopOf.get(c);
+              if (loop) path.push({ state: loop.states[0]!, at: loop.pointer, cost: loop.cost, loop: { states: loop.states, passes: loop.passes } });
+              if (c === compOf.get(end)) break;
+              const edge = table[metric].choice[c];
+              if (!edge) break;
+              path.push(enteredStep(edge));
+              c = compOf.get(edge.to);
+            }
+            steps[metric] = path;
           }
-          worst[metric] = steps;
-        }
+          return steps;
+        };
         out.push({ end, cost, worst });
       }
       return out;

@@ -46,7 +46,7 @@ export interface MachineCost {
 }
 
 const START = '(start)';
-const PATH_SEARCH_LIMIT = 20_000;
+const PATH_SEARCH_LIMIT = 10_000;
 
 /**
  * The most a session of `spec` can cost, from the spec alone: for every turn and every path to a final state, the
@@ -165,14 +165,16 @@ interface Turn {
 }
 
 function rowsFor(analysis: ScopeAnalysis, from: string, event: string | undefined, target: string, start: CostStep): CostRow[] {
-  return analysis.ends(target, start).map(({ end, cost, worst }) => ({
-    from,
-    ...(event === undefined ? {} : { event }),
-    to: end,
-    cost,
-    states: worst.modelCalls.flatMap((step) => step.loop?.states ?? [step.state]),
-    worst,
-  }));
+  return analysis.ends(target, start).map(({ end, cost, worst }) => lazyRow({ from, ...(event === undefined ? {} : { event }), to: end, cost }, worst));
+}
+
+/** A row whose worst paths are worked out when first read: a large machine has many turns, and most are never shown. */
+function lazyRow(row: Omit<CostRow, 'states' | 'worst'>, worst: () => Record<Metric, CostStep[]>): CostRow {
+  let steps: Record<Metric, CostStep[]> | undefined;
+  return Object.defineProperties(row as CostRow, {
+    worst: { enumerable: true, get: () => (steps ??= worst()) },
+    states: { enumerable: true, get: () => (steps ??= worst()).modelCalls.flatMap((step) => step.loop?.states ?? [step.state]) },
+  });
 }
 
 function turnsOf(analysis: ScopeAnalysis, statePointer: (name: string) => string): { rows: CostRow[]; byKey: Map<string, Turn> } {
@@ -216,7 +218,24 @@ function pathsOf(analysis: ScopeAnalysis, turns: { byKey: Map<string, Turn> }, c
   if (!startTurn) return { paths: [], approximate: false };
   const isFinal = (node: string) => context.byName.get(node)?.type === 'final' || !analysis.scope.edges.some((edge) => edge.from === node);
   const all = [...turns.byKey.values()].filter((turn) => turn.key !== START);
+  const bySource = new Map<string, Turn[]>();
+  for (const turn of all) {
+    for (const source of turn.sources) {
+      if (!bySource.has(source)) bySource.set(source, []);
+      bySource.get(source)!.push(turn);
+    }
+  }
   const interrupts = all.filter((turn) => [...turn.sources].some((source) => !analysis.sinks.has(source)));
+  const cutsOf = new Map<string, Turn[]>();
+  const cutsDuring = (turn: Turn) => {
+    let cuts = cutsOf.get(turn.key);
+    if (!cuts) {
+      const passed = analysis.reach(turn.target);
+      cuts = interrupts.filter((cut) => [...cut.sources].some((source) => passed.has(source) && !analysis.sinks.has(source)));
+      cutsOf.set(turn.key, cuts);
+    }
+    return cuts;
+  };
   const best = new Map<string, { cost: Cost; trail: Record<Metric, Array<{ turn: Turn; row: CostRow | undefined }>> }>();
   let steps = 0;
   let approximate = false;
@@ -226,39 +245,56 @@ function pathsOf(analysis: ScopeAnalysis, turns: { byKey: Map<string, Turn> }, c
     for (const metric of METRICS) {
       if (acc[metric] > known.cost[metric]) {
         known.cost[metric] = acc[metric];
-        known.trail[metric] = trail;
+        known.trail[metric] = [...trail];
       }
     }
     best.set(node, known);
   };
-  // `before` is the cost up to the turn that led here (`turn`, ending with `row`).
-  const visit = (node: string, used: Set<string>, before: Cost, trail: Trail, turn: Turn, row: CostRow) => {
+  // Depth first with one `used` set and one trail, undone on the way back. `before` is the cost up to the turn that
+  // led here (`turn`, ending with `row`).
+  const used = new Set<string>([START]);
+  const trail: Trail = [];
+  const visit = (node: string, before: Cost, turn: Turn, row: CostRow) => {
     const acc = addCost(before, row.cost);
     if (++steps > PATH_SEARCH_LIMIT) {
       approximate = true;
       return;
     }
     if (isFinal(node)) record(node, acc, trail);
-    for (const next of all) {
+    for (const next of bySource.get(node) ?? []) {
       if (approximate) return;
-      if (used.has(next.key) || !next.sources.has(node)) continue;
-      const withNext = new Set(used).add(next.key);
-      for (const nextRow of next.rows) visit(nextRow.to, withNext, acc, [...trail, { turn: next, row: nextRow }], next, nextRow);
+      if (used.has(next.key)) continue;
+      used.add(next.key);
+      for (const nextRow of next.rows) {
+        trail.push({ turn: next, row: nextRow });
+        visit(nextRow.to, acc, next, nextRow);
+        trail.pop();
+      }
+      used.delete(next.key);
     }
     // The turn that led here may have been cut short by an event a state it passed handles.
-    const passed = analysis.reach(turn.target);
-    for (const cut of interrupts) {
+    for (const cut of cutsDuring(turn)) {
       if (approximate) return;
-      if (used.has(cut.key) || ![...cut.sources].some((source) => passed.has(source) && !analysis.sinks.has(source))) continue;
+      if (used.has(cut.key)) continue;
       const base = addCost(before, turn.max);
-      const withCut = new Set(used).add(cut.key);
-      const head: Trail = [...trail.slice(0, -1), { turn, row: undefined }];
-      for (const cutRow of cut.rows) visit(cutRow.to, withCut, base, [...head, { turn: cut, row: cutRow }], cut, cutRow);
+      used.add(cut.key);
+      const last = trail.pop()!;
+      trail.push({ turn, row: undefined });
+      for (const cutRow of cut.rows) {
+        trail.push({ turn: cut, row: cutRow });
+        visit(cutRow.to, base, cut, cutRow);
+        trail.pop();
+      }
+      trail.pop();
+      trail.push(last);
+      used.delete(cut.key);
     }
   };
   for (const row of startTurn.rows) {
     if (approximate) break;
-    visit(row.to, new Set([START]), ZERO, [{ turn: startTurn, row }], startTurn, row);
+    trail.push({ turn: startTurn, row });
+    visit(row.to, ZERO, startTurn, row);
+    trail.pop();
   }
   if (approximate) {
     const total = everyTurnOnce(turns);
@@ -268,18 +304,13 @@ function pathsOf(analysis: ScopeAnalysis, turns: { byKey: Map<string, Turn> }, c
       approximate,
     };
   }
-  const paths: CostRow[] = [];
-  for (const [to, { cost, trail }] of best) {
-    const worst = {} as Record<Metric, CostStep[]>;
-    for (const metric of METRICS) worst[metric] = trail[metric].flatMap(({ turn, row }) => (row ?? worstRow(turn, metric)).worst[metric]);
-    paths.push({
-      from: START,
-      to,
-      cost,
-      states: trail.modelCalls.flatMap(({ turn, row }) => (row ?? worstRow(turn, 'modelCalls')).states),
-      worst,
-    });
-  }
+  const paths = [...best].map(([to, { cost, trail }]) =>
+    lazyRow({ from: START, to, cost }, () => {
+      const worst = {} as Record<Metric, CostStep[]>;
+      for (const metric of METRICS) worst[metric] = trail[metric].flatMap(({ turn, row }) => (row ?? worstRow(turn, metric)).worst[metric]);
+      return worst;
+    }),
+  );
   return { paths, approximate };
 }
 
