@@ -95,7 +95,7 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_BUDGET_EXCEEDED: {
     severity: 'error',
     summary:
-      "A turn (or, with `budget.per: \"session\"`, a path to a final state) can cost more than the spec's `budget` allows; the pointer names the call that crosses it.",
+      'A turn (or, with `budget.per: "session"`, a path to a final state) can cost more than the spec\'s `budget` allows; the pointer names the call that crosses it.',
   },
   COST_UNBOUNDED: {
     severity: 'warning',

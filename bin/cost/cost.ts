@@ -46,12 +46,20 @@ export async function costCommand(machines: string[], options: { json?: boolean 
     const cost = computeCost(spec, { tools, resolveMachine });
     reports.push({ file, spec, cost, problems: [...cost.problems, ...budgetProblems(spec, cost)] });
   }
-  process.stdout.write(options.json ? stringifyJsonSafely({ machines: reports.map(reportForJson) }, 2) + '\n' : reports.map(reportText).join('\n'));
+  process.stdout.write(
+    options.json ? stringifyJsonSafely({ machines: reports.map(reportForJson) }, 2) + '\n' : reports.map(reportText).join('\n'),
+  );
   return reports.some((report) => report.problems.some((p) => p.severity === 'error')) ? EXIT_PROBLEMS : EXIT_OK;
 }
 
 function rowForJson(row: CostRow) {
-  return { from: row.from, ...(row.event === undefined ? {} : { event: row.event }), to: row.to, cost: costForJson(row.cost), states: row.states };
+  return {
+    from: row.from,
+    ...(row.event === undefined ? {} : { event: row.event }),
+    to: row.to,
+    cost: costForJson(row.cost),
+    states: row.states,
+  };
 }
 
 function reportForJson({ file, spec, cost, problems }: Report) {
@@ -93,7 +101,14 @@ function reportText({ file, spec, cost, problems }: Report): string {
   out += line('model calls', 'tool calls', 'tokens', cost.perTurn ? 'turn' : 'path');
   for (const row of cost.turns) out += costLine(row, turnText(row));
   if (cost.perTurn) {
-    out += line('', '', '', cost.approximate ? 'paths to a final state: too many to list, every turn counted once' : 'paths to a final state, each turn counted once');
+    out += line(
+      '',
+      '',
+      '',
+      cost.approximate
+        ? 'paths to a final state: too many to list, every turn counted once'
+        : 'paths to a final state, each turn counted once',
+    );
     for (const row of cost.paths) out += costLine(row, `→ ${row.to}: ${row.states.join(' → ')}`);
     out += costLine({ cost: cost.maximum.turn }, 'maximum per turn');
   }
@@ -102,7 +117,9 @@ function reportText({ file, spec, cost, problems }: Report): string {
     out += '  tokens are unbounded where a model call declares no maxTokens\n';
   }
   if (spec.budget) {
-    const limits = (['modelCalls', 'toolCalls', 'tokens'] as const).filter((m) => spec.budget![m] !== undefined).map((m) => `${m} ${spec.budget![m]}`);
+    const limits = (['modelCalls', 'toolCalls', 'tokens'] as const)
+      .filter((m) => spec.budget![m] !== undefined)
+      .map((m) => `${m} ${spec.budget![m]}`);
     out += `  budget: ${limits.join(', ')} per ${spec.budget.per ?? 'turn'}\n`;
   }
   for (const problem of problems) out += formatProblemLine(file, problem) + '\n';

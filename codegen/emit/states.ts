@@ -1,4 +1,12 @@
-import { DEFAULT_AGENT_ITERATIONS, pointer, type ExpressionRoot, type InvokeSpec, type LlmInvokeSpec, type StateEntry, type ToolInvokeSpec } from '@flowing/spec';
+import {
+  DEFAULT_AGENT_ITERATIONS,
+  pointer,
+  type ExpressionRoot,
+  type InvokeSpec,
+  type LlmInvokeSpec,
+  type StateEntry,
+  type ToolInvokeSpec,
+} from '@flowing/spec';
 import { camelCase, eventWord, memberAccess, propertyKey } from '../names.ts';
 import { mapped, object, seq, type Doc, type Member } from './doc.ts';
 import { compileAt, templateDoc } from './expressions.ts';

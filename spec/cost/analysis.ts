@@ -142,7 +142,11 @@ export function analyzeScope(context: GraphContext, scope: CostScope, statePoint
       const queue = [from];
       while (queue.length > 0) {
         const node = queue.pop()!;
-        for (const edge of autoFrom.get(node) ?? []) if (!seen.has(edge.to)) (seen.add(edge.to), queue.push(edge.to));
+        for (const edge of autoFrom.get(node) ?? []) {
+          if (seen.has(edge.to)) continue;
+          seen.add(edge.to);
+          queue.push(edge.to);
+        }
       }
       reachable.set(from, seen);
       return seen;
@@ -162,7 +166,13 @@ export function analyzeScope(context: GraphContext, scope: CostScope, statePoint
             const path: CostStep[] = [start];
             for (let c: number | undefined = fromComp; c !== undefined; ) {
               const loop = loopOf.get(c);
-              if (loop) path.push({ state: loop.states[0]!, at: loop.pointer, cost: loop.cost, loop: { states: loop.states, passes: loop.passes } });
+              if (loop)
+                path.push({
+                  state: loop.states[0]!,
+                  at: loop.pointer,
+                  cost: loop.cost,
+                  loop: { states: loop.states, passes: loop.passes },
+                });
               if (c === compOf.get(end)) break;
               const edge = table[metric].choice[c];
               if (!edge) break;
@@ -192,7 +202,9 @@ function shortestCycle(first: string, inner: readonly CostEdge[]): string[] {
         for (let at = node; at !== first; ) path.unshift((at = previous.get(at)!));
         return [...path, first];
       }
-      if (!previous.has(edge.to)) (previous.set(edge.to, node), queue.push(edge.to));
+      if (previous.has(edge.to)) continue;
+      previous.set(edge.to, node);
+      queue.push(edge.to);
     }
   }
   return [first, first];

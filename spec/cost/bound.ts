@@ -88,7 +88,10 @@ function costOf(spec: FlowSpec, options: CostOptions, memo: Map<string, MachineC
           const start = analysis.scope.start;
           if (start) {
             const ends = analysis.ends(start.to, { state: start.to, at: statePointer(start.to), cost: start.cost });
-            regionCost = addCost(regionCost, ends.reduce((sum, end) => maxCost(sum, end.cost), ZERO));
+            regionCost = addCost(
+              regionCost,
+              ends.reduce((sum, end) => maxCost(sum, end.cost), ZERO),
+            );
           }
         }
         cost = addCost(cost, regionCost);
@@ -165,7 +168,9 @@ interface Turn {
 }
 
 function rowsFor(analysis: ScopeAnalysis, from: string, event: string | undefined, target: string, start: CostStep): CostRow[] {
-  return analysis.ends(target, start).map(({ end, cost, worst }) => lazyRow({ from, ...(event === undefined ? {} : { event }), to: end, cost }, worst));
+  return analysis
+    .ends(target, start)
+    .map(({ end, cost, worst }) => lazyRow({ from, ...(event === undefined ? {} : { event }), to: end, cost }, worst));
 }
 
 /** A row whose worst paths are worked out when first read: a large machine has many turns, and most are never shown. */
@@ -196,7 +201,15 @@ function turnsOf(analysis: ScopeAnalysis, statePointer: (name: string) => string
     const cost = edges.reduce((sum, edge) => maxCost(sum, edge.cost), ZERO);
     const rows = rowsFor(analysis, first.declaredBy, first.key, first.to, { state: first.to, at: first.pointer, cost });
     const sources = new Set(edges.map((edge) => edge.from));
-    byKey.set(key, { key, from: first.declaredBy, ...(first.key === undefined ? {} : { event: first.key }), sources, target: first.to, rows, max: maxOfRows(rows) });
+    byKey.set(key, {
+      key,
+      from: first.declaredBy,
+      ...(first.key === undefined ? {} : { event: first.key }),
+      sources,
+      target: first.to,
+      rows,
+      max: maxOfRows(rows),
+    });
   }
   return { rows: [...byKey.values()].flatMap((turn) => turn.rows), byKey };
 }
@@ -213,7 +226,11 @@ function everyTurnOnce(turns: { byKey: Map<string, Turn> }): Cost {
  * Paths from the start to each final state as chains of turns, each turn at most once. A turn may be cut short by an
  * event a busy state handles (CANCEL while a call runs): that counts the whole interrupted turn, then the event's.
  */
-function pathsOf(analysis: ScopeAnalysis, turns: { byKey: Map<string, Turn> }, context: GraphContext): { paths: CostRow[]; approximate: boolean } {
+function pathsOf(
+  analysis: ScopeAnalysis,
+  turns: { byKey: Map<string, Turn> },
+  context: GraphContext,
+): { paths: CostRow[]; approximate: boolean } {
   const startTurn = turns.byKey.get(START);
   if (!startTurn) return { paths: [], approximate: false };
   const isFinal = (node: string) => context.byName.get(node)?.type === 'final' || !analysis.scope.edges.some((edge) => edge.from === node);
@@ -241,7 +258,10 @@ function pathsOf(analysis: ScopeAnalysis, turns: { byKey: Map<string, Turn> }, c
   let approximate = false;
   type Trail = Array<{ turn: Turn; row: CostRow | undefined }>;
   const record = (node: string, acc: Cost, trail: Trail) => {
-    const known = best.get(node) ?? { cost: { modelCalls: -1, toolCalls: -1, tokens: -1 }, trail: { modelCalls: [], toolCalls: [], tokens: [] } };
+    const known = best.get(node) ?? {
+      cost: { modelCalls: -1, toolCalls: -1, tokens: -1 },
+      trail: { modelCalls: [], toolCalls: [], tokens: [] },
+    };
     for (const metric of METRICS) {
       if (acc[metric] > known.cost[metric]) {
         known.cost[metric] = acc[metric];

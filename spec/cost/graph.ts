@@ -158,17 +158,20 @@ export function buildScope(context: GraphContext, root: StateEntry | undefined):
   for (const node of nodes) {
     // Its own transitions and those of every enclosing state up to the scope's root.
     for (let at: StateEntry | undefined = node; at && within(at, root); at = at.parent) {
-      for (const site of sitesOf(at, OWN)) site.transitions.forEach((_, i) => add(edgeFor(context, node, at!, site, i, root, kindOverride)));
+      for (const site of sitesOf(at, OWN))
+        site.transitions.forEach((_, i) => add(edgeFor(context, node, at!, site, i, root, kindOverride)));
       if (at === root) break;
     }
     // A final state completes its parent: the parent's onDone follows.
     const parent = node.parent;
     if (node.type === 'final' && parent && parent !== root && parent.type === 'compound') {
-      for (const site of sitesOf(parent, new Set(['done']))) site.transitions.forEach((_, i) => add(edgeFor(context, node, parent, site, i, root, kindOverride)));
+      for (const site of sitesOf(parent, new Set(['done'])))
+        site.transitions.forEach((_, i) => add(edgeFor(context, node, parent, site, i, root, kindOverride)));
     }
     if (node.type === 'parallel') {
       // Done when every region is final; and a transition inside a region may leave the parallel state.
-      for (const site of sitesOf(node, new Set(['done']))) site.transitions.forEach((_, i) => add(edgeFor(context, node, node, site, i, root, kindOverride)));
+      for (const site of sitesOf(node, new Set(['done'])))
+        site.transitions.forEach((_, i) => add(edgeFor(context, node, node, site, i, root, kindOverride)));
       for (const inner of context.entries) {
         if (inner === node || !within(inner, node)) continue;
         for (const site of sitesOf(inner, new Set([...OWN, 'done']))) {

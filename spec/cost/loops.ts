@@ -117,7 +117,8 @@ function writeOf(field: string, source: string): Write {
   const literal = numberLiteral(ast);
   if (literal !== undefined) return { kind: 'literal', value: literal };
   if (ast.kind === 'binary' && ast.operator === '+') {
-    const by = contextField(ast.left) === field ? numberLiteral(ast.right) : contextField(ast.right) === field ? numberLiteral(ast.left) : undefined;
+    const by =
+      contextField(ast.left) === field ? numberLiteral(ast.right) : contextField(ast.right) === field ? numberLiteral(ast.left) : undefined;
     if (by !== undefined && by > 0) return { kind: 'increment', by };
   }
   if (ast.kind === 'binary' && ast.operator === '-' && contextField(ast.left) === field) {
@@ -157,11 +158,21 @@ export function loopBound(
       continue;
     }
     const incrementing = inner.filter((edge) => writesOf(edge, field).length > 0);
-    if (hasCycle(members, inner.filter((edge) => !guarded.includes(edge)))) {
+    if (
+      hasCycle(
+        members,
+        inner.filter((edge) => !guarded.includes(edge)),
+      )
+    ) {
       reason = `the loop can go round without passing a guard on context.${field}`;
       continue;
     }
-    if (hasCycle(members, inner.filter((edge) => !incrementing.includes(edge)))) {
+    if (
+      hasCycle(
+        members,
+        inner.filter((edge) => !incrementing.includes(edge)),
+      )
+    ) {
       reason = `the loop can go round without adding to context.${field}`;
       continue;
     }

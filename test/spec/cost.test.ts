@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  computeCost,
-  MAX_LLM_REPAIRS,
-  validateSpec,
-  type Cost,
-  type FlowSpec,
-  type MachineCost,
-  type ToolInfo,
-} from '../../spec/index.ts';
+import { computeCost, MAX_LLM_REPAIRS, validateSpec, type Cost, type FlowSpec, type MachineCost, type ToolInfo } from '../../spec/index.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 
 /** The example tools as the tool catalog describes them: idempotent ones retry twice (the default), the others never. */
@@ -107,7 +99,9 @@ describe('calls', () => {
         a: { invoke: { tool: 'flaky', retries: 3, onDone: 'b', onError: 'b' } },
         b: { invoke: { tool: 'flaky', onDone: 'c', onError: 'c' } },
         c: { invoke: { tool: 'pay', idempotencyKey: 'context.id', retries: 2, onDone: 'd', onError: 'd' } },
-        d: { invoke: { llm: 'agent', prompt: 'go', tools: ['search', 'flaky'], maxIterations: 3, maxTokens: 50, onDone: 'e', onError: 'e' } },
+        d: {
+          invoke: { llm: 'agent', prompt: 'go', tools: ['search', 'flaky'], maxIterations: 3, maxTokens: 50, onDone: 'e', onError: 'e' },
+        },
         e: { invoke: { llm: 'classify', input: 'context.x', labels: ['x', 'y'], maxTokens: 20, onDone: 'f', onError: 'f' } },
         f: { type: 'final' },
       }),
