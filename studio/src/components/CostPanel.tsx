@@ -35,8 +35,7 @@ export function CostButton() {
         title={`At most, from the spec alone: ${amounts(max)} ${cost.perTurn ? 'per turn' : 'per run'}. Click for every turn and path.`}
         onClick={() => toggle()}
       >
-        ≤ {amounts(max)}
-        {cost.perTurn ? ' / turn' : ''}
+        ≤ {formatAmount(max.modelCalls)} model · {formatAmount(max.toolCalls)} tool{cost.perTurn ? ' / turn' : ''}
       </button>
       <CostPanel />
     </>
