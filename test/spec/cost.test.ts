@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { computeCost, MAX_LLM_REPAIRS, validateSpec, type Cost, type FlowSpec, type MachineCost, type ToolInfo } from '../../spec/index.ts';
+import { generatedMachine } from '../e2e/graph-machines.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 
 /** The example tools as the tool catalog describes them: idempotent ones retry twice (the default), the others never. */
@@ -308,5 +309,34 @@ describe('budget', () => {
     const result = validateSpec(loop);
     expect(result.problems.map((p) => p.code).sort()).toEqual(['COST_UNBOUNDED', 'SPEC_BUDGET_EXCEEDED']);
     expect(result.problems.find((p) => p.code === 'SPEC_BUDGET_EXCEEDED')?.message).toContain('the loop ask has no bound');
+  });
+});
+
+describe('a 300-state machine', () => {
+  it('is bounded in well under a second, naming the loops nothing bounds', () => {
+    const large = generatedMachine('generated-300', 300);
+    const order = example('order-support');
+    const median = (run: () => void) => {
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const start = performance.now();
+        run();
+        times.push(performance.now() - start);
+      }
+      return times.sort((a, b) => a - b)[4]!;
+    };
+    const largeMs = median(() => computeCost(large));
+    const orderMs = median(() => computeCost(order));
+    // The figure the README quotes: `npx vitest run test/spec/cost.test.ts -t '300-state'`.
+    console.log(`computeCost median of 9: order-support ${orderMs.toFixed(1)} ms, generated-300 ${largeMs.toFixed(1)} ms`);
+    expect(largeMs).toBeLessThan(2_000);
+    const cost = computeCost(large);
+    // Each region's fetch -> check -> fetch loop has a guard on context.n but nothing adds to it.
+    expect(cost.problems.map((p) => p.path)).toEqual([
+      '/states/checks/states/logs/states/logs_fetch',
+      '/states/checks/states/metrics/states/metrics_fetch',
+      '/states/checks/states/traces/states/traces_fetch',
+    ]);
+    expect(cost.maximum.turn.toolCalls).toBe(Infinity);
   });
 });
