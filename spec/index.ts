@@ -22,6 +22,9 @@ export {
   type Position,
   type ScriptedRules,
   type Budget,
+  type AgentToolSpec,
+  type BoundToolSpec,
+  agentToolName,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
@@ -102,3 +105,4 @@ export {
   type CallBound,
   type MachineCost,
 } from './cost/index.ts';
+export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';

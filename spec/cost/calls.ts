@@ -1,5 +1,5 @@
 import { AGENT_TOOL_CALLS_PER_ITERATION, DEFAULT_AGENT_ITERATIONS, DEFAULT_TOOL_RETRIES, MAX_LLM_REPAIRS } from '../call-limits.ts';
-import type { InvokeSpec, LlmInvokeSpec, ToolInvokeSpec } from '../schema.ts';
+import { agentToolName, type InvokeSpec, type LlmInvokeSpec, type ToolInvokeSpec } from '../schema.ts';
 import type { ToolInfo } from '../validate.ts';
 import type { Cost } from './amount.ts';
 
@@ -60,14 +60,16 @@ function llmBound(invoke: LlmInvokeSpec, tools: Record<string, ToolInfo> | undef
       return { cost: { modelCalls: 1, toolCalls: 0, tokens: perRequest }, note: `generate: 1 request, ${tokensNote}` };
     case 'agent': {
       const iterations = invoke.maxIterations ?? DEFAULT_AGENT_ITERATIONS;
+      // A structured answer that does not match is asked for again without using up an iteration.
+      const requests = iterations + (invoke.output === undefined ? 0 : MAX_LLM_REPAIRS);
       // The model may call one tool several times in a turn, so the number of tools bounds nothing: the runtime's
       // cap on the call's tool calls does. Each of them may retry like a tool invoke.
-      const agentTools = invoke.tools ?? [];
+      const agentTools = (invoke.tools ?? []).map(agentToolName);
       const calls = agentTools.length === 0 ? 0 : iterations * AGENT_TOOL_CALLS_PER_ITERATION;
       const attempts = Math.max(1, ...agentTools.map((name) => 1 + retriesOf(name, tools).retries));
       return {
-        cost: { modelCalls: iterations, toolCalls: calls * attempts, tokens: iterations * perRequest },
-        note: `agent: ${iterations} iterations, ${calls} tool calls x ${attempts} attempts, ${tokensNote}`,
+        cost: { modelCalls: requests, toolCalls: calls * attempts, tokens: requests * perRequest },
+        note: `agent: ${iterations} iterations${requests > iterations ? ` + ${MAX_LLM_REPAIRS} repairs of its answer` : ''}, ${calls} tool calls x ${attempts} attempts, ${tokensNote}`,
       };
     }
   }

@@ -120,6 +120,29 @@ describe('calls', () => {
   });
 });
 
+describe('agent calls', () => {
+  it('a structured answer may be asked for again without using up an iteration; bound tools count by name', () => {
+    const cost = computeCost(
+      spec('agent', {
+        work: {
+          invoke: {
+            llm: 'agent',
+            prompt: 'go',
+            tools: [{ tool: 'search', bind: { q: 'context.q' } }],
+            maxIterations: 2,
+            output: { answer: { type: 'string' } },
+            onDone: 'end',
+            onError: 'end',
+          },
+        },
+        end: { type: 'final' },
+      }),
+      { tools: { search: { name: 'search', idempotent: false, risk: 'low' } } },
+    );
+    expect(cost.calls.work!.cost).toEqual({ modelCalls: 2 + MAX_LLM_REPAIRS, toolCalls: 2 * 4, tokens: Infinity });
+  });
+});
+
 describe('loops', () => {
   const retry = (guard: string, increment = 'context.attempts + 1', extra: Record<string, unknown> = {}) =>
     spec(
