@@ -109,7 +109,8 @@ function reportText({ file, spec, cost, problems }: Report): string {
         ? 'paths to a final state: too many to list, every turn counted once'
         : 'paths to a final state, each turn counted once',
     );
-    for (const row of cost.paths) out += costLine(row, `→ ${row.to}: ${row.states.length > 0 ? row.states.join(' → ') : 'every turn once'}`);
+    for (const row of cost.paths)
+      out += costLine(row, `→ ${row.to}: ${row.states.length > 0 ? row.states.join(' → ') : 'every turn once'}`);
     out += costLine({ cost: cost.maximum.turn }, 'maximum per turn');
   }
   out += costLine({ cost: cost.maximum.session }, cost.perTurn ? 'maximum per path, each turn once' : 'maximum');
