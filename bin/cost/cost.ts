@@ -7,6 +7,7 @@ import {
   formatProblemLine,
   problemForJson,
   stringifyJsonSafely,
+  type Cost,
   type CostRow,
   type FlowSpec,
   type MachineCost,
@@ -81,11 +82,11 @@ function reportForJson({ file, spec, cost, problems }: Report) {
 const WIDTH = 11;
 
 function line(model: string, tool: string, tokens: string, what: string): string {
-  return `  ${model.padStart(WIDTH)} ${tool.padStart(WIDTH)} ${tokens.padStart(WIDTH)}  ${what}\n`;
+  return `  ${model.padStart(WIDTH)} ${tool.padStart(WIDTH)} ${tokens.padStart(WIDTH)}  ${what}`;
 }
 
-function costLine(row: { cost: MachineCost['maximum']['turn'] }, what: string): string {
-  return line(formatAmount(row.cost.modelCalls), formatAmount(row.cost.toolCalls), formatAmount(row.cost.tokens), what);
+function costLine(cost: Cost, what: string): string {
+  return line(formatAmount(cost.modelCalls), formatAmount(cost.toolCalls), formatAmount(cost.tokens), what);
 }
 
 function turnText(row: CostRow): string {
@@ -93,36 +94,31 @@ function turnText(row: CostRow): string {
   return `${head} ${row.states.join(' → ')}`;
 }
 
+/** The table of one machine; every line is escaped on its own, so a name from the spec can never split one. */
 function reportText({ file, spec, cost, problems }: Report): string {
-  let out = `${cost.machineId} (${file})\n`;
+  const lines = [`${cost.machineId} (${file})`];
+  if (cost.perTurn)
+    lines.push('  per turn: from the start or an event to the next waiting or final state (a chat loop is counted per turn)');
+  lines.push(line('model calls', 'tool calls', 'tokens', cost.perTurn ? 'turn' : 'path'));
+  for (const row of cost.turns) lines.push(costLine(row.cost, turnText(row)));
   if (cost.perTurn) {
-    out += '  per turn: from the start or an event to the next waiting or final state (a chat loop is counted per turn)\n';
-  }
-  out += line('model calls', 'tool calls', 'tokens', cost.perTurn ? 'turn' : 'path');
-  for (const row of cost.turns) out += costLine(row, turnText(row));
-  if (cost.perTurn) {
-    out += line(
-      '',
-      '',
-      '',
-      cost.approximate
-        ? 'paths to a final state: too many to list, every turn counted once'
-        : 'paths to a final state, each turn counted once',
-    );
+    const heading = cost.approximate
+      ? 'paths to a final state: too many to list, every turn counted once'
+      : 'paths to a final state, each turn counted once';
+    lines.push(line('', '', '', heading));
     for (const row of cost.paths)
-      out += costLine(row, `→ ${row.to}: ${row.states.length > 0 ? row.states.join(' → ') : 'every turn once'}`);
-    out += costLine({ cost: cost.maximum.turn }, 'maximum per turn');
+      lines.push(costLine(row.cost, `→ ${row.to}: ${row.states.length > 0 ? row.states.join(' → ') : 'every turn once'}`));
+    lines.push(costLine(cost.maximum.turn, 'maximum per turn'));
   }
-  out += costLine({ cost: cost.maximum.session }, cost.perTurn ? 'maximum per path, each turn once' : 'maximum');
-  if (Object.values(cost.calls).some((call) => call.cost.tokens === Infinity)) {
-    out += '  tokens are unbounded where a model call declares no maxTokens\n';
-  }
+  lines.push(costLine(cost.maximum.session, cost.perTurn ? 'maximum per path, each turn once' : 'maximum'));
+  if (Object.values(cost.calls).some((call) => call.cost.tokens === Infinity))
+    lines.push('  tokens are unbounded where a model call declares no maxTokens');
   if (spec.budget) {
     const limits = (['modelCalls', 'toolCalls', 'tokens'] as const)
-      .filter((m) => spec.budget![m] !== undefined)
-      .map((m) => `${m} ${spec.budget![m]}`);
-    out += `  budget: ${limits.join(', ')} per ${spec.budget.per ?? 'turn'}\n`;
+      .filter((metric) => spec.budget![metric] !== undefined)
+      .map((metric) => `${metric} ${spec.budget![metric]}`);
+    lines.push(`  budget: ${limits.join(', ')} per ${spec.budget.per ?? 'turn'}`);
   }
-  for (const problem of problems) out += formatProblemLine(file, problem) + '\n';
-  return escapeControlCharacters(out.slice(0, -1)).replaceAll('\\n', '\n') + '\n';
+  for (const problem of problems) lines.push(formatProblemLine(file, problem));
+  return lines.map(escapeControlCharacters).join('\n') + '\n';
 }
