@@ -172,6 +172,8 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   if (invoke.temperature !== undefined)
     members.push({ key: 'temperature', value: String(invoke.temperature), pointer: pointer(...at, 'temperature') });
   if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
+  if (invoke.maxTokens !== undefined)
+    members.push({ key: 'maxTokens', value: String(invoke.maxTokens), pointer: pointer(...at, 'maxTokens') });
   if (invoke.llm === 'agent') {
     const tools = invoke.tools ?? [];
     members.push({ key: 'tools', value: literalDoc(tools.map(agentToolName)) });
