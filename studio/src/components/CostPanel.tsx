@@ -1,4 +1,4 @@
-import { formatAmount, type Cost, type CostRow } from '@flowing/spec';
+import { formatAmount, type Cost, type CostRow, type MachineCost } from '@flowing/spec';
 import { useEffect } from 'react';
 import { useEditor } from '../store/editor-store.ts';
 import { useCost, scheduleCost } from '../store/cost-store.ts';
@@ -20,14 +20,21 @@ export function CostWatcher() {
 /** The machine's bound in the toolbar: the most a turn can cost; opens the cost panel. */
 export function CostButton() {
   const cost = useCost((s) => s.cost);
-  const toggle = useCost((s) => s.toggle);
   const machineId = useEditor((s) => s.machineId);
-  if (!cost || !machineId) return <CostWatcher />;
+  return (
+    <>
+      <CostWatcher />
+      {cost && machineId && <CostSummary cost={cost} />}
+    </>
+  );
+}
+
+function CostSummary({ cost }: { cost: MachineCost }) {
+  const toggle = useCost((s) => s.toggle);
   const max = cost.perTurn ? cost.maximum.turn : cost.maximum.session;
   const unbounded = !Number.isFinite(max.modelCalls) || !Number.isFinite(max.toolCalls);
   return (
     <>
-      <CostWatcher />
       <button
         type="button"
         className={unbounded ? 'cost-button cost-button--unbounded' : 'cost-button'}
