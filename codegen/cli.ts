@@ -42,6 +42,19 @@ export async function findSpecFiles(rootDir: string): Promise<string[]> {
   return files;
 }
 
+/**
+ * The project's specs by machine id (those whose schema matches), with their files: what a machine invoke resolves
+ * to, for the cost bound and the budget check.
+ */
+export async function loadProjectSpecs(rootDir: string): Promise<Map<string, { file: string; spec: FlowSpec }>> {
+  const specs = new Map<string, { file: string; spec: FlowSpec }>();
+  for (const file of await findSpecFiles(rootDir)) {
+    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
+    if (spec && !specs.has(spec.id)) specs.set(spec.id, { file, spec });
+  }
+  return specs;
+}
+
 async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
   if (files.length === 0) return { files: await findSpecFiles(rootDir) };
   for (const file of files) {
@@ -79,16 +92,6 @@ function fileNameProblems(file: string, id: string): Finding[] {
   ];
 }
 
-/** Every spec of the project that parses, for the checks that span machines. */
-async function projectSpecs(rootDir: string): Promise<Array<{ file: string; spec: FlowSpec }>> {
-  const specs: Array<{ file: string; spec: FlowSpec }> = [];
-  for (const file of await findSpecFiles(rootDir)) {
-    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
-    if (spec) specs.push({ file, spec });
-  }
-  return specs;
-}
-
 /** `flowing validate [files] [--json]`: exit 0 when no errors, 1 when a spec has errors, 2 on usage errors. */
 export async function validateCommand(files: string[], options: { json?: boolean }, rootDir = process.cwd()): Promise<number> {
   const resolved = await resolveFiles(rootDir, files);
@@ -109,22 +112,23 @@ export async function validateCommand(files: string[], options: { json?: boolean
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
-  const specs: Array<{ file: string; spec: FlowSpec }> = [];
+  const specs = await loadProjectSpecs(rootDir);
+  const resolveMachine = (id: string) => specs.get(id)?.spec;
+  const checked = new Map<string, string>();
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    const result = parseSpecText(text, { tools });
+    const result = parseSpecText(text, { tools, resolveMachine });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
-    if (result.spec) specs.push({ file, spec: result.spec });
+    if (result.spec) checked.set(result.spec.id, file);
   }
-  // Channels are routed between machines: checked over every spec of the project, not one file at a time.
-  const everySpec = files.length === 0 ? specs : await projectSpecs(rootDir);
-  const fileOf = new Map(specs.map(({ file, spec }) => [spec.id, file]));
-  for (const problem of checkChannelProject(everySpec.map((s) => s.spec))) {
-    const file = fileOf.get(problem.machine);
+  // Channels are routed between machines: checked over every spec of the project, reported in the files named.
+  const everySpec = [...specs.values()].map((s) => s.spec);
+  for (const problem of checkChannelProject(everySpec)) {
+    const file = checked.get(problem.machine);
     if (file) findings.push({ file, code: problem.code, severity: 'error', path: pointer(...problem.path), message: problem.message });
   }
-  const routes = channelRoutes(everySpec.map((s) => s.spec));
+  const routes = channelRoutes(everySpec);
   print(findings, options.json, { files: resolved.files, routes });
   if (!options.json && routes.length > 0) {
     process.stdout.write(`channel routes:\n${routes.map((r) => `  ${r.pattern} -> ${r.machine} (key: ${r.key})`).join('\n')}\n`);
