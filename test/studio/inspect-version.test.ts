@@ -10,7 +10,9 @@ describe('the version of a session in the inspector', () => {
     const before = createRuntime({ machines: [orderSupport], store, warmSessions: 0 });
     const session = await before.createSession(orderSupport);
     const next = { ...orderSupport, specHash: 'b'.repeat(64) };
-    await createRuntime({ machines: [next], store }).session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' });
+    await createRuntime({ machines: [next], store })
+      .session(session.id)
+      .send({ type: 'USER_MESSAGE', text: 'hello' });
     const events = await store.readEvents(session.id, 0);
     const at = events.findIndex((e) => e.type === 'session.migrated');
     expect(versionAt(events, 0)).toEqual({ version: orderSupport.specHash });
