@@ -26,6 +26,8 @@ function sourceAliases(folders: string[]) {
  * (durations measured on a shared 2-core machine; see the README's "Tests").
  */
 export const SLOW_LANE = [
+  // MCP servers in child processes, code generation in a project copy
+  'test/mcp/**/*.test.ts',
   // Chromium
   'test/e2e/**/*.test.ts',
   'test/server/sse-chromium.test.ts',

@@ -1,3 +1,4 @@
+export { EVENT_IDS_KEPT, MAX_EVENT_ID_LENGTH } from './constants.ts';
 export {
   defineTool,
   ToolError,
@@ -53,6 +54,7 @@ export {
   type SessionEvent,
   type SessionSnapshot,
   type SendOptions,
+  type CancelResult,
 } from './runtime.ts';
 export type { SendResult } from './session/run.ts';
 export type { EventListener, SubscriptionErrorListener } from './session/subscriptions.ts';
@@ -61,6 +63,7 @@ export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './sto
 export type {
   SessionStore,
   SessionRecord,
+  EventIdRecord,
   SessionStatus,
   JournalEntry,
   CommitRequest,

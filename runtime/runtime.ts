@@ -20,7 +20,7 @@ import { createMemoryStore } from './store/memory.ts';
 import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
 import { runMigrations } from './migrate/run-migrations.ts';
 
-export type { Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
+export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
 
 /**
  * A random UUID as one flat string. Node builds `randomUUID()` by concatenation, a rope of about fifteen pieces

@@ -70,7 +70,16 @@ export interface SessionSnapshot {
 export interface SendOptions {
   /** Wait behind an event being applied (default), or refuse with BUSY. */
   queue?: boolean;
+  /**
+   * An id for this event (1-128 printable ASCII characters), e.g. a retry's: sent again with the same event, it is not
+   * applied again and the first result is answered, marked `duplicate`; with another event, it is refused with
+   * IDEMPOTENCY_KEY_REUSED. A session remembers its last EVENT_IDS_KEPT (64) ids.
+   */
+  eventId?: string;
 }
+
+/** The answer of `session.cancel`: cancelled now, or refused because the session had already finished. */
+export type CancelResult = { cancelled: true } | { cancelled: false; code: string; message: string };
 
 /** A handle on one session; holding it costs nothing in the runtime. */
 export interface Session<TEvent extends { type: string } = { type: string; [key: string]: unknown }> {
@@ -86,8 +95,11 @@ export interface Session<TEvent extends { type: string } = { type: string; [key:
    * `onError` hears once if the stored events cannot be read (SUBSCRIPTION_FAILED); the subscription is then closed.
    */
   subscribe(fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void;
-  /** Aborts in-flight calls and ends the session with status `cancelled`. */
-  cancel(reason?: string): Promise<void>;
+  /**
+   * Aborts in-flight calls and ends the session with status `cancelled`. A session already finished (done, error,
+   * cancelled) is left as it is and the answer says why (SESSION_FINISHED, SESSION_CANCELLED); nothing is logged.
+   */
+  cancel(reason?: string): Promise<CancelResult>;
 }
 
 export interface Runtime {
@@ -131,5 +143,5 @@ export interface Runtime {
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
 export type SendResult =
-  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[] }
+  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[]; duplicate?: true }
   | { applied: false; code: string; message: string; details?: unknown };
