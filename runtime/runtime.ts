@@ -16,6 +16,8 @@ import { RunPool, type RunStart } from './session/run-pool.ts';
 import { sessionHandle, type HandleParts } from './session/session-handle.ts';
 import { Subscriptions } from './session/subscriptions.ts';
 import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
+import type { SessionTracer } from './trace/session-tracer.ts';
+import type { TracerLike } from './trace/types.ts';
 import { createMemoryStore } from './store/memory.ts';
 import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
 import { runMigrations } from './migrate/run-migrations.ts';
@@ -47,6 +49,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
   const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const trace = options.tracer ? tracing(options.tracer) : undefined;
   const host: RunHost = {
     store,
     clock,
@@ -57,7 +60,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     calls: new Semaphore(limits.maxConcurrentCalls),
     crashPoint: crashPointsFrom(process.env.FLOWING_FAULT),
     random: options.random ?? Math.random,
-    deliver: (id, events) => subscriptions.deliver(id, events),
+    deliver: trace
+      ? (id, events) => {
+          subscriptions.deliver(id, events);
+          trace((tracer) => tracer.events(events));
+        }
+      : (id, events) => subscriptions.deliver(id, events),
+    ...(trace ? { onQuiet: (id: string) => trace((tracer) => tracer.quiet(id, clock.now())) } : {}),
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
     ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -128,6 +137,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     migrate: (migrateOptions) =>
       runMigrations(versions, (sessionId) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {})), migrateOptions),
     sessionsByState: (machineId) => countByState(store, registry.get(machineId).definition.id),
+  };
+}
+
+/**
+ * Hands work to the session tracer in order, once it is loaded: its module and `@opentelemetry/api` are imported
+ * only now, for a runtime given a tracer. A tracer that cannot load or throws is reported once and never reaches a
+ * session.
+ */
+function tracing(tracer: TracerLike): (work: (tracer: SessionTracer) => void) => void {
+  let chain: Promise<SessionTracer | undefined> = import('./trace/session-tracer.ts')
+    .then((module) => module.createSessionTracer(tracer))
+    .catch((error: unknown) => {
+      process.emitWarning(`tracing is off: ${(error as Error).message ?? String(error)}`, { code: 'FLOWING_TRACER_UNAVAILABLE' });
+      return undefined;
+    });
+  let warned = false;
+  return (work) => {
+    chain = chain.then((loaded) => {
+      if (!loaded) return undefined;
+      try {
+        work(loaded);
+      } catch (error) {
+        if (!warned) process.emitWarning(`a span could not be recorded: ${(error as Error).message}`, { code: 'FLOWING_TRACER_THREW' });
+        warned = true;
+      }
+      return loaded;
+    });
   };
 }
 

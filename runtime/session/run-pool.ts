@@ -68,6 +68,7 @@ export class RunPool {
       if (run) {
         await run.whenQuiet();
         await run.flush();
+        this.host.onQuiet?.(sessionId);
         this.park(run);
       }
       if (this.live.get(sessionId) === opening) this.live.delete(sessionId);
@@ -90,6 +91,7 @@ export class RunPool {
     try {
       await run.whenQuiet();
       await run.flush();
+      this.host.onQuiet?.(ids.sessionId);
     } finally {
       this.park(run);
       if (this.live.get(ids.sessionId) === running) this.live.delete(ids.sessionId);
