@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, vi } from 'vitest';
 import { createRuntime, createScriptedProvider, type LlmProvider } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+
+const CHILD = fileURLToPath(new URL('../helpers/trace-child.ts', import.meta.url));
 
 /** The scripted model, reporting token usage and a finish reason the way a real provider does. */
 function scriptedWithUsage(): LlmProvider {
@@ -112,4 +116,26 @@ describe('OpenTelemetry spans of a session', () => {
     expect(failed.status).toMatchObject({ code: 2 });
     expect(failed.attributes['error.type']).toBe('ORDER_NOT_FOUND');
   });
+});
+
+describe('a runtime without a tracer', () => {
+  // A resolve hook that refuses every @opentelemetry/* import: the session must not notice, unless it traces.
+  const BLOCK = `data:text/javascript,${encodeURIComponent(
+    'import { register } from "node:module";' +
+      `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent('export async function resolve(s, c, next) { if (s.startsWith("@opentelemetry/")) throw new Error("blocked " + s); return next(s, c); }')}`)});`,
+  )}`;
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), '--import', BLOCK, CHILD, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it('never imports @opentelemetry/api, and one given a tracer does (the hook that refuses it is seen)', () => {
+    const plain = run();
+    expect(plain.stdout).toBe('done waiting\n');
+    expect(plain.stderr).not.toMatch(/FLOWING_TRACER_UNAVAILABLE|blocked/);
+    const traced = run('--trace');
+    expect(traced.stdout).toBe('done waiting\n');
+    expect(traced.stderr).toMatch(/FLOWING_TRACER_UNAVAILABLE.*blocked @opentelemetry\/api/s);
+  }, 60_000);
 });
