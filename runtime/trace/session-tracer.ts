@@ -57,7 +57,10 @@ export class SessionTracer {
     switch (event.type) {
       case 'session.started':
       case 'session.migrated':
-        spans.turn.setAttribute(`flowing.${event.type === 'session.started' ? 'spec_hash' : 'migrated_to'}`, text(event.type === 'session.started' ? d.specHash : d.toVersion));
+        spans.turn.setAttribute(
+          `flowing.${event.type === 'session.started' ? 'spec_hash' : 'migrated_to'}`,
+          text(event.type === 'session.started' ? d.specHash : d.toVersion),
+        );
         return;
       case 'state.changed': {
         const outside = (d.payload as { type?: unknown } | undefined)?.type;
@@ -69,7 +72,11 @@ export class SessionTracer {
         const state = statePath(d.state);
         const span = this.tracer.startSpan(
           `flowing.state ${state}`,
-          { kind: KIND_INTERNAL, startTime: event.at, attributes: { 'flowing.state': state, 'flowing.event': text(d.event), 'flowing.seq': event.seq } },
+          {
+            kind: KIND_INTERNAL,
+            startTime: event.at,
+            attributes: { 'flowing.state': state, 'flowing.event': text(d.event), 'flowing.seq': event.seq },
+          },
           spans.turnContext,
         );
         spans.state = { span, context: this.api.trace.setSpan(spans.turnContext, span as Api.Span) };
@@ -158,7 +165,10 @@ export class SessionTracer {
   private startCall(spans: OpenSpans, callId: string, name: string, at: number, attributes: Record<string, AttributeValue>): void {
     spans.calls.get(callId)?.end(at);
     const parent = spans.state?.context ?? spans.turnContext;
-    spans.calls.set(callId, this.tracer.startSpan(name, { kind: KIND_CLIENT, startTime: at, attributes: { ...attributes, 'flowing.call.id': callId } }, parent));
+    spans.calls.set(
+      callId,
+      this.tracer.startSpan(name, { kind: KIND_CLIENT, startTime: at, attributes: { ...attributes, 'flowing.call.id': callId } }, parent),
+    );
   }
 
   private endCall(spans: OpenSpans, callId: string): SpanLike | undefined {

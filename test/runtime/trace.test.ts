@@ -84,7 +84,11 @@ describe('OpenTelemetry spans of a session', () => {
     const turns = spans.filter((s) => s.name.startsWith('flowing.turn'));
     // The turns of one session hang under one parent id (the session's), which links them without a months-long span.
     expect(new Set(turns.map((s) => s.parentSpanContext?.spanId)).size).toBe(1);
-    expect(turns[0]!.attributes).toMatchObject({ 'flowing.session.id': session.id, 'flowing.trace_id': traceId, 'flowing.spec_hash': orderSupport.specHash });
+    expect(turns[0]!.attributes).toMatchObject({
+      'flowing.session.id': session.id,
+      'flowing.trace_id': traceId,
+      'flowing.spec_hash': orderSupport.specHash,
+    });
 
     const classify = spans.find((s) => s.name === 'chat gpt-4o-mini')!;
     expect(classify.attributes).toMatchObject({
@@ -125,10 +129,14 @@ describe('a runtime without a tracer', () => {
       `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent('export async function resolve(s, c, next) { if (s.startsWith("@opentelemetry/")) throw new Error("blocked " + s); return next(s, c); }')}`)});`,
   )}`;
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), '--import', BLOCK, CHILD, ...args], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    spawnSync(
+      process.execPath,
+      ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), '--import', BLOCK, CHILD, ...args],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
 
   it('never imports @opentelemetry/api, and one given a tracer does (the hook that refuses it is seen)', () => {
     const plain = run();
