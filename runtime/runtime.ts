@@ -19,8 +19,7 @@ import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
 import type { SessionTracer } from './trace/session-tracer.ts';
 import type { TracerLike } from './trace/types.ts';
 import { createMemoryStore } from './store/memory.ts';
-import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
-import { runMigrations } from './migrate/run-migrations.ts';
+import type { VersionScope } from './migrate/list.ts';
 
 export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
 
@@ -133,10 +132,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
       return sessionHandle(parts, sessionId, machineId);
     },
-    staleSessions: (query) => listStaleSessions(versions, query),
-    migrate: (migrateOptions) =>
-      runMigrations(versions, (sessionId) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {})), migrateOptions),
-    sessionsByState: (machineId) => countByState(store, registry.get(machineId).definition.id),
+    // The version tools are imported when first used, so that the cold start of a runtime does not pay for them.
+    async staleSessions(query) {
+      const { listStaleSessions } = await import('./migrate/list.ts');
+      return listStaleSessions(versions, query);
+    },
+    async migrate(migrateOptions) {
+      const { runMigrations } = await import('./migrate/run-migrations.ts');
+      const open = (sessionId: string) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {}));
+      return runMigrations(versions, open, migrateOptions);
+    },
+    async sessionsByState(machineId) {
+      const { countByState } = await import('./migrate/list.ts');
+      return countByState(store, registry.get(machineId).definition.id);
+    },
   };
 }
 

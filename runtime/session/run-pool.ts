@@ -1,5 +1,4 @@
 import { FlowingError } from '../errors.ts';
-import { carryOver } from '../migrate/carry.ts';
 import type { JournalEntry, SessionRecord, SessionStore } from '../store/types.ts';
 import { NO_USAGE, sharedValue, EMPTY_LIST } from './compact.ts';
 import type { RunHost } from './host.ts';
@@ -174,6 +173,8 @@ export class RunPool {
       // A finished session has nothing to continue: it stays under the version it was recorded with.
       if (!active) throw finishedUnderOtherVersion(record, info);
       const hook = this.host.migrations?.(record.machineId);
+      // Loaded on the first session of an older version: a process that never meets one never imports it.
+      const { carryOver } = await import('../migrate/carry.ts');
       const carried = await carryOver(this.store, record, info, { now: this.host.clock.now(), fence, ...(hook ? { hook } : {}) });
       record = carried.record;
       this.host.deliver(sessionId, [carried.event]);
