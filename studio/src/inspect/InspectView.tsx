@@ -14,6 +14,7 @@ import { SessionControls } from './SessionControls.tsx';
 import { SessionsList } from './SessionsList.tsx';
 import { SourcePicker } from './SourcePicker.tsx';
 import { StartSessionForm } from './StartSessionForm.tsx';
+import { versionAt } from './event-summary.ts';
 import { useSessionAt } from './useSessionAt.ts';
 import { useSessionsPoll } from './useSessionsPoll.ts';
 import { useSessionStream } from './useSessionStream.ts';
@@ -40,6 +41,7 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
   const view = useSessionAt(events, index);
   const before = useSessionAt(events, index - 1);
   const live = useSessionAt(events, events.length - 1);
+  const version = versionAt(events, index);
   const graph = graphOf(spec);
   const marks = useMemo(() => graphMarks(graph, spec.id, events, index, view), [graph, spec.id, events, index, view]);
   const accepted = useMemo(() => {
@@ -64,6 +66,12 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
     <>
       <div className="inspect__center">
         <SessionControls sessionId={sessionId} live={live} />
+        {version && (
+          <p className="inspect-version" data-testid="inspect-version" data-version={version.version}>
+            version {version.version.slice(0, 12)}
+            {version.migratedFrom && ` (migrated from ${version.migratedFrom.slice(0, 12)})`}
+          </p>
+        )}
         <InspectGraph spec={spec} marks={marks} markKey={markKey} onPainted={onPainted} />
         {/* ── History slot: scrubber, step buttons, timeline, fork, export/open (studio/src/inspect/history/). ── */}
         <HistoryPanel />
