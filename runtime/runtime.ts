@@ -168,6 +168,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return countByState(store, registry.get(machineId).definition.id);
     },
   };
+  return self;
 }
 
 /**
@@ -195,7 +196,6 @@ function tracing(tracer: TracerLike): (work: (tracer: SessionTracer) => void) =>
       return loaded;
     });
   };
-  return self;
 }
 
 /**
