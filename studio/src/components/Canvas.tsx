@@ -34,6 +34,7 @@ import { EmptyHint } from './EmptyHint.tsx';
 import { StateNode, type StateNodeView } from './StateNode.tsx';
 import { TransitionEdge, type TransitionEdgeView } from './TransitionEdge.tsx';
 import { growParents, markAfterPaint } from './canvas-helpers.ts';
+import { Icon } from './Icon.tsx';
 
 const nodeTypes = { state: StateNode };
 const edgeTypes = { transition: TransitionEdge };
@@ -183,10 +184,9 @@ export function Canvas() {
     if (!selection || selection.kind === 'machine' || centerRequest === 0) return;
     const center = (() => {
       if (selection.kind === 'state') {
-        const internal = flow.getInternalNode(selection.id);
-        if (!internal) return undefined;
-        const p = internal.internals.positionAbsolute;
-        return { x: p.x + (internal.measured.width ?? 0) / 2, y: p.y + (internal.measured.height ?? 0) / 2 };
+        // From the spec's boxes: a state added this moment has no measured node in React Flow yet.
+        const box = specBoxes.get(selection.id);
+        return box && { x: box.x + box.width / 2, y: box.y + box.height / 2 };
       }
       const label = edges.find((e) => e.id === selection.id)?.data?.route?.label;
       if (label) return { x: label.x + label.width / 2, y: label.y + label.height / 2 };
@@ -326,7 +326,7 @@ export function Canvas() {
             aria-label="fit view"
             data-testid="fit-view"
           >
-            ⤢
+            <Icon name="fit" />
           </ControlButton>
         </Controls>
         <MiniMap

@@ -69,6 +69,8 @@ export interface EditorActions {
 const HISTORY_LIMIT = 200;
 const VALIDATE_PAUSE_MS = 150;
 let validateTimer: ReturnType<typeof setTimeout> | undefined;
+/** The newest `openMachine` call: an older one that finishes later (a slower machine) must not replace it. */
+let openTicket = 0;
 const COALESCE_MS = 1200;
 
 function describe(err: unknown): string {
@@ -126,11 +128,15 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     },
 
     async openMachine(id) {
+      const ticket = ++openTicket;
       performance.mark('flowing:open:start');
+      // The page says "ready" again only once this machine is drawn (tests and the perf figures wait on it).
+      delete document.body.dataset.canvasReady;
       set({ busy: 'loading', notice: null });
       if (window.location.hash !== `#${id}`) history.replaceState(null, '', `#${id}`);
       try {
         const doc = await api.getMachine(id);
+        if (ticket !== openTicket) return;
         if (!doc.spec || typeof doc.spec !== 'object') {
           set({
             busy: undefined,
@@ -153,6 +159,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
             },
           });
         }
+        if (ticket !== openTicket) return;
         const missing = statesWithoutLayout(spec);
         if (missing.length > 0) {
           const total = Object.keys(spec.layout ?? {}).length;
@@ -175,7 +182,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           geometry,
         });
       } catch (err) {
-        set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
+        if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
       }
     },
 
