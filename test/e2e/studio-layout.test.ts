@@ -2,16 +2,19 @@
 // side panel fits its controls, a new state lands in view, Generate leaves the problems readable, a machine opens on
 // the first visit, a session opens its machine, icons are drawn (not font glyphs), session ids stay distinguishable,
 // the refusal badge is legible and in view, edge labels sit on their edges, and a CORS refusal names its fix.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime } from '@flowing/runtime';
-import { startServer } from '@flowing/runtime/server';
+import { createServer, startServer } from '@flowing/runtime/server';
+import { inspectCommand } from '../../bin/inspect/inspect.ts';
 import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { copyProject } from '../helpers/project.ts';
 import { startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
 import { launchChromium, readLabelDistances, screenshot, zoomOutUntilVisible } from './browser.ts';
+import { recordLongSession } from './inspect-history-files.ts';
 import { startInspectStudio } from './inspect-live-harness.ts';
 
 let browser: Browser;
@@ -306,6 +309,57 @@ describe.each([
       } finally {
         await page.context().close();
         await studio.close();
+      }
+    }, 180_000);
+
+    it('flowing inspect FILE uses the whole window: the graph fills it, legible, with the scrubber in view and no session hint', async () => {
+      const long = await recordLongSession(60);
+      const copy = await copyProject('flowing-inspect-layout-');
+      await writeFile(join(copy.dir, 'refund.flowing.jsonl'), long.text);
+      const specs = {
+        'order-support': JSON.parse(await readFile(join(copy.dir, 'machines/order-support/order-support.flow.json'), 'utf8')),
+      };
+      const runtimeServer = createServer(createRuntime({ machines: [orderSupport], store: createMemoryStore() }), { specs, log: () => {} });
+      const cwd = process.cwd();
+      process.chdir(copy.dir);
+      let started: Awaited<ReturnType<typeof inspectCommand>>;
+      try {
+        started = await inspectCommand('refund.flowing.jsonl', {
+          port: '0',
+          host: '127.0.0.1',
+          appDir: inject('studioAppDir'),
+          runtimeApp: { fetch: runtimeServer.fetch, close: async () => runtimeServer.dispose() },
+        });
+      } finally {
+        process.chdir(cwd);
+      }
+      const { page, errors } = await openPage(size);
+      try {
+        await page.goto(started!.pageUrl);
+        const graphSelector = '[data-testid=offline-view] [data-testid=inspect-graph]';
+        await page.locator(graphSelector).waitFor({ timeout: 30_000 });
+        await page.locator(`${graphSelector} .react-flow__node`).first().waitFor();
+        const graph = await box(page, graphSelector);
+        expect(graph.width, 'graph width').toBeGreaterThanOrEqual(size.width * 0.45);
+        expect(graph.height, 'graph height').toBeGreaterThanOrEqual(size.height * 0.5);
+        const scrubber = await box(page, '[data-testid=scrubber]');
+        expect(inside(scrubber, { x: 0, y: 0, ...size }), 'the scrubber is below the fold').toBe(true);
+        expect(await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true);
+        const nameFontPx = await page
+          .locator(`${graphSelector} .state-node__name`)
+          .first()
+          .evaluate((el) => {
+            const scale = el.getBoundingClientRect().height / (el as HTMLElement).offsetHeight;
+            return parseFloat(getComputedStyle(el).fontSize) * scale;
+          });
+        expect(nameFontPx, 'state names on the graph').toBeGreaterThanOrEqual(11);
+        expect(await page.getByText('Start a session or pick one from the list.').count()).toBe(0);
+        await screenshot(page, `layout-inspect-file-${tag}`);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.context().close();
+        await started?.studio.close();
+        await copy.remove();
       }
     }, 180_000);
 
