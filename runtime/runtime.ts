@@ -8,6 +8,7 @@ import { planFork } from './inspect/fork.ts';
 import { resolveLimits, RunAdmission, Semaphore } from './limits.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { RunHost } from './session/host.ts';
+import { DamagedSessions } from './session/damaged.ts';
 import { KeyedQueue } from './session/keyed-queue.ts';
 import { LeaseKeeper } from './session/lease.ts';
 import { MachineRegistry } from './session/machine-registry.ts';
@@ -44,7 +45,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? systemClock;
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
-  const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const damaged = new DamagedSessions();
+  const subscriptions = new Subscriptions(
+    (id, after, limit) => store.readEvents(id, after, limit),
+    (id, error) => damaged.note(id, error),
+  );
   const host: RunHost = {
     store,
     clock,
@@ -64,7 +69,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
   const pool = new RunPool(host, store, queue, leases, options.warmSessions ?? DEFAULT_WARM_SESSIONS);
-  const parts: HandleParts = { store, queue, pool, admission, subscriptions };
+  const parts: HandleParts = { store, queue, pool, admission, subscriptions, damaged };
 
   /** Starts a new session's run under the admission limit and throws what made it fail, naming a stored session. */
   async function start(info: MachineInfo, ids: { sessionId?: string; traceId?: string }, from: RunStart): Promise<Session> {
