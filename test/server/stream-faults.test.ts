@@ -97,3 +97,25 @@ describe('runtime server: streams that cannot go on end with a typed error event
     expect(JSON.parse(read.events[2]!.data)).toMatchObject({ code: 'SESSION_NOT_FOUND', seq: 2 });
   });
 });
+
+describe('runtime server: /readyz and the write path', () => {
+  it('answers 503 on /readyz while commits fail with SQLITE_FULL (a full disk), though reads still work', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'flowing-full-'));
+    // The size cap makes the file full the way a full disk does: the same SQLITE_FULL on the same write path.
+    const s = await serve(createSqliteStore({ file: join(dir, 'sessions.db'), maxBytes: 96 * 1024 }));
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+    let created: { status: number; body: { code?: string; message?: string } } | undefined;
+    for (let i = 0; i < 1_000; i++) {
+      created = await post(`${s.url}/sessions`, { machine: 'refusals' });
+      if (created.status !== 201) break;
+    }
+    expect(created).toMatchObject({ status: 503, body: { code: 'STORE_UNAVAILABLE' } });
+    expect(created!.body.message).toContain('SQLITE_FULL');
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(503);
+    const body = await ready.json();
+    expect(body).toMatchObject({ ok: false, code: 'SERVER_NOT_READY' });
+    expect(body.message).toMatch(/the sqlite store cannot write: its last commit failed \d+ s ago \(STORE_UNAVAILABLE: .*SQLITE_FULL/);
+    expect((await fetch(`${s.url}/sessions`)).status).toBe(200);
+  });
+});

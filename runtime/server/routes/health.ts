@@ -14,6 +14,19 @@ export function healthRoutes(scope: ServerScope, ready: () => boolean): Pick<Rou
       try {
         const { store } = scope.runtime;
         await store.load(PROBE_ID);
+        // A store can read while it cannot write (SQLite on a full disk): its last commit failure says so.
+        const failure = store.writeFailure?.();
+        if (failure) {
+          return answer(
+            c,
+            {
+              ok: false as const,
+              code: 'SERVER_NOT_READY' as const,
+              message: `the ${store.name} store cannot write: its last commit failed ${Math.round((Date.now() - failure.at) / 1000)} s ago (${failure.code}: ${failure.message})`,
+            },
+            503,
+          );
+        }
         const durability = await store.durability?.();
         return answer(c, { ok: true as const, store: store.name, ...(durability ? { durability: durability.summary } : {}) });
       } catch (error) {
