@@ -111,3 +111,8 @@ export { exportSession, exportSessionFile, type SessionExport } from './inspect/
 export { requestHash } from './inspect/request-hash.ts';
 export { createXStateTrace, type XStateRecord, type XStateTrace, type XStateTraceOptions } from './inspect/xstate-trace.ts';
 export type { InspectionSource, XStateInspector } from './session/host.ts';
+export { defineMigration, type MigrationHook, type AnyMigrationHook } from './migrate/hook.ts';
+export type { StaleReason, StaleReasonCode } from './migrate/plan.ts';
+export type { StaleSession, StaleInfo } from './migrate/list.ts';
+export type { MigrationReport } from './migrate/run-migrations.ts';
+export type { MigratedData } from './migrate/carry.ts';

@@ -96,6 +96,24 @@ export const ScriptedRulesSchema = z.strictObject({
 });
 export type ScriptedRules = z.infer<typeof ScriptedRulesSchema>;
 
+/**
+ * A tool handed to an agent with some of its arguments fixed from context: the model never sees those arguments in the
+ * tool's schema, and a value it sends for one anyway is replaced by the bound value (and logged).
+ */
+export const BoundToolSchema = z.strictObject({
+  tool: z.string(),
+  /** Tool input field -> expression over `context`. */
+  bind: z.record(z.string(), ExpressionSchema),
+});
+export type BoundToolSpec = z.infer<typeof BoundToolSchema>;
+export const AgentToolSchema = z.union([z.string(), BoundToolSchema]);
+export type AgentToolSpec = z.infer<typeof AgentToolSchema>;
+
+/** The tool name of an agent's tool entry. */
+export function agentToolName(entry: AgentToolSpec): string {
+  return typeof entry === 'string' ? entry : entry.tool;
+}
+
 export const LlmInvokeSchema = z.strictObject({
   llm: z.enum(LLM_KINDS),
   /** Model name; falls back to the machine's `models` table, then the provider default. */
@@ -110,10 +128,18 @@ export const LlmInvokeSchema = z.strictObject({
   prompt: z.string().optional(),
   /** System prompt template with {{ expression }} holes. */
   system: z.string().optional(),
-  /** agent: tools the model may call. */
-  tools: z.array(z.string()).optional(),
+  /** agent: tools the model may call, by name, or with arguments bound to expressions over `context`. */
+  tools: z.array(AgentToolSchema).optional(),
+  /** agent: the final answer as a typed object with these fields (structured output) instead of text. */
+  output: FieldMapSchema.optional(),
+  /** Sampling temperature sent to the model (0 to 2). */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent to the model (0 to 1). */
+  topP: z.number().min(0).max(1).optional(),
   /** agent: upper bound on model turns. */
   maxIterations: z.number().int().positive().max(50).optional(),
+  /** Tokens one model request of this call may use; the cost bound counts it (without it, a path's tokens are unbounded). */
+  maxTokens: z.number().int().positive().optional(),
   scripted: ScriptedRulesSchema.optional(),
   ...invokeCommon,
 });
@@ -172,6 +198,16 @@ export type Position = z.infer<typeof PositionSchema>;
 
 export const NamedDeclarationSchema = z.strictObject({ description: z.string().optional() });
 
+/** What one turn (or one session) of the machine may cost at most; a path over it is a validation error. */
+export const BudgetSchema = z.strictObject({
+  modelCalls: z.number().int().min(0).optional(),
+  toolCalls: z.number().int().min(0).optional(),
+  tokens: z.number().int().min(0).optional(),
+  /** `turn` (default): every turn, from the start or a waiting state to the next; `session`: every path to a final state. */
+  per: z.enum(['turn', 'session']).optional(),
+});
+export type Budget = z.infer<typeof BudgetSchema>;
+
 export const FlowSpecSchema = z.strictObject({
   $schema: z.string().optional(),
   specVersion: z.literal(SPEC_VERSION),
@@ -186,6 +222,7 @@ export const FlowSpecSchema = z.strictObject({
   models: z.record(z.string(), z.string()).optional(),
   initial: z.string().optional(),
   states: z.record(z.string(), StateSchema),
+  budget: BudgetSchema.optional(),
   /** State path (dot-separated) -> canvas position. */
   layout: z.record(z.string(), PositionSchema).optional(),
 });

@@ -57,6 +57,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       const view: SessionSnapshot = {
         sessionId,
         machineId: record.machineId,
+        specHash: record.specHash,
         traceId: record.traceId,
         status: record.status,
         state: snapshot.value ?? null,

@@ -5,6 +5,9 @@ import type { RuntimeLimits } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { ApprovalRecord, SessionStatus, SessionStore } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
+import type { AnyMigrationHook } from '../migrate/hook.ts';
+import type { StaleSession } from '../migrate/list.ts';
+import type { MigrationReport } from '../migrate/run-migrations.ts';
 import type { XStateInspector } from './host.ts';
 import type { LeaseOptions } from './lease.ts';
 import type { MachineInfo } from './machine-info.ts';
@@ -34,6 +37,11 @@ export interface RuntimeOptions {
    * reported once per session (process warning FLOWING_INSPECTOR_THREW) and never reaches the session.
    */
   inspect?: XStateInspector;
+  /**
+   * Migration hooks by machine id (each machine's `migrate` export of its `.impl.ts`): a session recorded under an
+   * older version that does not fit the served one as it is gets carried over by its machine's hook when it opens.
+   */
+  migrations?: Readonly<Record<string, AnyMigrationHook>>;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
@@ -43,6 +51,8 @@ export type SessionEvent<TDef> = string extends EventOf<TDef>['type'] ? { type: 
 export interface SessionSnapshot {
   sessionId: string;
   machineId: string;
+  /** The version (spec hash) of the machine the session runs. */
+  specHash: string;
   traceId: string;
   status: SessionStatus;
   state: unknown;
@@ -115,6 +125,18 @@ export interface Runtime {
    * With leases, `leaseWaitMs` bounds the wait for another process stepping it (then SESSION_LEASED).
    */
   resume(sessionId: string, options?: { leaseWaitMs?: number }): Promise<Session>;
+  /**
+   * Sessions recorded under another version of their machine that do not continue on the served one as they are,
+   * each with the reasons and whether the machine's migration hook carries it over. Sessions that fit are not listed.
+   */
+  staleSessions(query?: { machineId?: string; limit?: number }): Promise<StaleSession[]>;
+  /**
+   * Carries every session of an older version that fits (as it is, or through its machine's hook) onto the served
+   * version, logging `session.migrated` with both versions; `dryRun` writes nothing and reports what would happen.
+   */
+  migrate(options?: { dryRun?: boolean; machineId?: string }): Promise<MigrationReport>;
+  /** How many sessions still taking events are in each active state path of a machine. */
+  sessionsByState(machineId: string): Promise<Record<string, number>>;
   readonly store: SessionStore;
   readonly machines: ReadonlyMap<string, MachineInfo>;
 }

@@ -132,6 +132,10 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
           );
       }
       const machine = c.req.query('machine');
+      if (c.req.query('stale') === 'true') {
+        const sessions = await runtime.staleSessions({ ...(machine ? { machineId: machine } : {}), limit: intQuery(c, 'limit', 500) });
+        return answer(c, { sessions });
+      }
       const cursor = c.req.query('cursor');
       const page = await runtime.store.listSessions({
         ...(machine ? { machineId: machine } : {}),
