@@ -43,7 +43,10 @@ for (let i = 0; i < rounds; i++) {
   const times = await Promise.all(
     Array.from({ length: 20 }, () =>
       fetch(`${server.url}/sessions/${created.sessionId}/events`, { method: 'POST', body: JSON.stringify({ type: 'PING' }) }).then(
-        async (r) => (await r.text(), performance.now() - started),
+        async (r) => {
+          await r.text();
+          return performance.now() - started;
+        },
       ),
     ),
   );
