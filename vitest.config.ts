@@ -47,6 +47,9 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // codegen runs over a project copy, 40-60 s each: agent calls in generated code, order-support's model calls per request
+  'test/codegen/agent-codegen.test.ts',
+  'test/runtime/order-support-calls.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

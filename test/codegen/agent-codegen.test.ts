@@ -15,9 +15,15 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
       llm: 'agent',
       prompt: '{{ context.lastMessage }}',
       tools: ['trace_shipment', { tool: 'query_order', bind: { customer_id: "context.customer.id ?? ''" } }],
-      output: { intent: { type: 'enum', values: ['order_query', 'refund', 'other'] }, orderIds: { type: 'array', items: { type: 'string' } } },
+      output: {
+        intent: { type: 'enum', values: ['order_query', 'refund', 'other'] },
+        orderIds: { type: 'array', items: { type: 'string' } },
+      },
       temperature: 0.2,
-      onDone: [{ guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } }, { target: 'idle' }],
+      onDone: [
+        { guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } },
+        { target: 'idle' },
+      ],
       onError: 'failed',
     };
     change(invoke);
@@ -30,10 +36,10 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
   }
 }
 
-const typeErrors = (result: Awaited<ReturnType<typeof generateWithAgent>>) => result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+const typeErrors = (result: Awaited<ReturnType<typeof generateWithAgent>>) =>
+  result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
 
 describe('agent calls in generated code', () => {
-
   it('types the structured output for onDone guards and assigns, and passes the bound arguments', async () => {
     const result = await generateWithAgent();
     expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
