@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { validateSpec, type ToolInfo } from '../../spec/index.ts';
 
 const tools: Record<string, ToolInfo> = {
-  fetch_trip: { name: 'fetch_trip', idempotent: true, risk: 'low', inputFields: ['trip_id', 'customer_id'], requiredInputFields: ['trip_id'] },
+  fetch_trip: {
+    name: 'fetch_trip',
+    idempotent: true,
+    risk: 'low',
+    inputFields: ['trip_id', 'customer_id'],
+    requiredInputFields: ['trip_id'],
+  },
   lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
 };
 
@@ -30,7 +36,9 @@ const agent = {
   scripted: { keywords: { a: ['alpha'] }, patterns: { ids: '[A-Z][0-9]+' } },
 };
 const problems = (invoke: Record<string, unknown>) =>
-  validateSpec(spec(invoke), { tools }).problems.filter((p) => p.severity === 'error').map((p) => [p.code, p.path]);
+  validateSpec(spec(invoke), { tools })
+    .problems.filter((p) => p.severity === 'error')
+    .map((p) => [p.code, p.path]);
 
 describe('agent calls in the spec', () => {
   it('accepts bound tools, structured output, sampling settings and scripted rules for the output fields', () => {
@@ -48,9 +56,9 @@ describe('agent calls in the spec', () => {
   });
 
   it('refuses the same tool listed twice, bound or not', () => {
-    expect(problems({ ...agent, tools: ['fetch_trip', { tool: 'fetch_trip', bind: { customer_id: 'context.customerId' } }] }).map((p) => p[0])).toContain(
-      'SPEC_DUPLICATE_NAME',
-    );
+    expect(
+      problems({ ...agent, tools: ['fetch_trip', { tool: 'fetch_trip', bind: { customer_id: 'context.customerId' } }] }).map((p) => p[0]),
+    ).toContain('SPEC_DUPLICATE_NAME');
   });
 
   it('refuses output on a call kind other than agent, and sampling settings out of range', () => {
