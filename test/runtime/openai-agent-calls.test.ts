@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FlowingError } from '../../runtime/errors.ts';
+import type { FlowingError } from '../../runtime/errors.ts';
 import { createOpenAIProvider } from '../../runtime/llm/openai.ts';
 import type { AgentRequest, AgentToolCaller, LlmCallOptions } from '../../runtime/llm/types.ts';
 import { reply, startFakeOpenAI, streamed, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';

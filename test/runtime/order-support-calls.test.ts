@@ -54,12 +54,8 @@ async function measure(machine: AnyMachineDefinition) {
       calls[kind].push((await session.events()).slice(seen).filter((e) => e.type === 'llm.started').length);
     }
     const snapshot = await session.snapshot();
-    ends[kind] = {
-      state: snapshot.value,
-      reply: snapshot.context.reply,
-      orderId: snapshot.context.orderId,
-      intent: snapshot.context.intent,
-    };
+    const context = snapshot.context as Record<string, unknown>;
+    ends[kind] = { state: snapshot.state, reply: context.reply, orderId: context.orderId, intent: context.intent };
   }
   return { calls, ends };
 }
@@ -80,5 +76,11 @@ describe('order-support with structured output: model calls per request', () => 
     expect(before.calls).toEqual({ 'order query': [3], 'order query, id asked for': [2, 2], refund: [2], other: [2] });
     expect(after.calls).toEqual({ 'order query': [2], 'order query, id asked for': [1, 2], refund: [1], other: [2] });
     expect(after.ends).toEqual(before.ends);
+    expect(Object.values(after.ends).map((end: any) => end.reply)).toEqual([
+      expect.stringContaining('A1001'),
+      expect.stringContaining('A1001'),
+      expect.stringContaining('approval'),
+      expect.stringContaining('orders'),
+    ]);
   }, 120_000);
 });
