@@ -4,6 +4,7 @@ import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec }
 import { agentToolName, listStates } from '@flowing/spec';
 import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
+import { mcpModulesFor } from './mcp/modules.ts';
 import { machineNames } from './names.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
@@ -120,7 +121,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
 
     const specDir = dirname(specPath);
     const names = machineNames(spec.id);
-    const generated = generate(spec, { tools, machineDir: rel(specDir) }).map((file) => ({ ...file, absolute: join(rootDir, file.path) }));
+    const generated = [...generate(spec, { tools, machineDir: rel(specDir) }), ...(await mcpModulesFor(spec, tools, rootDir))].map(
+      (file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }),
+    );
     const implPath = join(specDir, names.implFile);
     const existingImpl = await readIfExists(implPath);
     const newImpl = implText(spec.id, existingImpl, Object.keys(spec.guards ?? {}), Object.keys(spec.actions ?? {}));

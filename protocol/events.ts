@@ -4,6 +4,7 @@
  */
 export const RUNTIME_EVENT_TYPES = [
   'session.started',
+  'session.migrated',
   'state.changed',
   'transition.rejected',
   'tool.started',

@@ -81,3 +81,4 @@ export {
   type PrintableProblem,
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';
+export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';
