@@ -48,14 +48,14 @@ describe('agent calls in generated code', () => {
     expect(machine).toContain('} satisfies Pick<ToolInput<typeof orderSupportTools.query_order>, "customer_id">');
     expect(machine).toContain('tools: ["trace_shipment", "query_order"]');
     expect(machine).toContain('temperature: 0.2');
-  }, 60_000);
+  }, 120_000);
 
   it('maps a guard on an output field the agent does not have to that guard', async () => {
     const result = await generateWithAgent((invoke) => {
       invoke.onDone[0].guard = "output.intnt == 'refund'";
     });
     expect(typeErrors(result).map((e) => e.path)).toEqual([`${AT}/onDone/0/guard`]);
-  }, 60_000);
+  }, 120_000);
 
   it('maps a bound value of the wrong type to that binding', async () => {
     const result = await generateWithAgent((invoke) => {
@@ -64,7 +64,7 @@ describe('agent calls in generated code', () => {
     const errors = typeErrors(result);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.path.startsWith(`${AT}/tools/1/bind`))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses a binding of a field the tool does not take, naming it', async () => {
     const result = await generateWithAgent((invoke) => {
@@ -74,5 +74,5 @@ describe('agent calls in generated code', () => {
     expect(result.problems.filter((p) => p.severity === 'error').map((p) => [p.code, p.path])).toEqual([
       ['SPEC_UNKNOWN_TOOL_INPUT', `${AT}/tools/1/bind/customer`],
     ]);
-  }, 60_000);
+  }, 120_000);
 });
