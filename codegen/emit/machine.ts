@@ -157,6 +157,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
             value: literalDoc(Object.fromEntries(Object.entries(spec.events).map(([e, f]) => [e, contractFields(f)]))),
           },
           { key: 'invokes', value: invokesDoc(states) },
+          ...(spec.channels ? [{ key: 'channels', value: literalDoc(spec.channels), pointer: pointer('channels') }] : []),
         ],
         true,
       ),
@@ -170,6 +171,7 @@ function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table
   const invokes = listStates(spec).flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
   const xstate = [
     table.uses.has('assign') ? 'assign' : '',
+    table.uses.has('emit') ? 'emit' : '',
     'setup',
     hasActors ? 'type InputFrom' : '',
     table.uses.has('Output') ? 'type OutputFrom' : '',

@@ -20,6 +20,7 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
         orderIds: { type: 'array', items: { type: 'string' } },
       },
       temperature: 0.2,
+      maxTokens: 300,
       onDone: [
         { guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } },
         { target: 'idle' },
@@ -48,6 +49,7 @@ describe('agent calls in generated code', () => {
     expect(machine).toContain('} satisfies Pick<ToolInput<typeof orderSupportTools.query_order>, "customer_id">');
     expect(machine).toContain('tools: ["trace_shipment", "query_order"]');
     expect(machine).toContain('temperature: 0.2');
+    expect(machine).toContain('maxTokens: 300');
   }, 120_000);
 
   it('maps a guard on an output field the agent does not have to that guard', async () => {
