@@ -7,6 +7,7 @@ import {
   type FieldMap,
   type FlowSpec,
   type LlmInvokeSpec,
+  type SpecLimits,
   type ToolInvokeSpec,
 } from '@flowing/spec';
 import { FlowingError } from './errors.ts';
@@ -33,6 +34,8 @@ export interface MachineContract {
   eventFields: Record<string, FieldMap>;
   /** The invoke of each state that has one, by state name (the invoked actor's id). */
   invokes: Readonly<Record<string, InvokeInfo>>;
+  /** The spec's own bounds (`limits` at its top level); the runtime's limits fill in what it leaves out. */
+  limits?: SpecLimits;
 }
 
 /** Everything the runtime needs about one generated machine. Generated `<id>.machine.ts` modules export one. */
@@ -78,7 +81,7 @@ export function defineMachine<TMachine extends AnyStateMachine, TEvent extends {
  * needs. Each tool's input mapping is parsed here, once, into an arguments function; throws
  * FlowingError('MACHINE_INVALID') when a mapping does not parse.
  */
-export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>): MachineContract {
+export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' | 'limits'>): MachineContract {
   const invokes: Record<string, InvokeInfo> = {};
   for (const { name, spec: state } of listStates(spec)) {
     const invoke = state.invoke;
@@ -88,7 +91,7 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>
         ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
         : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
-  return { contextFields: spec.context, eventFields: spec.events, invokes };
+  return { contextFields: spec.context, eventFields: spec.events, invokes, ...(spec.limits ? { limits: spec.limits } : {}) };
 }
 
 /**

@@ -21,6 +21,7 @@ export {
   type ActionBlock,
   type Position,
   type ScriptedRules,
+  type SpecLimits,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {

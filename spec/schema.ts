@@ -172,6 +172,16 @@ export type Position = z.infer<typeof PositionSchema>;
 
 export const NamedDeclarationSchema = z.strictObject({ description: z.string().optional() });
 
+/** Bounds a spec sets for its own sessions; the runtime's limits apply where it sets none. */
+export const SpecLimitsSchema = z.strictObject({
+  /**
+   * Steps (transitions taken) a session may make between two events from outside. Beyond it the event is refused
+   * with STEP_LIMIT and the session goes back to the state it was in before that event.
+   */
+  stepsPerTurn: z.number().int().min(1).optional(),
+});
+export type SpecLimits = z.infer<typeof SpecLimitsSchema>;
+
 export const FlowSpecSchema = z.strictObject({
   $schema: z.string().optional(),
   specVersion: z.literal(SPEC_VERSION),
@@ -184,6 +194,7 @@ export const FlowSpecSchema = z.strictObject({
   actions: z.record(z.string(), NamedDeclarationSchema).optional(),
   /** Model per call kind (`classify`, `extract`, ...) or `default`. */
   models: z.record(z.string(), z.string()).optional(),
+  limits: SpecLimitsSchema.optional(),
   initial: z.string().optional(),
   states: z.record(z.string(), StateSchema),
   /** State path (dot-separated) -> canvas position. */

@@ -22,6 +22,8 @@ export interface SendingRun {
   readonly failed: FlowError | undefined;
   status: SessionStatus;
   step: number;
+  turnSteps: number;
+  externalTurn: boolean;
   outcome?: RunOutcome;
   before: { snapshot: unknown; step: number; status: SessionStatus; approval?: ApprovalRecord };
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent;
@@ -47,21 +49,38 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   run.before = { snapshot: run.log.stored.snapshot, step: run.step, status: run.status, approval: run.approvals.current };
   if (run.outcome?.kind === 'reverted') run.outcome = undefined;
   run.quiet.busy();
-  run.applyExternal(check.event);
+  run.turnSteps = 0;
+  run.externalTurn = true;
+  try {
+    return await applyEvent(run, raw, check.event, snapshot, first, stepBefore);
+  } finally {
+    run.externalTurn = false;
+  }
+}
+
+async function applyEvent(
+  run: SendingRun,
+  raw: unknown,
+  event: { type: string } & Record<string, unknown>,
+  snapshot: AnyMachineSnapshot,
+  first: number,
+  stepBefore: number,
+): Promise<SendResult> {
+  run.applyExternal(event);
   if (run.step === stepBefore && !run.outcome && !run.actor.stopped) {
     // No transition was taken; nothing changed, so the event is refused.
     run.quiet.set();
-    return refuseEvent(run, raw, untakenReason(snapshot, check.event.type), check.event);
+    return refuseEvent(run, raw, untakenReason(snapshot, event.type), event);
   }
   // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
-  const decided = run.approvals.decide(check.event, snapshot);
+  const decided = run.approvals.decide(event, snapshot);
   if (decided)
     run.append('approval.decided', {
       approvalId: decided.id,
       decision: decided.decision,
       tool: decided.tool,
       argsHash: decided.argsHash,
-      reason: check.event.reason ?? null,
+      reason: event.reason ?? null,
     });
   if (!run.quiet.is && run.status !== 'running') run.quiet.set();
   await run.quiet.whenQuiet();
@@ -69,7 +88,7 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   const failure = run.failed;
   if (failure) {
     run.append('transition.rejected', {
-      event: check.event.type,
+      event: event.type,
       states: activeStates(snapshot),
       code: failure.code,
       reason: failure.message,

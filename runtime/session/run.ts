@@ -43,6 +43,8 @@ export class SessionRun {
   readonly approvals: ApprovalWatch;
   status: SessionStatus;
   step: number;
+  turnSteps = 0;
+  externalTurn = false;
   outcome?: RunOutcome;
   /** A snapshot to store instead of the actor's (the state before a reverted event, or a stopped session's). */
   frozenSnapshot?: unknown;
@@ -248,6 +250,8 @@ export class SessionRun {
   /** Delivers the delayed transitions that are due now (a wake-up); resolves when the session is quiet again. */
   fireTimers(): Promise<void> {
     if (!this.actor.live) return Promise.resolve();
+    this.turnSteps = 0;
+    this.externalTurn = false;
     this.quiet.busy();
     this.actor.fireDueTimers(this.log.stored.timers);
     if (!this.quiet.is && this.status !== 'running') this.quiet.set();
