@@ -7,6 +7,7 @@ export {
   type RuntimeEventType,
   type SessionStatus,
 } from './events.ts';
+export { contextChange, applyContextChange, changesContext, type ContextChange } from './context-change.ts';
 export {
   sessionAt,
   foldEvent,

@@ -42,6 +42,9 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   const snapshot = run.snapshot;
   if (!snapshot || run.actor.stopped)
     return refuseEvent(run, raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
+  const full = run.log.fullRefusal();
+  // A full log takes nothing more, not even the record of this refusal.
+  if (full) return { applied: false, ...full };
   const check = checkEvent(run.info, raw);
   if (!check.ok) return refuseEvent(run, raw, check.refusal);
   const first = run.log.appended.length;

@@ -1,4 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
+import { contextChange } from '@flowing/protocol';
 import { toFlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ResolvedLimits } from '../limits.ts';
@@ -73,10 +74,9 @@ export class RunSteps {
     };
     // Events from outside are logged whole, so a session can be replayed from its log.
     if (!cause.type.startsWith('xstate.')) data.payload = cause;
-    if (snapshot.context !== this.lastContext) {
-      this.lastContext = snapshot.context;
-      data.context = snapshot.context;
-    }
+    const change = contextChange(this.lastContext, snapshot.context);
+    this.lastContext = snapshot.context;
+    if (change) Object.assign(data, change);
     run.append('state.changed', data);
     this.watchApprovals(snapshot);
     this.settle(snapshot);

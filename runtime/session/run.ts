@@ -75,7 +75,7 @@ export class SessionRun {
     this.failures = new RunFailures(this);
     this.steps = new RunSteps(this, this.failures);
     // The run is its collaborators' owner and listener itself: no closures are made per run.
-    this.log = new RunLog(host.store, host.clock, this, record, journal);
+    this.log = new RunLog(host.store, host.clock, this, record, journal, host.limits.maxLogBytes);
     this.calls = new CallLedger(host, this, this.log);
     const inspect = host.inspect && {
       inspector: host.inspect,
@@ -105,6 +105,13 @@ export class SessionRun {
   lost(error: FlowError): void {
     this.abandon(error);
     this.outcome = { kind: 'lost', error };
+  }
+
+  /** RunLog: what this commit logs does not fit in the session's log quota and was dropped. */
+  full(error: FlowError): void {
+    // Quiet outside a turn, the run was only logging a refusal: that record is dropped and nothing else changes.
+    if (!this.externalTurn && this.quiet.is) return;
+    this.failures.logFull(error, this.externalTurn);
   }
 
   /** CallLedger: the machine's tools. */

@@ -47,6 +47,8 @@ export interface SessionRecord {
    * schedules them again with the time left; the runtime wakes a quiet session up when the first one is due.
    */
   timers?: Readonly<Record<string, number>>;
+  /** Bytes (UTF-8 JSON) of the events and journal writes stored for the session, counted against `limits.maxLogBytes`. */
+  logBytes?: number;
   createdAt: number;
   updatedAt: number;
 }
