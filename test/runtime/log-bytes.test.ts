@@ -91,7 +91,7 @@ describe('what a session writes for a large message', () => {
     const { store, inner, written, reset } = countingSqlite('refused');
     const runtime = createRuntime({ machines: [orderSupport], store, clock: createVirtualClock() });
     const session = await runtime.createSession(orderSupport);
-    const event = { type: 'REJECT', reason: `no${'y'.repeat(250 * 1024)}` };
+    const event = { type: 'REJECT' as const, reason: `no${'y'.repeat(250 * 1024)}` };
     reset();
     expect(await session.send(event)).toMatchObject({ applied: false, code: 'NO_TRANSITION' });
     expect(written()).toBeLessThan(4_000);
