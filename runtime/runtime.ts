@@ -44,7 +44,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? systemClock;
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
-  const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const subscriptions = new Subscriptions((id, after, limit) => store.readEvents(id, after, limit));
   const host: RunHost = {
     store,
     clock,

@@ -1,6 +1,9 @@
 import { toFlowError, type FlowError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
 
+/** Events a catching-up subscriber reads per query. */
+export const CATCH_UP_PAGE_SIZE = 500;
+
 /** Called with each event of a session, once, in seq order. */
 export type EventListener = (event: RuntimeEvent) => void;
 
@@ -23,7 +26,14 @@ interface Subscriber {
 export class Subscriptions {
   private readonly bySession = new Map<string, Set<Subscriber>>();
 
-  constructor(private readonly read: (sessionId: string, afterSeq: number) => Promise<readonly RuntimeEvent[]>) {}
+  /**
+   * `read` answers at most `pageSize` events after a seq; a subscriber catching up on a long log reads it page by
+   * page, delivering each before reading the next, so it never holds the whole log.
+   */
+  constructor(
+    private readonly read: (sessionId: string, afterSeq: number, limit: number) => Promise<readonly RuntimeEvent[]>,
+    private readonly pageSize = CATCH_UP_PAGE_SIZE,
+  ) {}
 
   subscribe(sessionId: string, fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void {
     const sub: Subscriber = { lastSeq: Math.max(0, Math.floor(fromSeq)), catchingUp: true, buffer: [], listener, closed: false };
@@ -92,13 +102,16 @@ export class Subscriptions {
     for (;;) {
       let stored: readonly RuntimeEvent[];
       try {
-        stored = await this.read(sessionId, sub.lastSeq);
+        stored = await this.read(sessionId, sub.lastSeq, this.pageSize);
       } catch (error) {
         this.fail(sessionId, sub, error);
         return;
       }
       if (sub.closed) return;
+      const from = sub.lastSeq;
       for (const event of stored) if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
+      // A full page: more stored events may follow, and they come before the live ones buffered meanwhile.
+      if (stored.length >= this.pageSize && sub.lastSeq > from) continue;
       const buffered = sub.buffer.sort((a, b) => a.seq - b.seq);
       sub.buffer = [];
       let gap = false;
