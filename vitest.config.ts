@@ -47,6 +47,8 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // three `flowing serve` processes started in turn (limits given as flags)
+  'test/server/serve-limits.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];
