@@ -83,7 +83,7 @@ program
   )
   .option(
     '--max-log-bytes <bytes>',
-    'bytes of events and journal a session may log; beyond, events are refused (SESSION_LOG_FULL, default 67108864)',
+    'bytes of events and journal a session may log; beyond, events are refused (SESSION_LOG_FULL, default 268435456)',
   )
   .action(async (options: ServeCommandOptions) => {
     await ensureTypeScriptLoader();

@@ -12,12 +12,12 @@ import { BENCH_MESSAGE } from './workload.ts';
  * One order-support session of many turns on SQLite (each turn: classify, extract, three tools, generate): the time
  * of a turn and the heap the process retains after full GCs, at turns 10, 1,000 and 10,000. Flat figures mean a
  * turn costs the same however long the session is. Run with --expose-gc:
- * `node --expose-gc --conditions=@flowing/source --import tsx bin/bench/long-session.ts` (TURNS=10000, WINDOW=20).
+ * `node --expose-gc --conditions=@flowing/source --import tsx bin/bench/long-session.ts` (TURNS=10000, WINDOW=20, CHECKPOINTS=10,1000,10000).
  */
 async function main() {
   const turns = Number(process.env.TURNS ?? 10_000);
   const window = Number(process.env.WINDOW ?? 20);
-  const checkpoints = [10, 1_000, 10_000].filter((n) => n <= turns);
+  const checkpoints = (process.env.CHECKPOINTS ?? '10,1000,10000').split(',').map(Number).filter((n) => n <= turns);
   const dir = await mkdtemp(join(tmpdir(), 'flowing-long-session-'));
   const store = createSqliteStore({ file: join(dir, 'sessions.db') });
   const runtime = createRuntime({ machines: [orderSupport], store, llm: benchProvider() });

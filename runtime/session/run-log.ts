@@ -134,9 +134,14 @@ export class RunLog {
     this.halted = true;
   }
 
-  /** Forgets the events of the last piece of work (a quiet run kept for the session's next event). */
+  /**
+   * Forgets the events of the last piece of work and the finished calls (a quiet run kept for the session's next
+   * event): later calls have keys of later steps, and a run restored from the store would not hold them either. A
+   * warm run of a long session would otherwise keep every call it ever made.
+   */
   park(): void {
     this.appended.length = 0;
+    for (const [key, entry] of this.journal) if (entry.completed) this.journal.delete(key);
   }
 
   private markDirty() {
