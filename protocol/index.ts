@@ -21,6 +21,8 @@ export {
 } from './session-at.ts';
 export {
   parseSessionFile,
+  createSessionFileReader,
+  type SessionFileReader,
   sessionFileSpecNotice,
   SESSION_FILE_KIND,
   SESSION_FILE_FORMAT_VERSION,

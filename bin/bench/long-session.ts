@@ -17,7 +17,10 @@ import { BENCH_MESSAGE } from './workload.ts';
 async function main() {
   const turns = Number(process.env.TURNS ?? 10_000);
   const window = Number(process.env.WINDOW ?? 20);
-  const checkpoints = (process.env.CHECKPOINTS ?? '10,1000,10000').split(',').map(Number).filter((n) => n <= turns);
+  const checkpoints = (process.env.CHECKPOINTS ?? '10,1000,10000')
+    .split(',')
+    .map(Number)
+    .filter((n) => n <= turns);
   const dir = await mkdtemp(join(tmpdir(), 'flowing-long-session-'));
   const store = createSqliteStore({ file: join(dir, 'sessions.db') });
   const runtime = createRuntime({ machines: [orderSupport], store, llm: benchProvider() });

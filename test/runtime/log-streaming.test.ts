@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSessionFile, type RuntimeEvent } from '@flowing/protocol';
+import { createSessionFileReader, parseSessionFile, type RuntimeEvent } from '@flowing/protocol';
 import { createMemoryStore, createRuntime, exportSessionStream, type SessionRecord, type SessionStore } from '@flowing/runtime';
 import { startServer } from '@flowing/runtime/server';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
@@ -93,5 +93,66 @@ describe('reading a long log a page at a time', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('reading a session file a piece at a time (createSessionFileReader)', () => {
+  /** What parsing `text` gives, whole or fed in pieces of `size` characters: the file's counts, or the refusal. */
+  function outcome(text: string, size?: number): unknown {
+    try {
+      let file;
+      if (size === undefined) file = parseSessionFile(text);
+      else {
+        const reader = createSessionFileReader();
+        for (let at = 0; at < text.length; at += size) reader.push(text.slice(at, at + size));
+        file = reader.end();
+      }
+      return { events: file.events.length, journal: file.journal.length, last: file.events.at(-1) };
+    } catch (error) {
+      return {
+        code: (error as { code?: string }).code,
+        details: (error as { details?: unknown }).details,
+        message: (error as Error).message,
+      };
+    }
+  }
+
+  it('reads an export and refuses a damaged one exactly as parseSessionFile does, wherever the pieces are cut', async () => {
+    const store = createMemoryStore();
+    const id = await longSession(store, 60);
+    let text = '';
+    for await (const piece of (await exportSessionStream(store, id, { now: 0 })).chunks) text += piece;
+    const lines = text.trimEnd().split('\n');
+    const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+    const variants = [
+      text,
+      `${text}\n\n  \n`,
+      text.replace(/\n/g, '\r\n'),
+      text.slice(0, text.length - 30),
+      [lines[0], ...lines.slice(2)].join('\n'),
+      [lines[0], lines[1], '', ...lines.slice(2)].join('\n'),
+      `${JSON.stringify(header, null, 2)}\n`,
+      `${JSON.stringify({ ...header, events: 0, journal: 0 })}\n`,
+      '',
+      '\n\n',
+      'not json\n{}',
+    ];
+    for (const variant of variants) {
+      const whole = outcome(variant);
+      for (const size of [1, 7, 100, 4096])
+        expect(outcome(variant, size), `pieces of ${size} of ${JSON.stringify(variant.slice(0, 40))}`).toEqual(whole);
+    }
+    // What each refusal is (as parseSessionFile refused them when it read the text whole).
+    expect(outcome(text)).toMatchObject({ events: (await store.load(id))!.seq });
+    expect(outcome(variants[1]!)).toEqual(outcome(text));
+    expect(outcome(variants[2]!)).toEqual(outcome(text));
+    expect(outcome(variants[3]!)).toMatchObject({ details: { line: lines.length, reason: 'truncated' } });
+    expect(outcome(variants[4]!)).toMatchObject({ details: { line: 2, reason: 'seq_gap' } });
+    expect(outcome(variants[5]!)).toMatchObject({ details: { line: 3, reason: 'not_json' } });
+    expect(outcome(variants[6]!)).toMatchObject({ details: { line: 1, reason: 'wrong_kind' }, message: expect.stringContaining('several lines') });
+    expect(outcome(variants[7]!)).toMatchObject({ details: { line: 2, reason: 'truncated' } });
+    expect(outcome(variants[8]!)).toMatchObject({ details: { line: 1, reason: 'empty' } });
+    expect(outcome(variants[9]!)).toMatchObject({ details: { line: 1, reason: 'empty' } });
+    expect(outcome(variants[10]!)).toMatchObject({ details: { line: 1, reason: 'not_json' } });
   });
 });
