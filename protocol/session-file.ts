@@ -226,7 +226,8 @@ export interface SessionFileReader {
  * line not yet complete instead of the whole text: a browser reads a large export from `File.stream()` with it.
  * @example
  * const reader = createSessionFileReader();
- * for await (const piece of file.stream().pipeThrough(new TextDecoderStream())) reader.push(piece);
+ * const decoder = new TextDecoder();
+ * for await (const bytes of file.stream()) reader.push(decoder.decode(bytes, { stream: true }));
  * const { header, events } = reader.end();
  */
 export function createSessionFileReader(): SessionFileReader {

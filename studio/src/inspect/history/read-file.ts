@@ -52,12 +52,14 @@ export function readSessionFile(text: string): SessionFile {
  */
 export async function readSessionStream(stream: ReadableStream<Uint8Array>): Promise<SessionFile> {
   const reader = createSessionFileReader();
-  const pieces = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const decoder = new TextDecoder();
+  const bytes = stream.getReader();
   try {
-    for (let next = await pieces.read(); !next.done; next = await pieces.read()) reader.push(next.value);
+    for (let next = await bytes.read(); !next.done; next = await bytes.read()) reader.push(decoder.decode(next.value, { stream: true }));
+    reader.push(decoder.decode());
     return reader.end();
   } catch (error) {
-    await pieces.cancel().catch(() => {});
+    await bytes.cancel().catch(() => {});
     throw asHistoryError(error);
   }
 }
