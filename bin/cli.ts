@@ -37,7 +37,7 @@ program
   .description('Generate <id>.machine.ts and <id>.registry.ts next to each spec, then type-check them')
   .argument('[files...]', 'spec files')
   .option('--check', 'write nothing; exit 1 when a generated file differs from what would be generated')
-  .option('--offline', "with --check: compare MCP tools with their snapshots in mcp/ only, without asking the servers")
+  .option('--offline', 'with --check: compare MCP tools with their snapshots in mcp/ only, without asking the servers')
   .option('--json', 'print problems as JSON')
   .action(async (files: string[], options: { check?: boolean; json?: boolean; offline?: boolean }) => {
     await ensureTypeScriptLoader();

@@ -149,7 +149,10 @@ describe('reading a session file a piece at a time (createSessionFileReader)', (
     expect(outcome(variants[3]!)).toMatchObject({ details: { line: lines.length, reason: 'truncated' } });
     expect(outcome(variants[4]!)).toMatchObject({ details: { line: 2, reason: 'seq_gap' } });
     expect(outcome(variants[5]!)).toMatchObject({ details: { line: 3, reason: 'not_json' } });
-    expect(outcome(variants[6]!)).toMatchObject({ details: { line: 1, reason: 'wrong_kind' }, message: expect.stringContaining('several lines') });
+    expect(outcome(variants[6]!)).toMatchObject({
+      details: { line: 1, reason: 'wrong_kind' },
+      message: expect.stringContaining('several lines'),
+    });
     expect(outcome(variants[7]!)).toMatchObject({ details: { line: 2, reason: 'truncated' } });
     expect(outcome(variants[8]!)).toMatchObject({ details: { line: 1, reason: 'empty' } });
     expect(outcome(variants[9]!)).toMatchObject({ details: { line: 1, reason: 'empty' } });
