@@ -22,7 +22,9 @@ export {
   type Position,
   type ScriptedRules,
   type SpecLimits,
+  type Budget,
   type AgentToolSpec,
+  type EmitSpec,
   type BoundToolSpec,
   agentToolName,
 } from './schema.ts';
@@ -82,4 +84,42 @@ export {
   type PrintableProblem,
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';
+export { MAX_LLM_REPAIRS, DEFAULT_AGENT_ITERATIONS, AGENT_TOOL_CALLS_PER_ITERATION, DEFAULT_TOOL_RETRIES } from './call-limits.ts';
+export {
+  computeCost,
+  budgetProblems,
+  describeSteps,
+  describeRow,
+  callBound,
+  invokedMachine,
+  costForJson,
+  formatAmount,
+  addCost,
+  maxCost,
+  METRICS,
+  METRIC_NAMES,
+  type Cost,
+  type Metric,
+  type CostOptions,
+  type CostRow,
+  type CostStep,
+  type CostLoop,
+  type CallBound,
+  type MachineCost,
+} from './cost/index.ts';
 export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';
+export {
+  CHANNEL_PATTERN,
+  LISTEN_PATTERN,
+  channelEventType,
+  channelRoutes,
+  checkChannelProject,
+  emitSites,
+  listensTo,
+  overlappingRoutes,
+  patternsOverlap,
+  routeOf,
+  type ChannelProblem,
+  type ChannelRoute,
+  type EmitSite,
+} from './channels.ts';

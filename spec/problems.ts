@@ -92,7 +92,25 @@ export const SPEC_PROBLEM_CODES = {
       'Every branch of an onDone/onError list has a guard: when all are false the done or error event is refused and the session cannot continue.',
   },
   SPEC_DEAD_END: { severity: 'warning', summary: 'A non-final state has no way out (no transition, no invoke, no final child).' },
+  SPEC_BUDGET_EXCEEDED: {
+    severity: 'error',
+    summary:
+      'A turn (or, with `budget.per: "session"`, a path to a final state) can cost more than the spec\'s `budget` allows; the pointer names the call that crosses it.',
+  },
+  COST_UNBOUNDED: {
+    severity: 'warning',
+    summary:
+      'A loop the session takes by itself (always, after, a call result) that makes calls has no counter guard the checker can read, or machine invocations form a cycle: its cost has no bound.',
+  },
+  COST_UNKNOWN_MACHINE: { severity: 'warning', summary: 'An invoke starts a machine whose spec is not known, so its cost is not either.' },
   SPEC_LAYOUT_UNKNOWN_STATE: { severity: 'warning', summary: 'A layout entry names a state that does not exist.' },
+  SPEC_CHANNEL_NAME: { severity: 'error', summary: 'A channel name or listen pattern is not dot-separated snake_case words (a prefix ends in .*).' },
+  SPEC_CHANNEL_KEY: { severity: 'error', summary: "channels.key does not name a string context field (the field holding a receiving session's key)." },
+  SPEC_CHANNEL_NO_EVENTS: { severity: 'error', summary: 'A listen pattern receives no declared event (a message on a.b arrives as event A_B).' },
+  SPEC_CHANNEL_OVERLAP: { severity: 'error', summary: 'Two machines listen to patterns some channel matches both of; routing would be a guess.' },
+  SPEC_CHANNEL_UNROUTED: { severity: 'error', summary: 'A machine emits on a channel no machine of the project listens to.' },
+  SPEC_CHANNEL_UNKNOWN_MESSAGE: { severity: 'error', summary: "A message's receiving machine does not declare the event it arrives as." },
+  SPEC_CHANNEL_PAYLOAD: { severity: 'error', summary: "A message's data has a field the receiving event lacks, or lacks one it needs." },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 
 export type SpecProblemCode = keyof typeof SPEC_PROBLEM_CODES;

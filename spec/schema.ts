@@ -43,12 +43,25 @@ export type GuardSpec = z.infer<typeof GuardSchema>;
 /** Context updates: context field -> expression. */
 export const AssignSchema = z.record(z.string(), ExpressionSchema);
 
+/**
+ * A message published on a channel: `channel` routes it (by the prefixes machines listen to), `key` picks the
+ * receiving session (its correlation key), `data` is the payload, field -> expression.
+ */
+export const EmitSchema = z.strictObject({
+  channel: z.string(),
+  key: ExpressionSchema,
+  data: AssignSchema.optional(),
+});
+export type EmitSpec = z.infer<typeof EmitSchema>;
+
 export const TransitionObjectSchema = z.strictObject({
   target: z.string().optional(),
   guard: GuardSchema.optional(),
   assign: AssignSchema.optional(),
   /** Named actions implemented in `<id>.impl.ts`, run in order after `assign`. */
   actions: z.array(z.string()).optional(),
+  /** Messages published after `assign` and `actions` (see EmitSchema). */
+  emit: z.array(EmitSchema).optional(),
   description: z.string().optional(),
 });
 export type TransitionObject = z.infer<typeof TransitionObjectSchema>;
@@ -60,6 +73,7 @@ export type TransitionSpec = z.infer<typeof TransitionSchema>;
 export const ActionBlockSchema = z.strictObject({
   assign: AssignSchema.optional(),
   actions: z.array(z.string()).optional(),
+  emit: z.array(EmitSchema).optional(),
 });
 export type ActionBlock = z.infer<typeof ActionBlockSchema>;
 
@@ -138,6 +152,8 @@ export const LlmInvokeSchema = z.strictObject({
   topP: z.number().min(0).max(1).optional(),
   /** agent: upper bound on model turns. */
   maxIterations: z.number().int().positive().max(50).optional(),
+  /** Tokens one model request of this call may use; the cost bound counts it (without it, a path's tokens are unbounded). */
+  maxTokens: z.number().int().positive().optional(),
   scripted: ScriptedRulesSchema.optional(),
   ...invokeCommon,
 });
@@ -205,6 +221,15 @@ export const SpecLimitsSchema = z.strictObject({
   stepsPerTurn: z.number().int().min(1).optional(),
 });
 export type SpecLimits = z.infer<typeof SpecLimitsSchema>;
+/** What one turn (or one session) of the machine may cost at most; a path over it is a validation error. */
+export const BudgetSchema = z.strictObject({
+  modelCalls: z.number().int().min(0).optional(),
+  toolCalls: z.number().int().min(0).optional(),
+  tokens: z.number().int().min(0).optional(),
+  /** `turn` (default): every turn, from the start or a waiting state to the next; `session`: every path to a final state. */
+  per: z.enum(['turn', 'session']).optional(),
+});
+export type Budget = z.infer<typeof BudgetSchema>;
 
 export const FlowSpecSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -216,11 +241,18 @@ export const FlowSpecSchema = z.strictObject({
   events: z.record(z.string(), FieldMapSchema).default({}),
   guards: z.record(z.string(), NamedDeclarationSchema).optional(),
   actions: z.record(z.string(), NamedDeclarationSchema).optional(),
+  /**
+   * The channels this machine receives: `listen` names channels or prefixes (`billing.*`); a message on
+   * `billing.need_order` arrives as the event `BILLING_NEED_ORDER` (declared in `events` with its payload) at the
+   * session whose context field `key` holds the message's key, created for a new key.
+   */
+  channels: z.strictObject({ listen: z.array(z.string()).min(1), key: z.string() }).optional(),
   /** Model per call kind (`classify`, `extract`, ...) or `default`. */
   models: z.record(z.string(), z.string()).optional(),
   limits: SpecLimitsSchema.optional(),
   initial: z.string().optional(),
   states: z.record(z.string(), StateSchema),
+  budget: BudgetSchema.optional(),
   /** State path (dot-separated) -> canvas position. */
   layout: z.record(z.string(), PositionSchema).optional(),
 });

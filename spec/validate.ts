@@ -9,11 +9,15 @@ import {
   type InvokeSpec,
   type LlmInvokeSpec,
   type ToolInvokeSpec,
+  type EmitSpec,
   agentToolName,
 } from './schema.ts';
+import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
+import { computeCost } from './cost/bound.ts';
+import { budgetProblems } from './cost/budget.ts';
 
 /** What the validator needs to know about a tool from tools/. */
 export interface ToolInfo {
@@ -26,11 +30,15 @@ export interface ToolInfo {
   requiredInputFields?: string[];
   /** Error codes the tool declares. */
   errors?: string[];
+  /** Retries of the tool's definition (the cost bound counts them). */
+  retries?: number;
 }
 
 export interface ValidateOptions {
   /** Tools available in tools/. When omitted, tool names and contracts are not checked. */
   tools?: Record<string, ToolInfo>;
+  /** The spec of a machine an invoke starts, for the cost bound a `budget` is checked against. */
+  resolveMachine?: (machineId: string) => FlowSpec | undefined;
 }
 
 export interface ValidationResult {
@@ -84,7 +92,14 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
     return { spec: undefined, problems, ok: false };
   }
   const problems = checkSpec(parsed.data, options);
+  if (parsed.data.budget !== undefined) problems.push(...checkBudget(parsed.data, options));
   return { spec: parsed.data, problems, ok: !hasErrors(problems) };
+}
+
+/** The cost bound against the spec's budget: a path over it is an error at the call that crosses it. */
+function checkBudget(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
+  const cost = computeCost(spec, options);
+  return [...cost.problems, ...budgetProblems(spec, cost)];
 }
 
 function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
@@ -144,6 +159,32 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   }
   for (const name of Object.keys(spec.guards ?? {})) checkName(name, ['guards', name], 'guard');
   for (const name of Object.keys(spec.actions ?? {})) checkName(name, ['actions', name], 'action');
+  if (spec.channels) checkListening(spec.channels);
+
+  /** What a machine receives: valid patterns, a string key field, an event declared for each pattern. */
+  function checkListening(channels: NonNullable<FlowSpec['channels']>) {
+    const key = spec.context[channels.key];
+    if (!key || key.type !== 'string')
+      report(
+        'SPEC_CHANNEL_KEY',
+        ['channels', 'key'],
+        `channels.key must name a string context field (the session's key); '${channels.key}' ${key ? `is a ${key.type}` : 'is not declared in "context"'}`,
+      );
+    channels.listen.forEach((pattern, i) => {
+      if (!LISTEN_PATTERN.test(pattern) || pattern.length > MAX_NAME_LENGTH) {
+        report('SPEC_CHANNEL_NAME', ['channels', 'listen', i], `${JSON.stringify(pattern)} must be a channel name or a prefix ending in .* (billing.*)`);
+        return;
+      }
+      const eventPrefix = channelEventType(pattern.endsWith('.*') ? pattern.slice(0, -1) : pattern);
+      const matches = (event: string) => (pattern.endsWith('.*') ? event.startsWith(eventPrefix) : event === eventPrefix);
+      if (!Object.keys(spec.events).some(matches))
+        report(
+          'SPEC_CHANNEL_NO_EVENTS',
+          ['channels', 'listen', i],
+          `no declared event receives '${pattern}': a message on channel a.b arrives as event A_B; declare it in "events" with its payload`,
+        );
+    });
+  }
 
   function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean) {
     if (type.type === 'enum') {
@@ -258,6 +299,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       if (!block) continue;
       checkAssign(block.assign, ['context'], [...at, key, 'assign']);
       checkActions(block.actions, [...at, key, 'actions']);
+      checkEmits(block.emit, ['context'], [...at, key, 'emit']);
     }
     for (const delay of Object.keys(state.after ?? {})) {
       const ms = Number(delay);
@@ -291,6 +333,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         }
         checkAssign(transition.assign, roots, [...here, 'assign']);
         checkActions(transition.actions, [...here, 'actions']);
+        checkEmits(transition.emit, roots, [...here, 'emit']);
       }
     }
     if (state.invoke) checkInvoke(state.invoke, [...at, 'invoke']);
@@ -302,6 +345,19 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
       checkExpression(source, roots, [...segments, field]);
     }
+  }
+
+  function checkEmits(emits: EmitSpec[] | undefined, roots: ExpressionRoot[], segments: Array<string | number>) {
+    emits?.forEach((emit, i) => {
+      if (!CHANNEL_PATTERN.test(emit.channel) || emit.channel.length > MAX_NAME_LENGTH)
+        report(
+          'SPEC_CHANNEL_NAME',
+          [...segments, i, 'channel'],
+          `channel ${JSON.stringify(emit.channel)} must be dot-separated snake_case words (billing.need_order)`,
+        );
+      checkExpression(emit.key, roots, [...segments, i, 'key']);
+      for (const [field, source] of Object.entries(emit.data ?? {})) checkExpression(source, roots, [...segments, i, 'data', field]);
+    });
   }
 
   function checkActions(actions: string[] | undefined, segments: Array<string | number>) {

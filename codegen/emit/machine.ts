@@ -158,6 +158,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
           },
           { key: 'invokes', value: invokesDoc(states) },
           ...(spec.limits ? [{ key: 'limits', value: literalDoc(spec.limits) }] : []),
+          ...(spec.channels ? [{ key: 'channels', value: literalDoc(spec.channels), pointer: pointer('channels') }] : []),
         ],
         true,
       ),
@@ -171,6 +172,7 @@ function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table
   const invokes = listStates(spec).flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
   const xstate = [
     table.uses.has('assign') ? 'assign' : '',
+    table.uses.has('emit') ? 'emit' : '',
     'setup',
     hasActors ? 'type InputFrom' : '',
     table.uses.has('Output') ? 'type OutputFrom' : '',

@@ -23,7 +23,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
     id: sessionId,
     machineId,
     send(event, sendOptions = {}) {
-      const { eventId } = sendOptions;
+      const { eventId, via } = sendOptions;
       const badId = eventId === undefined ? undefined : checkEventId(eventId);
       if (badId) return Promise.resolve({ applied: false as const, ...badId });
       if (sendOptions.queue === false && queue.has(sessionId)) {
@@ -38,7 +38,9 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
         .run(sessionId, () =>
           pool.withRun(sessionId, true, async (run) => {
             await run.whenQuiet();
-            return eventId === undefined ? run.send(event) : run.sendOnce(event, eventId);
+            const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
+            if (via && result.applied && !result.duplicate) await run.noteReceived(via);
+            return result;
           }),
         )
         .finally(admitted.leave);
