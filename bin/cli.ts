@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ensureTypeScriptLoader } from './typescript-loader.ts';
+import type { ServeCommandOptions } from './serve/serve.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -47,7 +48,7 @@ program
   .description('Generate <id>.machine.ts and <id>.registry.ts next to each spec, then type-check them')
   .argument('[files...]', 'spec files')
   .option('--check', 'write nothing; exit 1 when a generated file differs from what would be generated')
-  .option('--offline', "with --check: compare MCP tools with their snapshots in mcp/ only, without asking the servers")
+  .option('--offline', 'with --check: compare MCP tools with their snapshots in mcp/ only, without asking the servers')
   .option('--json', 'print problems as JSON')
   .action(async (files: string[], options: { check?: boolean; json?: boolean; offline?: boolean }) => {
     await ensureTypeScriptLoader();
@@ -106,7 +107,15 @@ program
     '--lease-ttl <ms>',
     "with --store redis://: session lease TTL; a dead process's sessions are taken over within it + 1 s (default 10000)",
   )
-  .action(async (options: { port?: string; host?: string; store?: string; cors?: string; rateLimit?: boolean; leaseTtl?: string }) => {
+  .option(
+    '--steps-per-turn <n>',
+    "steps a session may make between two events from outside; beyond, the event is refused (STEP_LIMIT, default 1000; a spec's limits.stepsPerTurn wins)",
+  )
+  .option(
+    '--max-log-bytes <bytes>',
+    'bytes of events and journal a session may log; beyond, events are refused (SESSION_LOG_FULL, default 268435456)',
+  )
+  .action(async (options: ServeCommandOptions) => {
     await ensureTypeScriptLoader();
     const { serveCommand } = await import('./serve/serve.ts');
     process.exitCode = await serveCommand(options);

@@ -7,6 +7,7 @@ export {
   type RuntimeEventType,
   type SessionStatus,
 } from './events.ts';
+export { contextChange, applyContextChange, changesContext, type ContextChange } from './context-change.ts';
 export {
   sessionAt,
   foldEvent,
@@ -20,6 +21,8 @@ export {
 } from './session-at.ts';
 export {
   parseSessionFile,
+  createSessionFileReader,
+  type SessionFileReader,
   sessionFileSpecNotice,
   SESSION_FILE_KIND,
   SESSION_FILE_FORMAT_VERSION,

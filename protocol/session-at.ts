@@ -2,6 +2,7 @@
  * The state of a session at one event of its log, folded from the recorded events alone: no store, no machine, no
  * tool, no model. The runtime (`GET /sessions/:id/at/:seq`, fork, replay) and the studio's inspector run this one fold.
  */
+import { applyContextChange } from './context-change.ts';
 import type { SessionStatus } from './events.ts';
 
 /** The fields of a log event the fold reads; a `RuntimeEvent` fits. */
@@ -112,7 +113,7 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
     case 'state.changed':
       next.state = d.state ?? null;
       next.activeStates = activeStatePaths(d.state);
-      if ('context' in d) next.context = d.context;
+      next.context = applyContextChange(view.context, d);
       if (view.status === 'running' || view.status === 'waiting') next.status = view.pendingCalls.length > 0 ? 'running' : 'waiting';
       return next;
     case 'session.migrated':

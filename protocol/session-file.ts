@@ -148,26 +148,22 @@ function parseLine(text: string, line: number, isLast: boolean): unknown {
 }
 
 /**
- * Line 1 as JSON. A file whose first line is not JSON but which is one JSON document as a whole (a flow spec, an
- * export pretty-printed by an editor) is a file of another kind, not a damaged one.
+ * Why line 1 did not parse, told better when the whole file is one JSON document (a flow spec, an export
+ * pretty-printed by an editor): a file of another kind, not a damaged one.
  */
-function parseFirstLine(text: string, lines: readonly string[]): unknown {
+function firstLineRefusal(error: unknown, whole: string): unknown {
+  if (jsonNestingDepth(whole, MAX_SESSION_FILE_DEPTH) > MAX_SESSION_FILE_DEPTH) return error;
+  let value: unknown;
   try {
-    return parseLine(lines[0]!, 1, lines.length === 1);
-  } catch (error) {
-    if (lines.length === 1 || jsonNestingDepth(text, MAX_SESSION_FILE_DEPTH) > MAX_SESSION_FILE_DEPTH) throw error;
-    let whole: unknown;
-    try {
-      whole = JSON.parse(text);
-    } catch {
-      throw error;
-    }
-    const what =
-      (whole as { kind?: unknown } | null)?.kind === SESSION_FILE_KIND
-        ? 'a session export written on several lines'
-        : 'one JSON document (a flow spec?)';
-    throw invalid(1, 'wrong_kind', `the file is ${what}, not a session export (one JSON value per line)`);
+    value = JSON.parse(whole);
+  } catch {
+    return error;
   }
+  const what =
+    (value as { kind?: unknown } | null)?.kind === SESSION_FILE_KIND
+      ? 'a session export written on several lines'
+      : 'one JSON document (a flow spec?)';
+  return invalid(1, 'wrong_kind', `the file is ${what}, not a session export (one JSON value per line)`);
 }
 
 function issuesOf(error: z.ZodError): string {
@@ -212,22 +208,64 @@ const stripCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -
  */
 export function parseSessionFile(text: string): SessionFile {
   if (typeof text !== 'string') throw invalid(0, 'not_text', 'a session file is text');
-  if (text.length > MAX_SESSION_FILE_CHARS)
-    throw invalid(0, 'file_too_large', `the file has ${text.length} characters, more than the ${MAX_SESSION_FILE_CHARS} read`);
-  const lines = text.split('\n').map(stripCr);
-  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-  if (lines.length === 0) throw invalid(1, 'empty', 'the file is empty');
-  const header = readHeader(parseFirstLine(text, lines));
+  const reader = createSessionFileReader();
+  reader.push(text);
+  return reader.end();
+}
+
+/** A session file read a piece at a time (`parseSessionFile` in pieces): push the text as it comes, then `end`. */
+export interface SessionFileReader {
+  /** Takes the next piece of text (any length, cut anywhere); throws SESSION_FILE_INVALID as soon as a line is refused. */
+  push(text: string): void;
+  /** The file, once all of it was pushed; throws SESSION_FILE_INVALID for what only the end shows (a cut-off file). */
+  end(): SessionFile;
+}
+
+/**
+ * Reads a session file piece by piece with the checks of `parseSessionFile`, holding the parsed lines and the one
+ * line not yet complete instead of the whole text: a browser reads a large export from `File.stream()` with it.
+ * @example
+ * const reader = createSessionFileReader();
+ * const decoder = new TextDecoder();
+ * for await (const bytes of file.stream()) reader.push(decoder.decode(bytes, { stream: true }));
+ * const { header, events } = reader.end();
+ */
+export function createSessionFileReader(): SessionFileReader {
+  let chars = 0;
+  let partial = '';
+  let lineNo = 0;
+  /** The last non-blank line, parsed once the next one shows it is not the last; blank lines seen after it. */
+  let held: { text: string; line: number } | undefined;
+  let blanksAfterHeld: number[] = [];
+  /** Line 1 did not parse and more lines follow: the text is kept to tell a JSON document from a damaged file. */
+  let firstFailed: { error: unknown; text: string } | undefined;
+  /** The raw text up to the line being read, until line 1 has parsed. */
+  let prefix: string | undefined = '';
+  let header: SessionFileHeader | undefined;
   const events: RuntimeEvent[] = [];
   const journal: JournalEntry[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = i + 1;
-    const value = parseLine(lines[i]!, line, i === lines.length - 1);
+
+  function take(text: string, line: number, isLast: boolean) {
+    if (line === 1) {
+      let first: unknown;
+      try {
+        first = parseLine(text, 1, isLast);
+      } catch (error) {
+        if (isLast) throw error;
+        firstFailed = { error, text: prefix ?? text };
+        prefix = undefined;
+        return;
+      }
+      prefix = undefined;
+      header = readHeader(first);
+      return;
+    }
+    const value = parseLine(text, line, isLast);
     if (value !== null && typeof value === 'object' && 'journal' in value) {
       const entry = JournalLine.safeParse(value);
       if (!entry.success) throw invalid(line, 'bad_journal', `a malformed journal entry: ${issuesOf(entry.error)}`);
       journal.push(entry.data.journal as JournalEntry);
-      continue;
+      return;
     }
     if (journal.length > 0) throw invalid(line, 'out_of_order', 'an event after the journal entries (events come first)');
     const event = EventLine.safeParse(value);
@@ -235,24 +273,78 @@ export function parseSessionFile(text: string): SessionFile {
     const expected = events.length + 1;
     if (event.data.seq !== expected)
       throw invalid(line, 'seq_gap', `event seq ${event.data.seq} where seq ${expected} was expected: events are missing`);
-    if (event.data.sessionId !== header.sessionId)
+    if (event.data.sessionId !== header!.sessionId)
       throw invalid(
         line,
         'other_session',
-        `an event of session ${JSON.stringify(event.data.sessionId.slice(0, 130))}, not of ${header.sessionId}`,
+        `an event of session ${JSON.stringify(event.data.sessionId.slice(0, 130))}, not of ${header!.sessionId}`,
       );
     events.push(event.data);
   }
-  if (events.length !== header.events || journal.length !== header.journal) {
-    throw invalid(
-      lines.length + 1,
-      'truncated',
-      `the header promises ${header.events} events and ${header.journal} journal entries, the file has ${events.length} and ${journal.length}: it was cut short or edited`,
-    );
+
+  function line(raw: string) {
+    lineNo++;
+    if (firstFailed) {
+      firstFailed.text += `\n${raw}`;
+      return;
+    }
+    if (prefix !== undefined) prefix += lineNo === 1 ? raw : `\n${raw}`;
+    const text = stripCr(raw);
+    // Line 1 is always a line (the header, or what the file is instead); blank lines elsewhere wait for what follows.
+    if (text.trim() === '' && lineNo !== 1) {
+      blanksAfterHeld.push(lineNo);
+      return;
+    }
+    if (held) take(held.text, held.line, false);
+    // A blank line in the middle is refused as parseLine refuses it; blank lines at the end are not lines.
+    if (blanksAfterHeld.length > 0 && !firstFailed) take('', blanksAfterHeld[0]!, false);
+    blanksAfterHeld = [];
+    if (!firstFailed) held = { text, line: lineNo };
   }
-  if (events.length === 0) throw invalid(2, 'truncated', 'the file has a header and no events (a session log starts with session.started)');
-  if (events[0]!.type !== 'session.started') throw invalid(2, 'bad_event', `the log starts with ${events[0]!.type}, not session.started`);
-  return { header, events, journal };
+
+  return {
+    push(text) {
+      chars += text.length;
+      if (chars > MAX_SESSION_FILE_CHARS)
+        throw invalid(0, 'file_too_large', `the file has ${chars} characters, more than the ${MAX_SESSION_FILE_CHARS} read`);
+      let from = 0;
+      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
+        line(partial + text.slice(from, at));
+        partial = '';
+        from = at + 1;
+      }
+      partial += text.slice(from);
+      // Refused before the rest of the line arrives (a blank one is padding, as at the end of a file).
+      if (partial.length > MAX_SESSION_FILE_LINE_CHARS + 1 && !firstFailed && partial.trim() !== '')
+        throw invalid(
+          lineNo + 1,
+          'line_too_long',
+          `the line has more than ${MAX_SESSION_FILE_LINE_CHARS} characters, the most a session file line may have`,
+        );
+    },
+    end() {
+      if (partial !== '') {
+        line(partial);
+        partial = '';
+      }
+      if (firstFailed) throw firstLineRefusal(firstFailed.error, firstFailed.text);
+      if (!held || (held.line === 1 && held.text.trim() === '')) throw invalid(1, 'empty', 'the file is empty');
+      take(held.text, held.line, true);
+      if (!header) throw invalid(1, 'empty', 'the file is empty');
+      if (events.length !== header.events || journal.length !== header.journal) {
+        throw invalid(
+          held.line + 1,
+          'truncated',
+          `the header promises ${header.events} events and ${header.journal} journal entries, the file has ${events.length} and ${journal.length}: it was cut short or edited`,
+        );
+      }
+      if (events.length === 0)
+        throw invalid(2, 'truncated', 'the file has a header and no events (a session log starts with session.started)');
+      if (events[0]!.type !== 'session.started')
+        throw invalid(2, 'bad_event', `the log starts with ${events[0]!.type}, not session.started`);
+      return { header, events, journal };
+    },
+  };
 }
 
 /**

@@ -1,5 +1,7 @@
 /** Defaults of the runtime's limits; every one can be overridden in `createRuntime({ limits })`. */
-export const DEFAULT_MAX_STEPS = 1_000;
+export const DEFAULT_STEPS_PER_TURN = 1_000;
+/** 256 MiB of events and journal writes per session (an order-support turn logs about 9.5 KB: 28,000 turns). */
+export const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 export const DEFAULT_MAX_AGENT_ITERATIONS = 10;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000;

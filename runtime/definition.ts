@@ -7,6 +7,7 @@ import {
   type FieldMap,
   type FlowSpec,
   type LlmInvokeSpec,
+  type SpecLimits,
   type ToolInvokeSpec,
 } from '@flowing/spec';
 import { FlowingError } from './errors.ts';
@@ -33,6 +34,8 @@ export interface MachineContract {
   eventFields: Record<string, FieldMap>;
   /** The invoke of each state that has one, by state name (the invoked actor's id). */
   invokes: Readonly<Record<string, InvokeInfo>>;
+  /** The spec's own bounds (`limits` at its top level); the runtime's limits fill in what it leaves out. */
+  limits?: SpecLimits;
   /** The channels the machine receives and the context field holding a receiving session's key (spec `channels`). */
   channels?: { listen: readonly string[]; key: string };
 }
@@ -80,7 +83,7 @@ export function defineMachine<TMachine extends AnyStateMachine, TEvent extends {
  * needs. Each tool's input mapping is parsed here, once, into an arguments function; throws
  * FlowingError('MACHINE_INVALID') when a mapping does not parse.
  */
-export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' | 'channels'>): MachineContract {
+export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' | 'limits' | 'channels'>): MachineContract {
   const invokes: Record<string, InvokeInfo> = {};
   for (const { name, spec: state } of listStates(spec)) {
     const invoke = state.invoke;
@@ -90,7 +93,13 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' 
         ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
         : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
-  return { contextFields: spec.context, eventFields: spec.events, invokes, ...(spec.channels ? { channels: spec.channels } : {}) };
+  return {
+    contextFields: spec.context,
+    eventFields: spec.events,
+    invokes,
+    ...(spec.limits ? { limits: spec.limits } : {}),
+    ...(spec.channels ? { channels: spec.channels } : {}),
+  };
 }
 
 /**

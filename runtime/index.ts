@@ -107,7 +107,7 @@ export {
   type SessionFileProblem,
   type SessionFileRefusal,
 } from '@flowing/protocol';
-export { exportSession, exportSessionFile, type SessionExport } from './inspect/export.ts';
+export { exportSession, exportSessionFile, exportSessionStream, type SessionExport, type SessionExportStream } from './inspect/export.ts';
 export { requestHash } from './inspect/request-hash.ts';
 export { createXStateTrace, type XStateRecord, type XStateTrace, type XStateTraceOptions } from './inspect/xstate-trace.ts';
 export type { InspectionSource, XStateInspector } from './session/host.ts';

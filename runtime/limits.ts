@@ -3,7 +3,8 @@ import {
   DEFAULT_LLM_TIMEOUT_MS,
   DEFAULT_MAX_AGENT_ITERATIONS,
   DEFAULT_MAX_CONCURRENT_CALLS,
-  DEFAULT_MAX_STEPS,
+  DEFAULT_MAX_LOG_BYTES,
+  DEFAULT_STEPS_PER_TURN,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   DEFAULT_RETRY_BASE_MS,
   DEFAULT_RETRY_MAX_MS,
@@ -13,8 +14,20 @@ import type { LlmRequest } from './llm/types.ts';
 
 /** Bounds of a runtime; all optional, see constants.ts for the defaults. */
 export interface RuntimeLimits {
-  /** Snapshots a session may take in its lifetime (STEP_LIMIT beyond). */
+  /**
+   * Steps (transitions taken) a session may make between two events from outside, for machines whose spec sets no
+   * `limits.stepsPerTurn`. Beyond it the event is refused with STEP_LIMIT, the session goes back to the state it
+   * was in before that event and takes the next one (a turn with no event from outside — the session's start, a
+   * timer — that runs past it ends the session with STEP_LIMIT).
+   */
+  stepsPerTurn?: number;
+  /** @deprecated the same bound as `stepsPerTurn` (it was counted over a session's lifetime before). */
   maxSteps?: number;
+  /**
+   * Bytes a session's log (events and journal writes, as JSON) may take. A commit that would go past it is not
+   * written: the event is refused with SESSION_LOG_FULL, and so is every later one.
+   */
+  maxLogBytes?: number;
   /** Prompt + completion tokens a session may spend (BUDGET_EXCEEDED beyond). */
   tokenBudget?: number;
   /** Tool and model calls in flight at once, across all sessions of the runtime. */
@@ -40,11 +53,12 @@ export interface RuntimeLimits {
   models?: Partial<Record<LlmRequest['kind'] | 'default', string>>;
 }
 
-export type ResolvedLimits = Required<Omit<RuntimeLimits, 'model' | 'models'>> & Pick<RuntimeLimits, 'model' | 'models'>;
+export type ResolvedLimits = Required<Omit<RuntimeLimits, 'model' | 'models' | 'maxSteps'>> & Pick<RuntimeLimits, 'model' | 'models'>;
 
 export function resolveLimits(limits: RuntimeLimits = {}): ResolvedLimits {
   return {
-    maxSteps: limits.maxSteps ?? DEFAULT_MAX_STEPS,
+    stepsPerTurn: positive('stepsPerTurn', limits.stepsPerTurn ?? limits.maxSteps) ?? DEFAULT_STEPS_PER_TURN,
+    maxLogBytes: positive('maxLogBytes', limits.maxLogBytes) ?? DEFAULT_MAX_LOG_BYTES,
     tokenBudget: limits.tokenBudget ?? Number.POSITIVE_INFINITY,
     maxConcurrentCalls: limits.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
     overflow: limits.overflow ?? 'queue',
@@ -56,6 +70,12 @@ export function resolveLimits(limits: RuntimeLimits = {}): ResolvedLimits {
     model: limits.model,
     models: limits.models,
   };
+}
+
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(value >= 1)) throw new FlowingError('RUNTIME_BAD_OPTIONS', `limits.${name} must be a number of at least 1, not ${String(value)}`);
+  return value;
 }
 
 /** A counting semaphore for in-flight calls; waiters leave the queue when their signal aborts. */

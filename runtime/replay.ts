@@ -4,6 +4,7 @@ import { FlowingError } from './errors.ts';
 import type { RuntimeEvent } from './events.ts';
 import { createRecordedCalls } from './inspect/recorded-calls.ts';
 import { sessionAt } from './inspect/session-at.ts';
+import { applyContextChange } from '@flowing/protocol';
 import type { RuntimeLimits } from './limits.ts';
 import type { LlmProvider } from './llm/types.ts';
 import { createRuntime, type Runtime, type SessionSnapshot } from './runtime.ts';
@@ -89,11 +90,18 @@ async function playLog(
   // The replayed log is read and compared a piece at a time: comparing it whole at every outside event costs
   // quadratic time (a 10,000-event session took 40 s).
   const replayed: RuntimeEvent[] = [];
+  // Compared with whole contexts: a log recorded before contexts were logged as patches replays the same.
+  const recorded = withWholeContexts(options.log);
+  const replayedWhole: RuntimeEvent[] = [];
+  const whole = wholeContexts();
   let compared = 0;
   const check = async (upTo: number) => {
     checkCalls();
-    replayed.push(...(await session.events(replayed.length)));
-    compare(options.log, replayed, compared, upTo);
+    for (const event of await session.events(replayed.length)) {
+      replayed.push(event);
+      replayedWhole.push(whole(event));
+    }
+    compare(recorded, replayedWhole, compared, upTo);
     compared = Math.max(compared, upTo);
   };
   for (const event of options.log) {
@@ -101,13 +109,16 @@ async function playLog(
     if ((event.type === 'state.changed' || event.type === 'transition.rejected') && data.payload) {
       await check(event.seq - 1);
       await session.send(data.payload as never);
+    } else if (event.type === 'transition.rejected' && 'payloadSha256' in data) {
+      await check(event.seq - 1);
+      await carryOver(runtime, event);
     } else if (event.type === 'session.cancelled') {
       await check(event.seq - 1);
       await session.cancel(data.reason);
     }
   }
   await check(options.log.length);
-  compare(options.log, replayed, compared, Math.max(options.log.length, replayed.length));
+  compare(recorded, replayedWhole, compared, Math.max(options.log.length, replayed.length));
   return { events: replayed, snapshot: await session.snapshot() };
 }
 
@@ -155,6 +166,44 @@ async function startAsRecorded(runtime: Runtime, options: ReplayOptions) {
   for (const key of Object.keys(forkContext)) patch[key] = forkContext[key];
   for (const key of Object.keys(parentContext)) if (!Object.hasOwn(forkContext, key)) patch[key] = null;
   return runtime.forkSession(started.parentId, forkedAt, { ...ids, context: patch });
+}
+
+/**
+ * A refused event whose payload the log kept only as a hash cannot be sent again: its refusal, which changed nothing
+ * but the log, is written into the replay's own store as recorded (the session's next event reloads it from there).
+ */
+async function carryOver(runtime: Runtime, event: RuntimeEvent): Promise<void> {
+  const record = await runtime.store.load(event.sessionId);
+  if (!record || record.seq !== event.seq - 1)
+    throw new FlowingError(
+      'NONDETERMINISM',
+      `replay diverges at seq ${event.seq}: the replayed log has ${record?.seq ?? 0} events before it`,
+      {
+        details: { seq: event.seq },
+      },
+    );
+  await runtime.store.commit({
+    expectedVersion: record.version,
+    record: { ...record, version: record.version + 1, seq: event.seq, updatedAt: event.at },
+    events: [event],
+    journal: [],
+  });
+}
+
+/** Each `state.changed` with the whole context after it (however it was logged), for comparing two logs. */
+function withWholeContexts(events: readonly RuntimeEvent[]): RuntimeEvent[] {
+  const whole = wholeContexts();
+  return events.map(whole);
+}
+
+function wholeContexts(): (event: RuntimeEvent) => RuntimeEvent {
+  let context: unknown = null;
+  return (event) => {
+    if (event.type !== 'state.changed') return event;
+    context = applyContextChange(context, event.data);
+    const { context: _whole, contextPatch: _patch, contextUnset: _unset, ...rest } = event.data as Record<string, unknown>;
+    return { ...event, data: { ...rest, context } };
+  };
 }
 
 /**

@@ -21,6 +21,7 @@ export {
   type ActionBlock,
   type Position,
   type ScriptedRules,
+  type SpecLimits,
   type Budget,
   type AgentToolSpec,
   type EmitSpec,
@@ -107,4 +108,18 @@ export {
   type MachineCost,
 } from './cost/index.ts';
 export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';
-export { CHANNEL_PATTERN, LISTEN_PATTERN, channelEventType, channelRoutes, checkChannelProject, emitSites, listensTo, overlappingRoutes, patternsOverlap, routeOf, type ChannelProblem, type ChannelRoute, type EmitSite } from './channels.ts';
+export {
+  CHANNEL_PATTERN,
+  LISTEN_PATTERN,
+  channelEventType,
+  channelRoutes,
+  checkChannelProject,
+  emitSites,
+  listensTo,
+  overlappingRoutes,
+  patternsOverlap,
+  routeOf,
+  type ChannelProblem,
+  type ChannelRoute,
+  type EmitSite,
+} from './channels.ts';

@@ -219,6 +219,15 @@ export type Position = z.infer<typeof PositionSchema>;
 
 export const NamedDeclarationSchema = z.strictObject({ description: z.string().optional() });
 
+/** Bounds a spec sets for its own sessions; the runtime's limits apply where it sets none. */
+export const SpecLimitsSchema = z.strictObject({
+  /**
+   * Steps (transitions taken) a session may make between two events from outside. Beyond it the event is refused
+   * with STEP_LIMIT and the session goes back to the state it was in before that event.
+   */
+  stepsPerTurn: z.number().int().min(1).optional(),
+});
+export type SpecLimits = z.infer<typeof SpecLimitsSchema>;
 /** What one turn (or one session) of the machine may cost at most; a path over it is a validation error. */
 export const BudgetSchema = z.strictObject({
   modelCalls: z.number().int().min(0).optional(),
@@ -247,6 +256,7 @@ export const FlowSpecSchema = z.strictObject({
   channels: z.strictObject({ listen: z.array(z.string()).min(1), key: z.string() }).optional(),
   /** Model per call kind (`classify`, `extract`, ...) or `default`. */
   models: z.record(z.string(), z.string()).optional(),
+  limits: SpecLimitsSchema.optional(),
   initial: z.string().optional(),
   states: z.record(z.string(), StateSchema),
   budget: BudgetSchema.optional(),

@@ -10,6 +10,8 @@ export interface ServeProcess {
   pid: number;
   /** The child's peak resident set so far, bytes (Linux /proc), when known. */
   peakRss(): number | undefined;
+  /** The child's resident set now, bytes (Linux /proc), when known. */
+  rss(): number | undefined;
   /** SIGTERM, then SIGKILL after 10 s; resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -18,12 +20,20 @@ export interface ServeProcess {
  * Starts `flowing serve --port 0 --no-rate-limit <args>` from the sources (this process's loader flags), in the
  * repository so it serves the example machines, and waits until /readyz answers 200 (at most 60 s).
  */
-export async function startServe(args: readonly string[]): Promise<ServeProcess> {
+export async function startServe(args: readonly string[], from: { cli?: string; cwd?: string } = {}): Promise<ServeProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [...process.execArgv, fileURLToPath(new URL('../cli.ts', import.meta.url)), 'serve', '--port', '0', '--no-rate-limit', ...args],
+    [
+      ...process.execArgv,
+      from.cli ?? fileURLToPath(new URL('../cli.ts', import.meta.url)),
+      'serve',
+      '--port',
+      '0',
+      '--no-rate-limit',
+      ...args,
+    ],
     {
-      cwd: REPO_ROOT,
+      cwd: from.cwd ?? REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -61,14 +71,8 @@ export async function startServe(args: readonly string[]): Promise<ServeProcess>
   return {
     url,
     pid: child.pid!,
-    peakRss() {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        return match ? Number(match[1]) * 1024 : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    peakRss: () => statusBytes(child.pid!, 'VmHWM'),
+    rss: () => statusBytes(child.pid!, 'VmRSS'),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -77,4 +81,14 @@ export async function startServe(args: readonly string[]): Promise<ServeProcess>
       clearTimeout(timer);
     },
   };
+}
+
+/** A memory figure of /proc/<pid>/status in bytes, when there is one. */
+function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }

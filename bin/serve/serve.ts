@@ -1,4 +1,4 @@
-import { createRuntime, toFlowError, type LlmProvider } from '@flowing/runtime';
+import { createRuntime, toFlowError, type LlmProvider, type RuntimeLimits } from '@flowing/runtime';
 import { chooseProvider } from '../run/provider.ts';
 import { loadServedMachines } from './machines.ts';
 import { openServeStore } from './store.ts';
@@ -11,6 +11,10 @@ export interface ServeCommandOptions {
   cors?: string;
   /** Redis only: session lease TTL in ms (a dead process's sessions are taken over within it plus 1 s). */
   leaseTtl?: string;
+  /** Steps a session may make between two events from outside (`limits.stepsPerTurn`; a spec's own bound wins). */
+  stepsPerTurn?: string;
+  /** Bytes a session's log may take (`limits.maxLogBytes`). */
+  maxLogBytes?: string;
   /** False turns off the per-client and per-session rate limits (`--no-rate-limit`). */
   rateLimit?: boolean;
   out?: (line: string) => void;
@@ -52,6 +56,7 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   let opened;
   let llm: LlmProvider;
   let served;
+  let limits: RuntimeLimits = {};
   try {
     served = await loadServedMachines();
     if (served.definitions.length === 0) {
@@ -65,6 +70,14 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
         2,
       );
     }
+    const stepsPerTurn = wholeOption(options.stepsPerTurn, '--steps-per-turn', 'SERVER_BAD_STEPS_PER_TURN', 'steps');
+    const maxLogBytes = wholeOption(options.maxLogBytes, '--max-log-bytes', 'SERVER_BAD_MAX_LOG_BYTES', 'bytes');
+    if (typeof stepsPerTurn === 'object') return fail(stepsPerTurn, 2);
+    if (typeof maxLogBytes === 'object') return fail(maxLogBytes, 2);
+    limits = {
+      ...(stepsPerTurn === undefined ? {} : { stepsPerTurn }),
+      ...(maxLogBytes === undefined ? {} : { maxLogBytes }),
+    };
     opened = await openServeStore(options.store, err, leaseTtlMs === undefined ? {} : { leaseTtlMs });
   } catch (error) {
     return fail(error, 2);
@@ -72,7 +85,7 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   for (const id of served.notGenerated)
     err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
 
-  const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm });
+  const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm, limits });
   let running;
   try {
     running = await server.startServer(runtime, {
@@ -108,4 +121,17 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   await running.close();
   await opened.close();
   return 0;
+}
+
+/** A flag holding a whole number of at least 1: the number, undefined when not given, or the usage error. */
+function wholeOption(
+  text: string | undefined,
+  flag: string,
+  code: string,
+  unit: string,
+): number | undefined | { code: string; message: string } {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  return { code, message: `${flag} must be a whole number of ${unit} ≥ 1, not '${text}'` };
 }

@@ -157,6 +157,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
             value: literalDoc(Object.fromEntries(Object.entries(spec.events).map(([e, f]) => [e, contractFields(f)]))),
           },
           { key: 'invokes', value: invokesDoc(states) },
+          ...(spec.limits ? [{ key: 'limits', value: literalDoc(spec.limits) }] : []),
           ...(spec.channels ? [{ key: 'channels', value: literalDoc(spec.channels), pointer: pointer('channels') }] : []),
         ],
         true,

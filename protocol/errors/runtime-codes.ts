@@ -21,7 +21,11 @@ export const RUNTIME_ERROR_CODES = {
   INVALID_EVENT_ID: 'The event id (Idempotency-Key) is not 1-128 printable ASCII characters.',
   RUNTIME_SATURATED:
     "As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is 'refuse'; retry after details.retryAfterSeconds.",
-  STEP_LIMIT: 'The session exceeded its maximum number of steps.',
+  STEP_LIMIT:
+    'The session took more steps than limits.stepsPerTurn since the last event from outside: the event is refused and the session is back in the state it had before it.',
+  SESSION_LOG_FULL:
+    "The session's log reached limits.maxLogBytes: the event is refused and nothing of it is written (the message names the session, the quota and the size).",
+  RUNTIME_BAD_OPTIONS: 'An option of createRuntime is invalid (the message names it).',
   BUDGET_EXCEEDED: 'The session exceeded its token budget.',
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
   MACHINE_INVALID: 'A machine definition handed to the runtime is inconsistent (an expression in its spec does not parse).',

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
 import { formatIssues } from '../errors.ts';
 import { activeNodes } from '../xstate-adapter.ts';
@@ -90,7 +91,14 @@ function truncate(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
-/** The data of the `transition.rejected` event that records a refused event (its type cut to 200 characters). */
+/** Characters of a refused event's JSON kept in its log record when the event is larger than that. */
+export const REFUSED_PAYLOAD_PREVIEW_CHARS = 512;
+
+/**
+ * The data of the `transition.rejected` event that records a refused event (its type cut to 200 characters). A
+ * payload of up to REFUSED_PAYLOAD_PREVIEW_CHARS characters of JSON is kept whole (replay sends it again); a larger
+ * one only as a preview, its sha256 and its size, so refused events cannot fill a log with their bodies.
+ */
 export function refusalData(raw: unknown, refusal: Refusal, states: readonly string[], payload?: unknown): Record<string, unknown> {
   const type =
     raw !== null && typeof raw === 'object' && typeof (raw as { type?: unknown }).type === 'string' ? (raw as { type: string }).type : null;
@@ -100,6 +108,16 @@ export function refusalData(raw: unknown, refusal: Refusal, states: readonly str
     code: refusal.code,
     reason: refusal.message,
     ...(refusal.details === undefined ? {} : { details: refusal.details }),
-    ...(payload === undefined ? {} : { payload }),
+    ...(payload === undefined ? {} : keptPayload(payload)),
+  };
+}
+
+function keptPayload(payload: unknown): Record<string, unknown> {
+  const json = JSON.stringify(payload);
+  if (json.length <= REFUSED_PAYLOAD_PREVIEW_CHARS) return { payload };
+  return {
+    payloadPreview: json.slice(0, REFUSED_PAYLOAD_PREVIEW_CHARS),
+    payloadSha256: hash('sha256', json, 'hex'),
+    payloadBytes: Buffer.byteLength(json),
   };
 }

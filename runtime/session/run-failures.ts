@@ -6,10 +6,14 @@ import { activeNodes } from '../xstate-adapter.ts';
 import type { ActorBridge, ProcessedEvent } from './actor-bridge.ts';
 import type { ApprovalWatch } from './approval-watch.ts';
 import type { CallLedger } from './call-ledger.ts';
+import { EMPTY_LIST } from './compact.ts';
 import { thrownError } from './instrument.ts';
 import type { RunOutcome } from './outcome.ts';
 import { activeStates } from './refusal.ts';
 import { awaitingSnapshot, completionRefusal, invokeIdOf, thrownCompletionRefusal } from './unhandled.ts';
+
+/** The `event` of the `state.changed` that logs the state a session went back to when an event was undone. */
+export const REVERT_EVENT = 'flowing.revert';
 
 /** The part of a session run the failure rules change. */
 export interface FailingRun {
@@ -118,6 +122,17 @@ export class RunFailures {
     const run = this.run;
     this.logError(error, true);
     const before = run.before;
+    // Steps of the undone event are in the log: say where the session went back to, so a fold of the log shows it.
+    const back = before.snapshot as { value?: unknown; context?: unknown } | undefined;
+    if (run.step > before.step && back)
+      run.append('state.changed', { state: back.value ?? null, event: REVERT_EVENT, transitions: EMPTY_LIST, context: back.context });
+    this.goBack(error);
+  }
+
+  /** Stores what the store held before the event being applied, and refuses that event with `error`. */
+  private goBack(error: FlowError): void {
+    const run = this.run;
+    const before = run.before;
     run.frozenSnapshot = before.snapshot;
     run.step = before.step;
     run.status = before.status === 'running' ? 'error' : before.status;
@@ -125,6 +140,22 @@ export class RunFailures {
     run.outcome = { kind: 'reverted', error };
     run.actor.stop();
     run.setQuiet();
+  }
+
+  /**
+   * The log has no room for what the session did: nothing more can be logged, so nothing is. The event being applied
+   * is undone (the state before it is stored, and the event refused with the error); work nobody sent (the start, a
+   * timer, a resumed call) ends the session.
+   */
+  logFull(error: FlowError, undo: boolean): void {
+    const run = this.run;
+    if (run.outcome) return;
+    if (undo) {
+      this.goBack(error);
+      return;
+    }
+    run.frozenSnapshot = run.actor.snapshot ? run.actor.persistedRaw() : run.log.stored.snapshot;
+    this.stop('error', error);
   }
 
   private logError(error: FlowError, recoverable: boolean) {

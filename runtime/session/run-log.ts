@@ -15,6 +15,11 @@ export interface RunLogOwner {
   committed(record: SessionRecord, events: readonly RuntimeEvent[]): void;
   /** The store refused the commit (a conflict, a lost lease, the store is gone): nothing more may be written. */
   lost(error: FlowError): void;
+  /**
+   * The events and journal entries of a commit do not fit in the log's quota and were dropped: the owner undoes or
+   * ends its work without appending anything; the record it drafts next is written alone.
+   */
+  full(error: FlowError): void;
 }
 
 /**
@@ -30,6 +35,8 @@ export class RunLog {
   readonly appended: RuntimeEvent[] = [];
   /** Fencing token of the session lease held for this run (stores with leases); every commit carries it. */
   fence?: number;
+  /** Bytes (UTF-8 JSON) of the events and journal writes stored for the session so far. */
+  logBytes: number;
   private record: SessionRecord;
   private pendingEvents: RuntimeEvent[] = [];
   private pendingJournal: JournalEntry[] = [];
@@ -45,9 +52,11 @@ export class RunLog {
     private readonly owner: RunLogOwner,
     record: SessionRecord,
     journal: readonly JournalEntry[],
+    private readonly maxLogBytes = Number.POSITIVE_INFINITY,
   ) {
     this.record = record;
     this.seq = record.seq;
+    this.logBytes = record.logBytes ?? 0;
     this.usage = record.usage;
     this.journal = new Map(journal.map((entry) => [entry.key, entry]));
   }
@@ -106,14 +115,33 @@ export class RunLog {
     return this.tail;
   }
 
+  /** SESSION_LOG_FULL when the log has no room left for anything, else undefined. */
+  fullRefusal(): FlowError | undefined {
+    return this.logBytes >= this.maxLogBytes ? this.logFull(0) : undefined;
+  }
+
+  private logFull(needed: number): FlowError {
+    const { sessionId } = this.record;
+    return {
+      code: 'SESSION_LOG_FULL',
+      message: `the log of session '${sessionId}' holds ${this.logBytes} bytes and its quota is ${this.maxLogBytes} bytes (limits.maxLogBytes)${needed > 0 ? `; this event needs ${needed} more` : ''}: the event is refused and nothing of it is written`,
+      details: { sessionId, logBytes: this.logBytes, maxLogBytes: this.maxLogBytes, ...(needed > 0 ? { needed } : {}) },
+    };
+  }
+
   /** Nothing more is written by this run (another process owns the session now). */
   halt(): void {
     this.halted = true;
   }
 
-  /** Forgets the events of the last piece of work (a quiet run kept for the session's next event). */
+  /**
+   * Forgets the events of the last piece of work and the finished calls (a quiet run kept for the session's next
+   * event): later calls have keys of later steps, and a run restored from the store would not hold them either. A
+   * warm run of a long session would otherwise keep every call it ever made.
+   */
   park(): void {
     this.appended.length = 0;
+    for (const [key, entry] of this.journal) if (entry.completed) this.journal.delete(key);
   }
 
   private markDirty() {
@@ -130,12 +158,25 @@ export class RunLog {
     this.queued = false;
     if (!this.dirty || this.halted) return;
     this.dirty = false;
-    const draft = this.owner.draft();
+    // Drafted first: a draft that reverts the step appends the events saying so, and they belong to this commit.
+    let draft = this.owner.draft();
     if (!draft) return;
-    const events = this.pendingEvents;
-    const journal = this.pendingJournal;
+    let events = this.pendingEvents;
+    let journal = this.pendingJournal;
     this.pendingEvents = [];
     this.pendingJournal = [];
+    let added = this.maxLogBytes === Number.POSITIVE_INFINITY ? 0 : sizeOf(events) + sizeOf(journal);
+    if (this.logBytes + added > this.maxLogBytes) {
+      // Nothing of it is written: its events get no seq in the store, and the owner goes back without logging.
+      this.seq = this.record.seq;
+      this.appended.splice(Math.max(0, this.appended.length - events.length));
+      this.owner.full(this.logFull(added));
+      draft = this.owner.draft();
+      if (!draft) return;
+      events = [];
+      journal = [];
+      added = 0;
+    }
     // A literal with a fixed shape (not a spread) keeps stored records compact in memory.
     const base = this.record;
     const record: SessionRecord = {
@@ -157,6 +198,8 @@ export class RunLog {
     if (draft.error) record.error = draft.error;
     if (draft.calls) record.calls = draft.calls;
     if (draft.timers) record.timers = draft.timers;
+    const logBytes = this.logBytes + added;
+    if (logBytes > 0) record.logBytes = logBytes;
     if (draft.eventIds) record.eventIds = draft.eventIds;
     try {
       await this.store.commit({
@@ -172,6 +215,13 @@ export class RunLog {
       return;
     }
     this.record = record;
+    this.logBytes += added;
     this.owner.committed(record, events);
   }
+}
+
+function sizeOf(values: readonly unknown[]): number {
+  let bytes = 0;
+  for (const value of values) bytes += Buffer.byteLength(JSON.stringify(value));
+  return bytes;
 }

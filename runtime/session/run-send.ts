@@ -23,6 +23,8 @@ export interface SendingRun {
   readonly failed: FlowError | undefined;
   status: SessionStatus;
   step: number;
+  turnSteps: number;
+  externalTurn: boolean;
   outcome?: RunOutcome;
   before: { snapshot: unknown; step: number; status: SessionStatus; approval?: ApprovalRecord };
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent;
@@ -41,6 +43,9 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   const snapshot = run.snapshot;
   if (!snapshot || run.actor.stopped)
     return refuseEvent(run, raw, { code: 'SESSION_FINISHED', message: 'the session has no running machine' });
+  const full = run.log.fullRefusal();
+  // A full log takes nothing more, not even the record of this refusal.
+  if (full) return { applied: false, ...full };
   const check = checkEvent(run.info, raw);
   if (!check.ok) return refuseEvent(run, raw, check.refusal);
   const first = run.log.appended.length;
@@ -48,21 +53,38 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   run.before = { snapshot: run.log.stored.snapshot, step: run.step, status: run.status, approval: run.approvals.current };
   if (run.outcome?.kind === 'reverted') run.outcome = undefined;
   run.quiet.busy();
-  run.applyExternal(check.event);
+  run.turnSteps = 0;
+  run.externalTurn = true;
+  try {
+    return await applyEvent(run, raw, check.event, snapshot, first, stepBefore);
+  } finally {
+    run.externalTurn = false;
+  }
+}
+
+async function applyEvent(
+  run: SendingRun,
+  raw: unknown,
+  event: { type: string } & Record<string, unknown>,
+  snapshot: AnyMachineSnapshot,
+  first: number,
+  stepBefore: number,
+): Promise<SendResult> {
+  run.applyExternal(event);
   if (run.step === stepBefore && !run.outcome && !run.actor.stopped) {
     // No transition was taken; nothing changed, so the event is refused.
     run.quiet.set();
-    return refuseEvent(run, raw, untakenReason(snapshot, check.event.type), check.event);
+    return refuseEvent(run, raw, untakenReason(snapshot, event.type), event);
   }
   // Decided after the transition, before any invoked call leaves XState's stack (calls start after a microtask).
-  const decided = run.approvals.decide(check.event, snapshot);
+  const decided = run.approvals.decide(event, snapshot);
   if (decided)
     run.append('approval.decided', {
       approvalId: decided.id,
       decision: decided.decision,
       tool: decided.tool,
       argsHash: decided.argsHash,
-      reason: check.event.reason ?? null,
+      reason: event.reason ?? null,
     });
   if (!run.quiet.is && run.status !== 'running') run.quiet.set();
   await run.quiet.whenQuiet();
@@ -71,7 +93,7 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   if (failure) {
     // A thrown message can quote event data: escaped like every refusal (see refuseEvent).
     const message = escapeControlCharacters(failure.message);
-    run.append('transition.rejected', { event: check.event.type, states: activeStates(snapshot), code: failure.code, reason: message });
+    run.append('transition.rejected', { event: event.type, states: activeStates(snapshot), code: failure.code, reason: message });
     await run.flush();
     return { applied: false, ...failure, message };
   }

@@ -1,4 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
+import { contextChange } from '@flowing/protocol';
 import { toFlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ResolvedLimits } from '../limits.ts';
@@ -24,6 +25,10 @@ export interface SteppingRun {
   readonly quiet: Quiet;
   status: SessionStatus;
   step: number;
+  /** Steps since the turn began (an event from outside, or the session's start, a restore or a timer wake-up). */
+  turnSteps: number;
+  /** True while the turn is an event from outside, which a step limit refuses instead of ending the session. */
+  externalTurn: boolean;
   outcome?: RunOutcome;
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent;
 }
@@ -58,9 +63,8 @@ export class RunSteps {
     if (transitions.length === 0 && snapshot.status === this.lastStatus && cause.type !== 'xstate.init') return; // nothing was taken
     this.lastStatus = snapshot.status;
     run.step++;
-    const { maxSteps } = run.host.limits;
-    if (run.step > maxSteps) {
-      this.failures.end({ code: 'STEP_LIMIT', message: `the session took more than ${maxSteps} steps` });
+    if (++run.turnSteps > this.stepsPerTurn) {
+      this.stepLimit(cause);
       return;
     }
     const data: Record<string, unknown> = {
@@ -70,13 +74,32 @@ export class RunSteps {
     };
     // Events from outside are logged whole, so a session can be replayed from its log.
     if (!cause.type.startsWith('xstate.')) data.payload = cause;
-    if (snapshot.context !== this.lastContext) {
-      this.lastContext = snapshot.context;
-      data.context = snapshot.context;
-    }
+    const change = contextChange(this.lastContext, snapshot.context);
+    this.lastContext = snapshot.context;
+    if (change) Object.assign(data, change);
     run.append('state.changed', data);
     this.watchApprovals(snapshot);
     this.settle(snapshot);
+  }
+
+  private get stepsPerTurn(): number {
+    return this.run.info.definition.limits?.stepsPerTurn ?? this.run.host.limits.stepsPerTurn;
+  }
+
+  /**
+   * The turn took more steps than allowed: an event from outside is refused and the session goes back to the state
+   * it had before it, so one runaway turn costs the session nothing but that event. A turn nobody sent (the start,
+   * a timer) has no state to go back to and ends the session.
+   */
+  private stepLimit(cause: ProcessedEvent): void {
+    const limit = this.stepsPerTurn;
+    const error = {
+      code: 'STEP_LIMIT',
+      message: `the session took more than ${limit} steps since the last event from outside (at ${cause.type}); limits.stepsPerTurn is ${limit}`,
+      details: { stepsPerTurn: limit },
+    };
+    if (this.run.externalTurn) this.failures.revert(error);
+    else this.failures.end(error);
   }
 
   /** Logs the approval asked for when the session just entered an approval state. */

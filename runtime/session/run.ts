@@ -46,6 +46,8 @@ export class SessionRun implements IdempotentRun {
   readonly eventIds: EventIds;
   status: SessionStatus;
   step: number;
+  turnSteps = 0;
+  externalTurn = false;
   outcome?: RunOutcome;
   /** A snapshot to store instead of the actor's (the state before a reverted event, or a stopped session's). */
   frozenSnapshot?: unknown;
@@ -77,7 +79,7 @@ export class SessionRun implements IdempotentRun {
     this.failures = new RunFailures(this);
     this.steps = new RunSteps(this, this.failures);
     // The run is its collaborators' owner and listener itself: no closures are made per run.
-    this.log = new RunLog(host.store, host.clock, this, record, journal);
+    this.log = new RunLog(host.store, host.clock, this, record, journal, host.limits.maxLogBytes);
     this.calls = new CallLedger(host, this, this.log);
     const inspect = host.inspect && {
       inspector: host.inspect,
@@ -130,6 +132,13 @@ export class SessionRun implements IdempotentRun {
   lost(error: FlowError): void {
     this.abandon(error);
     this.outcome = { kind: 'lost', error };
+  }
+
+  /** RunLog: what this commit logs does not fit in the session's log quota and was dropped. */
+  full(error: FlowError): void {
+    // Quiet outside a turn, the run was only logging a refusal: that record is dropped and nothing else changes.
+    if (!this.externalTurn && this.quiet.is) return;
+    this.failures.logFull(error, this.externalTurn);
   }
 
   /** CallLedger: the machine's tools. */
@@ -302,6 +311,8 @@ export class SessionRun implements IdempotentRun {
   /** Delivers the delayed transitions that are due now (a wake-up); resolves when the session is quiet again. */
   fireTimers(): Promise<void> {
     if (!this.actor.live) return Promise.resolve();
+    this.turnSteps = 0;
+    this.externalTurn = false;
     this.quiet.busy();
     this.actor.fireDueTimers(this.log.stored.timers);
     if (!this.quiet.is && this.status !== 'running') this.quiet.set();

@@ -1,6 +1,9 @@
 import { toFlowError, type FlowError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
 
+/** Events a catching-up subscriber reads per query. */
+export const CATCH_UP_PAGE_SIZE = 500;
+
 /** Called with each event of a session, once, in seq order. */
 export type EventListener = (event: RuntimeEvent) => void;
 
@@ -23,10 +26,15 @@ interface Subscriber {
 export class Subscriptions {
   private readonly bySession = new Map<string, Set<Subscriber>>();
 
+  /**
+   * `read` answers at most `limit` events after a seq; a subscriber catching up on a long log reads it page by
+   * page, delivering each before reading the next, so it never holds the whole log.
+   */
   constructor(
-    private readonly read: (sessionId: string, afterSeq: number, limit?: number) => Promise<readonly RuntimeEvent[]>,
+    private readonly read: (sessionId: string, afterSeq: number, limit: number) => Promise<readonly RuntimeEvent[]>,
     /** Hears why a session's stored events could not be read (a damaged row, the store gone). */
     private readonly onUnreadable: (sessionId: string, error: FlowError) => void = () => {},
+    private readonly pageSize = CATCH_UP_PAGE_SIZE,
   ) {}
 
   subscribe(sessionId: string, fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void {
@@ -98,14 +106,17 @@ export class Subscriptions {
     for (;;) {
       let stored: readonly RuntimeEvent[];
       try {
-        stored = await this.read(sessionId, sub.lastSeq);
+        stored = await this.read(sessionId, sub.lastSeq, this.pageSize);
       } catch (error) {
         await this.deliverBefore(sessionId, sub, error);
         this.fail(sessionId, sub, error);
         return;
       }
       if (sub.closed) return;
+      const from = sub.lastSeq;
       for (const event of stored) if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
+      // A full page: more stored events may follow, and they come before the live ones buffered meanwhile.
+      if (stored.length >= this.pageSize && sub.lastSeq > from) continue;
       const buffered = sub.buffer.sort((a, b) => a.seq - b.seq);
       sub.buffer = [];
       let gap = false;

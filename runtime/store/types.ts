@@ -64,6 +64,8 @@ export interface SessionRecord {
    * schedules them again with the time left; the runtime wakes a quiet session up when the first one is due.
    */
   timers?: Readonly<Record<string, number>>;
+  /** Bytes (UTF-8 JSON) of the events and journal writes stored for the session, counted against `limits.maxLogBytes`. */
+  logBytes?: number;
   /** The last event ids sent with events (oldest first, at most EVENT_IDS_KEPT), so a repeat is not applied again. */
   eventIds?: readonly EventIdRecord[];
   createdAt: number;

@@ -272,3 +272,69 @@ export function agentMachine(tools: AnyTool[], maxIterations = 3) {
   });
   return defineMachine<typeof machine, Ev>({ ...defineTestMachine(spec, machine, tools), machine });
 }
+
+/**
+ * idle --RUN{n}--> counting, which calls `tick` and comes back to itself until `count` reaches `n`, then idle: one
+ * event from outside makes about n + 2 steps. `limits` goes into the spec as it is.
+ */
+export function loopMachine(limits?: { stepsPerTurn?: number }) {
+  const tick = defineTool({
+    name: 'tick',
+    description: 'answers at once',
+    input: z.object({}),
+    output: z.object({ ok: z.boolean() }),
+    idempotent: true,
+    async run() {
+      return { ok: true };
+    },
+  });
+  const spec: FlowSpecInput = {
+    specVersion: 1,
+    id: 'loop',
+    context: { n: { type: 'number', default: 0 }, count: { type: 'number', default: 0 } },
+    events: { RUN: { n: { type: 'number' } } },
+    initial: 'idle',
+    ...(limits ? { limits } : {}),
+    states: {
+      idle: { on: { RUN: { target: 'counting', assign: { n: 'event.n', count: '0' } } } },
+      counting: {
+        invoke: {
+          tool: 'tick',
+          onDone: [{ guard: 'context.count < context.n', target: 'counting', assign: { count: 'context.count + 1' } }, { target: 'idle' }],
+          onError: 'idle',
+        },
+      },
+    },
+  };
+  type Ctx = { n: number; count: number };
+  type Ev = { type: 'RUN'; n: number };
+  const machine = setup({
+    types: {} as { context: Ctx; events: Ev },
+    actors: { 'tool.tick': fromTool(tick) },
+  }).createMachine({
+    id: 'loop',
+    context: { n: 0, count: 0 },
+    initial: 'idle',
+    states: {
+      idle: { on: { RUN: { target: '#loop.counting', actions: assign({ n: ({ event }) => event.n, count: 0 }) } } },
+      counting: {
+        invoke: {
+          id: 'counting',
+          src: 'tool.tick',
+          input: () => ({ args: {} }),
+          onDone: [
+            {
+              guard: ({ context }) => context.count < context.n,
+              target: '#loop.counting',
+              reenter: true,
+              actions: assign({ count: ({ context }) => context.count + 1 }),
+            },
+            { target: '#loop.idle' },
+          ],
+          onError: { target: '#loop.idle' },
+        },
+      },
+    },
+  });
+  return { definition: defineMachine<typeof machine, Ev>({ ...defineTestMachine(spec, machine, [tick]), machine }), tick };
+}

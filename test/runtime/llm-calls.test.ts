@@ -310,13 +310,18 @@ describe('streaming, truncation and step limits', () => {
     expect(ofType(await session.events(), 'tool.completed')[0]!.output.text).toHaveLength(5_000);
   });
 
-  it('ends a session that takes more steps than allowed with STEP_LIMIT', async () => {
-    const runtime = createRuntime({ machines: [orderSupport], limits: { maxSteps: 4 } });
+  it('refuses an event whose turn takes more steps than allowed with STEP_LIMIT and keeps the session', async () => {
+    const runtime = createRuntime({ machines: [orderSupport], limits: { stepsPerTurn: 4 } });
     const session = await runtime.createSession(orderSupport);
-    await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' });
+    const before = await session.snapshot();
+    expect(await session.send({ type: 'USER_MESSAGE', text: 'where is my order A1001' })).toMatchObject({
+      applied: false,
+      code: 'STEP_LIMIT',
+    });
     const snapshot = await session.snapshot();
-    expect(snapshot.status).toBe('error');
-    expect(snapshot.error).toMatchObject({ code: 'STEP_LIMIT' });
-    expect(await session.send({ type: 'USER_MESSAGE', text: 'again' })).toMatchObject({ applied: false, code: 'SESSION_FINISHED' });
+    expect(snapshot.status).toBe('waiting');
+    expect(snapshot.state).toEqual(before.state);
+    // A shorter turn (this message is no order question) is taken.
+    expect(await session.send({ type: 'USER_MESSAGE', text: 'again' })).toMatchObject({ applied: true });
   });
 });

@@ -1,12 +1,50 @@
-import { ForkBody, sessionAt, type ForkView, type SessionAtView } from '@flowing/protocol';
-import { FlowingError } from '../../errors.ts';
-import { exportSessionFile } from '../../inspect/export.ts';
-import { readSessionLog } from '../../inspect/read-log.ts';
+import {
+  EMPTY_SESSION_AT,
+  ForkBody,
+  foldEvent,
+  type ForkView,
+  type RuntimeEvent,
+  type SessionAt,
+  type SessionAtView,
+} from '@flowing/protocol';
+import { FlowingError, toFlowError } from '../../errors.ts';
+import { exportSessionStream } from '../../inspect/export.ts';
+import { eventPages, loadRecord } from '../../inspect/read-log.ts';
 import { sessionIdParam, type ServerScope } from '../context.ts';
 import { parseBody, readJsonObject } from '../body.ts';
 import { ServerError } from '../errors.ts';
+import type { ServerLogger } from '../log.ts';
 import { answer, type RouteHandlers } from '../route.ts';
 import { toSessionView } from '../session-view.ts';
+
+/**
+ * A response body that takes the next chunk only when the client has read the last one (`pull`), so a slow reader
+ * holds back the store reads instead of letting them pile up in memory. A read that fails mid-way ends the body
+ * with an error (the client sees a cut file, which `parseSessionFile` refuses), logged with its code.
+ */
+function pulledStream(chunks: AsyncIterable<string>, log: ServerLogger, sessionId: string): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await iterator.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        } catch (error) {
+          const flow = toFlowError(error, 'STORE_UNAVAILABLE');
+          log({ level: 'error', code: flow.code, message: `the export of session ${sessionId} stopped mid-way: ${flow.message}` });
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 /** The content type of `GET /sessions/:id/export` (a session file: `parseSessionFile` reads it). */
 export const EXPORT_CONTENT_TYPE = 'application/x-ndjson';
@@ -39,28 +77,29 @@ export function inspectRoutes(
       if (!SEQ_PATTERN.test(raw))
         throw new ServerError('SERVER_BAD_REQUEST', `:seq must be a non-negative integer (got ${JSON.stringify(raw.slice(0, 40))})`);
       const seq = Number(raw);
-      const { record, events } = await readSessionLog(runtime.store, id);
-      const lastSeq = events.length === 0 ? 0 : events[events.length - 1]!.seq;
+      const record = await loadRecord(runtime.store, id);
+      const lastSeq = record.seq;
       if (seq > lastSeq)
         throw new FlowingError('INSPECT_SEQ_OUT_OF_RANGE', `session ${id} has events 1 to ${lastSeq}; there is no event ${seq}`, {
           details: { seq, lastSeq },
         });
-      const view: SessionAtView = {
-        ...sessionAt(events, seq),
-        sessionId: id,
-        machineId: record.machineId,
-        lastSeq,
-        event: seq === 0 ? null : (events[seq - 1] ?? null),
-      };
+      // Folded a page at a time: the events up to `seq` are never held all at once.
+      let at: SessionAt = EMPTY_SESSION_AT;
+      let event: RuntimeEvent | null = null;
+      for await (const page of eventPages(runtime.store, id, { upTo: seq })) {
+        for (const e of page) at = foldEvent(at, e);
+        event = page[page.length - 1] ?? event;
+      }
+      const view: SessionAtView = { ...at, sessionId: id, machineId: record.machineId, lastSeq, event };
       return answer(c, view);
     },
 
     'GET /sessions/:id/export': async (c) => {
       const id = sessionIdParam(c);
-      const file = await exportSessionFile(runtime.store, id, { now: options.now() });
+      const file = await exportSessionStream(runtime.store, id, { now: options.now() });
       c.header('Content-Type', EXPORT_CONTENT_TYPE);
       c.header('Content-Disposition', `attachment; filename="${file.fileName}"`);
-      return c.body(file.text);
+      return c.body(pulledStream(file.chunks, options.log, id));
     },
 
     'POST /sessions/:id/fork': async (c) => {

@@ -1,4 +1,4 @@
-import type { RuntimeEvent } from '@flowing/protocol';
+import { changesContext, type RuntimeEvent } from '@flowing/protocol';
 
 const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const json = (value: unknown, max = 60) => clip(JSON.stringify(value) ?? 'undefined', max);
@@ -34,7 +34,7 @@ export function summarize(event: RuntimeEvent): string {
     case 'session.migrated':
       return `version ${str(d.fromVersion).slice(0, 12)} → ${str(d.toVersion).slice(0, 12)}, now in ${stateText(d.state)}${d.hook ? ' (migration hook)' : ''}`;
     case 'state.changed':
-      return `→ ${stateText(d.state)} ← ${str(d.event) || '(init)'}${'context' in d ? ' · context changed' : ''}`;
+      return `→ ${stateText(d.state)} ← ${str(d.event) || '(init)'}${changesContext(d) ? ' · context changed' : ''}`;
     case 'transition.rejected':
       return `${str(d.event)} refused in ${(d.states as string[] | undefined)?.join(', ') || '?'}: ${str(d.code)} — ${clip(str(d.reason), 100)}`;
     case 'tool.started':

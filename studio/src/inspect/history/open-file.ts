@@ -1,4 +1,4 @@
-import type { SessionFileHeader } from '@flowing/protocol';
+import type { SessionFile, SessionFileHeader } from '@flowing/protocol';
 import { useEditor } from '../../store/editor-store.ts';
 import { refreshMachines } from '../inspect-actions.ts';
 import { useInspect } from '../inspect-store.ts';
@@ -6,7 +6,7 @@ import { HistoryError, historyError } from './errors.ts';
 import { useHistory, type SpecNotice } from './history-store.ts';
 import { markFileStart } from './perf.ts';
 import { graphSpecFor, type GraphSpec } from './graph-spec.ts';
-import { readSessionFile } from './read-file.ts';
+import { readSessionFile, readSessionStream } from './read-file.ts';
 
 /** Where a same-origin session file may be fetched from (`flowing inspect FILE` serves it there). */
 export const INSPECT_FILE_PATH = '/api/inspect-file/';
@@ -60,10 +60,14 @@ export async function specNoticeFor(header: SessionFileHeader): Promise<{ notice
  * @returns whether the file was opened
  */
 export async function openSessionText(text: string, name: string): Promise<boolean> {
+  return openParsed(async () => readSessionFile(text), name);
+}
+
+async function openParsed(read: () => Promise<SessionFile>, name: string): Promise<boolean> {
   const history = useHistory.getState();
-  let file;
+  let file: SessionFile;
   try {
-    file = readSessionFile(text);
+    file = await read();
   } catch (error) {
     history.setError(noticeOf(error));
     return false;
@@ -89,19 +93,17 @@ export async function openSessionText(text: string, name: string): Promise<boole
   return true;
 }
 
-/** Opens a file the user picked or dropped. */
+/** Opens a file the user picked or dropped, reading it as it streams in (the text is never held whole). */
 export async function openSessionFile(file: File): Promise<boolean> {
   markFileStart();
-  let text: string;
-  try {
-    text = await file.text();
-  } catch (error) {
-    useHistory
-      .getState()
-      .setError(noticeOf(historyError('INSPECT_FILE_EMPTY', `${file.name} could not be read (${(error as Error).message})`)));
-    return false;
-  }
-  return openSessionText(text, file.name);
+  return openParsed(async () => {
+    try {
+      return await readSessionStream(file.stream());
+    } catch (error) {
+      if (error instanceof HistoryError) throw error;
+      throw historyError('INSPECT_FILE_EMPTY', `${file.name} could not be read (${(error as Error).message})`);
+    }
+  }, file.name);
 }
 
 /**
@@ -129,5 +131,5 @@ export async function openSessionUrl(path: string): Promise<boolean> {
     return false;
   }
   const name = response.headers.get('x-flowing-file-name') ?? path.slice(INSPECT_FILE_PATH.length);
-  return openSessionText(await response.text(), name);
+  return openParsed(() => (response.body ? readSessionStream(response.body) : Promise.resolve(readSessionFile(''))), name);
 }

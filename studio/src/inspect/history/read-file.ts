@@ -1,4 +1,11 @@
-import { FlowingError, parseSessionFile, type SessionFile, type SessionFileProblem, type SessionFileRefusal } from '@flowing/protocol';
+import {
+  createSessionFileReader,
+  FlowingError,
+  parseSessionFile,
+  type SessionFile,
+  type SessionFileProblem,
+  type SessionFileRefusal,
+} from '@flowing/protocol';
 import { historyError, type HistoryErrorCode } from './errors.ts';
 
 /**
@@ -33,8 +40,32 @@ export function readSessionFile(text: string): SessionFile {
   try {
     return parseSessionFile(text);
   } catch (error) {
-    if (!(error instanceof FlowingError) || error.code !== 'SESSION_FILE_INVALID') throw error;
-    const problem = error.details as SessionFileProblem;
-    throw historyError(FILE_REFUSAL_CODES[problem.reason], error.message, { ...problem });
+    throw asHistoryError(error);
   }
+}
+
+/**
+ * Reads a session file as it streams in (a picked file's `stream()`, a response body), piece by piece with the same
+ * parser: the text is never held whole, only what it parses to. Refusals are those of `readSessionFile`, as soon as
+ * the line that causes one has arrived.
+ * @example const { header, events } = await readSessionStream(file.stream());
+ */
+export async function readSessionStream(stream: ReadableStream<Uint8Array>): Promise<SessionFile> {
+  const reader = createSessionFileReader();
+  const decoder = new TextDecoder();
+  const bytes = stream.getReader();
+  try {
+    for (let next = await bytes.read(); !next.done; next = await bytes.read()) reader.push(decoder.decode(next.value, { stream: true }));
+    reader.push(decoder.decode());
+    return reader.end();
+  } catch (error) {
+    await bytes.cancel().catch(() => {});
+    throw asHistoryError(error);
+  }
+}
+
+function asHistoryError(error: unknown): unknown {
+  if (!(error instanceof FlowingError) || error.code !== 'SESSION_FILE_INVALID') return error;
+  const problem = error.details as SessionFileProblem;
+  return historyError(FILE_REFUSAL_CODES[problem.reason], error.message, { ...problem });
 }
