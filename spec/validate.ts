@@ -10,7 +10,7 @@ import {
   type LlmInvokeSpec,
   type ToolInvokeSpec,
 } from './schema.ts';
-import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
+import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 
@@ -444,6 +444,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   checkGraph(spec, states, byName, options.tools, report);
   checkFallbackBranches(states, report);
+  checkUnreachableBranches(states, report);
 
   for (const key of Object.keys(spec.layout ?? {})) {
     if (!states.some((s) => s.path.join('.') === key))
