@@ -47,6 +47,8 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // the studio's live type check and Generate of an edited spec: warm and cold type checks, and `flowing codegen` runs
+  'test/studio/api-check.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

@@ -84,6 +84,14 @@ export function saveBody(body: unknown): SaveBody {
   return { spec: spec as Record<string, unknown>, baseVersion, draft: draft === true };
 }
 
+/** The validator's problems of an edited spec of machine `id` (400 STUDIO_ID_MISMATCH when `spec.id` is another). */
+export async function specProblems(context: StudioContext, id: string, spec: Record<string, unknown>): Promise<SpecProblem[]> {
+  if (spec.id !== id) {
+    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(spec.id)} differs from the machine in the URL (${id})`, { id });
+  }
+  return validateSpec(spec, { tools: await context.tools() }).problems;
+}
+
 /**
  * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
  * `baseVersion` (null: it must not exist yet). Written atomically.
@@ -93,12 +101,7 @@ export async function saveMachine(
   id: string,
   body: SaveBody,
 ): Promise<{ version: string; problems: SpecProblem[] }> {
-  if (body.spec.id !== id) {
-    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, {
-      id,
-    });
-  }
-  const { problems } = validateSpec(body.spec, { tools: await context.tools() });
+  const problems = await specProblems(context, id, body.spec);
   if (hasErrors(problems) && !body.draft) {
     throw new StudioError(
       'STUDIO_SPEC_INVALID',
@@ -107,48 +110,43 @@ export async function saveMachine(
     );
   }
   const text = formatSpec(body.spec);
-  return context.serial(`machine:${id}`, async () => {
-    const { dir, file, exists } = await machineFile(context.roots, id);
-    const current = exists ? await readIfExists(file) : undefined;
-    const currentVersion = current === undefined ? null : versionOf(current);
-    if (currentVersion !== body.baseVersion) {
-      const message =
-        body.baseVersion === null
-          ? `machine ${id} already exists; load it instead of creating it`
-          : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
-      throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
-    }
-    if (current === undefined) {
-      await ensureDir(context.roots.rootDir, context.roots.machinesDir);
-      await ensureDir(context.roots.machinesDir, dir);
-      try {
-        await createAtomic(file, text);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, {
-          currentVersion: versionOf((await readIfExists(file)) ?? ''),
-        });
-      }
-    } else {
-      await writeAtomic(file, text);
-    }
-    return { version: versionOf(text), problems };
-  });
+  return context.serial(`machine:${id}`, async () => ({ version: await storeSpec(context, id, text, body.baseVersion), problems }));
 }
 
-/** Runs codegen on a saved, valid spec and writes the generated files (422 STUDIO_SPEC_INVALID on errors). */
-export async function generateMachine(context: StudioContext, id: string) {
-  // Under the codegen queue from the first read, so a delete of the machine never interleaves with its generation.
-  return context.serial('codegen', async () => {
-    const machine = await loadMachine(context, id);
-    if (hasErrors(machine.problems)) {
-      throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, {
-        problems: machine.problems,
+/**
+ * Refuses with 409 STUDIO_CONFLICT unless `machines/<id>/<id>.flow.json` is at `baseVersion` (null: it must not exist
+ * yet). Call it inside the machine's queue, before any write that depends on it.
+ */
+export async function assertSpecAt(context: StudioContext, id: string, baseVersion: string | null) {
+  const { dir, file, exists } = await machineFile(context.roots, id);
+  const current = exists ? await readIfExists(file) : undefined;
+  const currentVersion = current === undefined ? null : versionOf(current);
+  if (currentVersion !== baseVersion) {
+    const message =
+      baseVersion === null
+        ? `machine ${id} already exists; load it instead of creating it`
+        : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
+    throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
+  }
+  return { dir, file, exists: current !== undefined };
+}
+
+/** Writes a spec's text atomically if the file is at `baseVersion` (see assertSpecAt); answers the new version. */
+export async function storeSpec(context: StudioContext, id: string, text: string, baseVersion: string | null): Promise<string> {
+  const { dir, file, exists } = await assertSpecAt(context, id, baseVersion);
+  if (!exists) {
+    await ensureDir(context.roots.rootDir, context.roots.machinesDir);
+    await ensureDir(context.roots.machinesDir, dir);
+    try {
+      await createAtomic(file, text);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, {
+        currentVersion: versionOf((await readIfExists(file)) ?? ''),
       });
     }
-    const tools = await context.tools();
-    const codegen = await context.codegen();
-    const result = await codegen.generate(machine.path, { write: true, tools });
-    return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
-  });
+  } else {
+    await writeAtomic(file, text);
+  }
+  return versionOf(text);
 }
