@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from '../helpers/cli.ts';
+import { startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
+import { launchChromium, openPage, screenshot, zoomOutUntilVisible } from './browser.ts';
+
+const run = promisify(execFile);
+const SPEC = 'machines/order-support/order-support.flow.json';
+const EDGE = '[data-testid="edge-await_approval-on-REJECT-0"]';
+const BADGE = '[data-testid="badge-edge-await_approval-on-REJECT-0"]';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Opens order-support and waits for the type check the editor runs on open (the cold one: it loads the checker). */
+async function openWarm(page: Page, studio: StudioTestServer) {
+  const firstCheck = page.waitForResponse((r) => r.url().endsWith('/api/machines/order-support/check'), { timeout: 150_000 });
+  await page.goto(studio.url);
+  await page.locator('[data-testid=machine-select] option[value="order-support"]').waitFor({ state: 'attached' });
+  await page.selectOption('[data-testid=machine-select]', 'order-support');
+  await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 30_000 });
+  expect((await (await firstCheck).json()).problems).toEqual([]);
+}
+
+/** Records in the page when the last key went down and when `selector` first appears, on the page's own clock. */
+function watchKeystrokeToElement(page: Page, selector: string) {
+  return page.evaluate((selector) => {
+    const w = window as unknown as { lastKey: number; shownAt: number | undefined };
+    w.lastKey = 0;
+    w.shownAt = undefined;
+    document.addEventListener('keydown', () => (w.lastKey = performance.now()), true);
+    new MutationObserver((_, observer) => {
+      if (!document.querySelector(selector)) return;
+      w.shownAt = performance.now();
+      observer.disconnect();
+    }).observe(document.body, { childList: true, subtree: true });
+  }, selector);
+}
+
+describe('type errors as you type, in Chromium', () => {
+  it('shows a typo in a guard at its edge and in the problems panel without Generate; Generate then refuses and nothing drifts', async () => {
+    const studio = await startStudioServer();
+    const { page, errors } = await openPage(browser);
+    try {
+      await openWarm(page, studio);
+      const specBefore = await readFile(join(studio.rootDir, SPEC), 'utf8');
+      await zoomOutUntilVisible(page, [EDGE]);
+      await page.click(EDGE);
+      await page.locator('[data-testid=transition-panel]').waitFor();
+      await page.click('[data-testid=transition-guard]');
+      await watchKeystrokeToElement(page, BADGE);
+      await page.keyboard.type("event.orderd == 'x'", { delay: 30 });
+
+      await page.locator(BADGE).waitFor({ timeout: 30_000 });
+      const { lastKey, shownAt } = await page.evaluate(() => {
+        const w = window as unknown as { lastKey: number; shownAt: number };
+        return { lastKey: w.lastKey, shownAt: w.shownAt };
+      });
+      expect(shownAt).toBeGreaterThan(lastKey);
+      const problem = page.locator('[data-testid=problem-item][data-code=CODEGEN_TYPE_ERROR]');
+      await expect.poll(() => problem.textContent()).toContain("Property 'orderd' does not exist");
+      expect(await problem.textContent()).toContain('/states/active/states/await_approval/on/REJECT/guard');
+      console.log(`[type-check] last keystroke to the error badge on the edge: ${Math.round(shownAt - lastKey)} ms`);
+      await screenshot(page, 'type-check-1-typo');
+
+      // Generate with the type error: refused, the edit stays unsaved, spec and code on disk unchanged.
+      await page.click('[data-testid=generate]');
+      await expect.poll(() => page.locator('[data-testid=notice]').textContent(), { timeout: 60_000 }).toContain('Generate refused');
+      expect(await page.locator('[data-testid=dirty-flag]').textContent()).not.toBe('saved');
+      expect(await readFile(join(studio.rootDir, SPEC), 'utf8')).toBe(specBefore);
+      const check = await run(process.execPath, cliArgs('codegen', '--check'), { cwd: studio.rootDir });
+      expect(check.stdout).toMatch(/generated code is up to date/);
+
+      // Fixing the typo clears the error at the edge, again without Generate.
+      await page.fill('[data-testid=transition-guard]', "event.reason == 'x'");
+      await page.locator(BADGE).waitFor({ state: 'detached', timeout: 30_000 });
+      expect(await problem.count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      await studio.close();
+    }
+  }, 240_000);
+});
