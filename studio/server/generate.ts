@@ -1,3 +1,4 @@
+import type { CodegenFile, Problem } from '@flowing/codegen';
 import { formatSpec, hasErrors, type SpecProblem } from '@flowing/spec';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
@@ -6,8 +7,8 @@ import { assertSpecAt, loadMachine, specProblems, storeSpec, type SaveBody } fro
 /** What Generate answers: the generated files, the problems, and whether the spec (when sent) and the code were written. */
 export interface GenerateAnswer {
   ok: boolean;
-  files: Array<{ path: string; text: string; previous: string | undefined; changed: boolean }>;
-  problems: SpecProblem[];
+  files: CodegenFile[];
+  problems: Problem[];
   timings: Record<string, number>;
   scaffolded: string[];
   /** The spec's version after a Generate that sent an edited spec and wrote it; absent when nothing was saved. */
@@ -35,13 +36,13 @@ export async function generateMachine(context: StudioContext, id: string, edit?:
       return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
     });
   }
-  const problems = await specProblems(context, id, edit.spec);
+  const tools = await context.tools();
+  const problems = await specProblems(context, id, edit.spec, tools);
   if (hasErrors(problems)) throw refuseInvalid(id, problems, 'the edited spec');
   const text = formatSpec(edit.spec);
   return context.serial('codegen', () =>
     context.serial(`machine:${id}`, async () => {
       const { file } = await assertSpecAt(context, id, edit.baseVersion);
-      const tools = await context.tools();
       const codegen = await context.codegen();
       // Code first, spec last: codegen writes nothing unless the code type-checks, and then the spec follows it.
       const result = await codegen.generate(file, { text, write: true, tools });

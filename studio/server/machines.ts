@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '@flowing/spec';
 import { MAX_JSON_DEPTH } from './body.ts';
+import type { ToolCatalog } from '@flowing/codegen';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
@@ -85,11 +86,16 @@ export function saveBody(body: unknown): SaveBody {
 }
 
 /** The validator's problems of an edited spec of machine `id` (400 STUDIO_ID_MISMATCH when `spec.id` is another). */
-export async function specProblems(context: StudioContext, id: string, spec: Record<string, unknown>): Promise<SpecProblem[]> {
+export async function specProblems(
+  context: StudioContext,
+  id: string,
+  spec: Record<string, unknown>,
+  tools?: ToolCatalog,
+): Promise<SpecProblem[]> {
   if (spec.id !== id) {
     throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(spec.id)} differs from the machine in the URL (${id})`, { id });
   }
-  return validateSpec(spec, { tools: await context.tools() }).problems;
+  return validateSpec(spec, { tools: tools ?? (await context.tools()) }).problems;
 }
 
 /**

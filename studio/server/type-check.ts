@@ -1,4 +1,5 @@
-import { formatSpec, hasErrors, type SpecProblem } from '@flowing/spec';
+import type { Problem } from '@flowing/codegen';
+import { formatSpec, hasErrors } from '@flowing/spec';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { specProblems } from './machines.ts';
@@ -11,7 +12,7 @@ export interface CheckAnswer {
   /** A newer check of the same machine arrived while this one waited; its answer is the one to show. */
   superseded: boolean;
   /** Codegen's problems only (`CODEGEN_*`): the editor validates the spec itself. */
-  problems: SpecProblem[];
+  problems: Problem[];
   timings: Record<string, number>;
 }
 
@@ -34,24 +35,25 @@ const newest = new WeakMap<StudioContext, Map<string, number>>();
  */
 export async function checkMachine(context: StudioContext, id: string, body: unknown): Promise<CheckAnswer> {
   const spec = checkBody(body);
+  // The path first: a machine id that leads out of machines/ is refused whatever the spec.
+  const { file } = await machineFile(context.roots, id);
   const counters = newest.get(context) ?? new Map<string, number>();
   newest.set(context, counters);
   const ticket = (counters.get(id) ?? 0) + 1;
   counters.set(id, ticket);
   const skipped = (superseded: boolean): CheckAnswer => ({ typeChecked: false, superseded, problems: [], timings: {} });
-  const validation = await specProblems(context, id, spec);
+  const tools = await context.tools();
+  const validation = await specProblems(context, id, spec, tools);
   if (hasErrors(validation)) return skipped(false);
   const text = formatSpec(spec);
   return context.serial('codegen', async () => {
     if (counters.get(id) !== ticket) return skipped(true);
-    const { file } = await machineFile(context.roots, id);
-    const tools = await context.tools();
     const codegen = await context.codegen();
     const result = await codegen.generate(file, { text, write: false, tools });
     return {
       typeChecked: result.files.length > 0,
       superseded: false,
-      problems: result.problems.filter((p) => p.code.startsWith('CODEGEN_')) as SpecProblem[],
+      problems: result.problems.filter((p) => p.code.startsWith('CODEGEN_')),
       timings: result.timings,
     };
   });

@@ -37,12 +37,12 @@ export function useTypeCheck(): void {
       }, TYPE_CHECK_PAUSE_MS);
     };
     const unsubscribe = useEditor.subscribe((state, previous) => {
-      // The spec's own validation runs within the pause (editor-store's VALIDATE_PAUSE_MS is shorter), so it is current
-      // when the timer fires.
-      if (state.spec !== previous.spec) schedule(state.spec, state.machineId);
+      // Only edits: opening a machine does not check (the type check runs on the server's thread, and the first one
+      // loads the checker, so it would hold up the requests of opening). The spec's own validation runs within the
+      // pause (editor-store's VALIDATE_PAUSE_MS is shorter), so it is current when the timer fires.
+      if (state.spec !== previous.spec && state.machineId === previous.machineId && previous.spec !== undefined)
+        schedule(state.spec, state.machineId);
     });
-    const { spec, machineId } = useEditor.getState();
-    schedule(spec, machineId);
     return () => {
       clearTimeout(timer);
       unsubscribe();
