@@ -60,6 +60,7 @@ function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
   if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
+  if (invoke.llm === 'agent' && invoke.output) return `<${flat(fieldMapDoc(invoke.output))}>`;
   return '';
 }
 
@@ -87,6 +88,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
     order: new Map(states.map((s, i) => [s, i])),
     toolArgs: [],
     contextType: names.context,
+    registry: names.tools,
   };
   const machineStates = statesDoc(
     scope,
@@ -181,6 +183,7 @@ function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table
     invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
     table.uses.has('toFlowError') ? 'toFlowError' : '',
     table.uses.has('FlowError') ? 'type FlowError' : '',
+    table.uses.has('ToolInput') ? 'type ToolInput' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);
   out.line(`import { ${names.tools} } from "./${importSpecifier(names.registryFile)}";`);

@@ -3,6 +3,7 @@ import type { RunAdmission } from '../limits.ts';
 import type { SessionStore } from '../store/types.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { RunPool } from './run-pool.ts';
+import { checkEventId } from './event-ids.ts';
 import type { Subscriptions } from './subscriptions.ts';
 import type { Session, SessionSnapshot } from './types.ts';
 
@@ -22,6 +23,9 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
     id: sessionId,
     machineId,
     send(event, sendOptions = {}) {
+      const { eventId } = sendOptions;
+      const badId = eventId === undefined ? undefined : checkEventId(eventId);
+      if (badId) return Promise.resolve({ applied: false as const, ...badId });
       if (sendOptions.queue === false && queue.has(sessionId)) {
         const current = pool.current(sessionId);
         const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
@@ -34,7 +38,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
         .run(sessionId, () =>
           pool.withRun(sessionId, true, async (run) => {
             await run.whenQuiet();
-            return run.send(event);
+            return eventId === undefined ? run.send(event) : run.sendOnce(event, eventId);
           }),
         )
         .finally(admitted.leave);
@@ -48,6 +52,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       const view: SessionSnapshot = {
         sessionId,
         machineId: record.machineId,
+        specHash: record.specHash,
         traceId: record.traceId,
         status: record.status,
         state: snapshot.value ?? null,

@@ -2,7 +2,8 @@ import type { CodegenFile, Problem } from '@flowing/codegen';
 import { formatSpec, hasErrors, type SpecProblem } from '@flowing/spec';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
-import { assertSpecAt, loadMachine, specProblems, storeSpec, type SaveBody } from './machines.ts';
+import { assertSpecAt, loadMachine, specProblems, storeSpec, strandingOf, type SaveBody } from './machines.ts';
+import type { StrandedState } from './stranding.ts';
 
 /** What Generate answers: the generated files, the problems, and whether the spec (when sent) and the code were written. */
 export interface GenerateAnswer {
@@ -13,6 +14,9 @@ export interface GenerateAnswer {
   scaffolded: string[];
   /** The spec's version after a Generate that sent an edited spec and wrote it; absent when nothing was saved. */
   version?: string;
+  /** With `version`: states the saved edit removed in which sessions of the connected runtime wait, and a warning. */
+  stranded?: StrandedState[];
+  warning?: string;
 }
 
 const refuseInvalid = (id: string, problems: SpecProblem[], what: string) =>
@@ -40,7 +44,7 @@ export async function generateMachine(context: StudioContext, id: string, edit?:
   const problems = await specProblems(context, id, edit.spec, tools);
   if (hasErrors(problems)) throw refuseInvalid(id, problems, 'the edited spec');
   const text = formatSpec(edit.spec);
-  return context.serial('codegen', () =>
+  const generated = await context.serial('codegen', () =>
     context.serial(`machine:${id}`, async () => {
       const { file } = await assertSpecAt(context, id, edit.baseVersion);
       const codegen = await context.codegen();
@@ -53,8 +57,11 @@ export async function generateMachine(context: StudioContext, id: string, edit?:
         timings: result.timings,
         scaffolded: result.scaffolded,
       };
-      if (!result.ok) return answer;
-      return { ...answer, version: await storeSpec(context, id, text, edit.baseVersion) };
+      if (!result.ok) return { answer };
+      return { answer, saved: await storeSpec(context, id, text, edit.baseVersion) };
     }),
   );
+  if (!generated.saved) return generated.answer;
+  const stranding = await strandingOf(context, id, generated.saved.before, edit.spec);
+  return { ...generated.answer, version: generated.saved.version, ...stranding };
 }

@@ -7,6 +7,7 @@ import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
 import { ensureDir, machineFile } from './paths.ts';
+import { strandedBy, strandingWarning, type StrandedState } from './stranding.ts';
 
 /** One machine as the list shows it. */
 export interface MachineSummary {
@@ -100,13 +101,14 @@ export async function specProblems(
 
 /**
  * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
- * `baseVersion` (null: it must not exist yet). Written atomically.
+ * `baseVersion` (null: it must not exist yet). Written atomically. When the edit removes states in which sessions of
+ * the connected runtime wait, the answer names them (`stranded`) and says so (`warning`); the save goes ahead.
  */
 export async function saveMachine(
   context: StudioContext,
   id: string,
   body: SaveBody,
-): Promise<{ version: string; problems: SpecProblem[] }> {
+): Promise<{ version: string; problems: SpecProblem[]; stranded: StrandedState[]; warning?: string }> {
   const problems = await specProblems(context, id, body.spec);
   if (hasErrors(problems) && !body.draft) {
     throw new StudioError(
@@ -116,7 +118,15 @@ export async function saveMachine(
     );
   }
   const text = formatSpec(body.spec);
-  return context.serial(`machine:${id}`, async () => ({ version: await storeSpec(context, id, text, body.baseVersion), problems }));
+  const saved = await context.serial(`machine:${id}`, () => storeSpec(context, id, text, body.baseVersion));
+  return { version: saved.version, problems, ...(await strandingOf(context, id, saved.before, body.spec)) };
+}
+
+/** The states an edit removes in which sessions of the connected runtime wait (`stranded`), and a warning naming them. */
+export async function strandingOf(context: StudioContext, id: string, before: unknown, spec: Record<string, unknown>) {
+  const stranded = await strandedBy(id, before, spec, context.runtimeStates);
+  const warning = strandingWarning(stranded);
+  return { stranded, ...(warning ? { warning } : {}) };
 }
 
 /**
@@ -134,13 +144,21 @@ export async function assertSpecAt(context: StudioContext, id: string, baseVersi
         : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
     throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
   }
-  return { dir, file, exists: current !== undefined };
+  return { dir, file, current };
 }
 
-/** Writes a spec's text atomically if the file is at `baseVersion` (see assertSpecAt); answers the new version. */
-export async function storeSpec(context: StudioContext, id: string, text: string, baseVersion: string | null): Promise<string> {
-  const { dir, file, exists } = await assertSpecAt(context, id, baseVersion);
-  if (!exists) {
+/**
+ * Writes a spec's text atomically if the file is at `baseVersion` (see assertSpecAt); answers the new version and the
+ * spec it replaced (parsed loosely; undefined for a new machine).
+ */
+export async function storeSpec(
+  context: StudioContext,
+  id: string,
+  text: string,
+  baseVersion: string | null,
+): Promise<{ version: string; before: unknown }> {
+  const { dir, file, current } = await assertSpecAt(context, id, baseVersion);
+  if (current === undefined) {
     await ensureDir(context.roots.rootDir, context.roots.machinesDir);
     await ensureDir(context.roots.machinesDir, dir);
     try {
@@ -151,8 +169,8 @@ export async function storeSpec(context: StudioContext, id: string, text: string
         currentVersion: versionOf((await readIfExists(file)) ?? ''),
       });
     }
-  } else {
-    await writeAtomic(file, text);
+    return { version: versionOf(text), before: undefined };
   }
-  return versionOf(text);
+  await writeAtomic(file, text);
+  return { version: versionOf(text), before: parseLoose(current.toString('utf8')) };
 }

@@ -65,6 +65,8 @@ export interface GenerateResponse {
   timings: Record<string, number>;
   /** The spec's new version when Generate was sent an edited spec and saved it with its code. */
   version?: string;
+  /** With `version`: the saved edit removed states in which sessions of the connected runtime wait (as Save says). */
+  warning?: string;
 }
 /** The answer to a live type check of an unsaved spec: codegen's problems (`CODEGEN_*`) only. */
 export interface CheckResponse {
@@ -98,7 +100,11 @@ export const api = {
   createMachine: (id: string) => call<CreatedMachine>('POST', '/api/machines', { id }),
   deleteMachine: (id: string, baseVersion: string) => call<DeletedMachine>('DELETE', machinePath(id), { baseVersion }),
   saveMachine: (id: string, spec: FlowSpec, baseVersion: string | null, draft = false) =>
-    call<{ version: string; problems: SpecProblem[] }>('PUT', machinePath(id), { spec, baseVersion, ...(draft ? { draft: true } : {}) }),
+    call<{ version: string; problems: SpecProblem[]; stranded: Array<{ state: string; sessions: number }>; warning?: string }>(
+      'PUT',
+      machinePath(id),
+      { spec, baseVersion, ...(draft ? { draft: true } : {}) },
+    ),
   /**
    * Generates code. With `edit`, from the editor's spec: the server saves it only together with code that type-checks
    * (409 STUDIO_CONFLICT when the file moved on since `baseVersion`).

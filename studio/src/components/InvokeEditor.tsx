@@ -1,4 +1,12 @@
-import { LLM_KINDS, type FieldType, type InvokeSpec, type LlmInvokeSpec, type StateSpec, type ToolInvokeSpec } from '@flowing/spec';
+import {
+  agentToolName,
+  LLM_KINDS,
+  type FieldType,
+  type InvokeSpec,
+  type LlmInvokeSpec,
+  type StateSpec,
+  type ToolInvokeSpec,
+} from '@flowing/spec';
 import type { JsonSchema } from '../api.ts';
 import { setAt, setOutcomeTarget, type GraphEdge } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
@@ -246,9 +254,13 @@ function LlmInvokeFields({
               <label key={t} className="check">
                 <input
                   type="checkbox"
-                  checked={(invoke.tools ?? []).includes(t)}
+                  checked={(invoke.tools ?? []).some((x) => agentToolName(x) === t)}
                   onChange={(e) =>
-                    setField('tools', e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => x !== t), false)
+                    setField(
+                      'tools',
+                      e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => agentToolName(x) !== t),
+                      false,
+                    )
                   }
                 />
                 {t}
