@@ -140,13 +140,14 @@ for (const [id, size, distinct] of BIG) {
   writeFileSync(join(root, `.flowing/bench/${id}/${id}.flow.json`), JSON.stringify(bigSpec(id, size, distinct), null, 2));
   specs.push(`.flowing/bench/${id}/${id}.flow.json`);
 }
-const rows: Array<[string, string]> = [];
+/** Prints each figure as soon as it is measured (a full run takes minutes on a loaded machine). */
+const report = (what: string, value: string) => console.log(`${what.padEnd(56)} ${value}`);
 
 const init = initProject();
 try {
   const cold = Array.from({ length: runs }, () => coldRun(undefined, init));
-  rows.push(['cold `flowing codegen` wall, init project', figure(cold.map((c) => c.wall))]);
-  rows.push(['cold `flowing codegen` CPU, init project', figure(cold.map((c) => c.cpu))]);
+  report('cold `flowing codegen` wall, init project', figure(cold.map((c) => c.wall)));
+  report('cold `flowing codegen` CPU, init project', figure(cold.map((c) => c.cpu)));
 } finally {
   rmSync(init, { recursive: true, force: true });
 }
@@ -154,14 +155,14 @@ try {
 for (const spec of specs) {
   const cold = Array.from({ length: runs }, () => coldRun(spec));
   const name = spec.split('/').pop()!;
-  rows.push([`cold process wall, ${name}`, figure(cold.map((c) => c.wall))]);
-  rows.push([`cold process CPU, ${name}`, figure(cold.map((c) => c.cpu))]);
-  rows.push([`cold type-check wall, ${name}`, figure(cold.map((c) => c.typeCheck))]);
+  report(`cold process wall, ${name}`, figure(cold.map((c) => c.wall)));
+  report(`cold process CPU, ${name}`, figure(cold.map((c) => c.cpu)));
+  report(`cold type-check wall, ${name}`, figure(cold.map((c) => c.typeCheck)));
 }
 
 const codegen = createCodegen({ rootDir: root });
 const first = await codegen.generate(EXAMPLES[0]!, { write: false });
-rows.push(['in-process first check (order-support)', `${first.timings.typeCheck} ms`]);
+report('in-process first check (order-support)', `${first.timings.typeCheck} ms`);
 const lines: string[] = [];
 for (const spec of specs) {
   const text = readFileSync(join(root, spec), 'utf8');
@@ -170,16 +171,15 @@ for (const spec of specs) {
   await codegen.generate(spec, { write: false });
   for (let i = 0; i < runs; i++) {
     // Each run generates from an edited spec (as the studio's check after a keystroke does), not the same text again.
-    const edited = text.replace('"specVersion": 1,', `"specVersion": 1,\n  "description": "edit ${i}",`);
+    const edited = JSON.stringify({ ...JSON.parse(text), description: `edit ${i}` }, null, 2);
     const { result, cpu } = await cpuOf(() => codegen.generate(spec, { write: false, text: edited }));
     if (!result.ok) throw new Error(`${spec}: ${JSON.stringify(result.problems.slice(0, 3))}`);
     warm.push(result.timings.total!);
     warmCpu.push(cpu);
     if (i === 0) lines.push(`${result.files[0]!.path}: ${result.files[0]!.text.split('\n').length - 1} lines`);
   }
-  rows.push([`warm codegen + type-check wall, ${spec.split('/').pop()}`, figure(warm)]);
-  rows.push([`warm codegen + type-check CPU, ${spec.split('/').pop()}`, figure(warmCpu)]);
+  report(`warm codegen + type-check wall, ${spec.split('/').pop()}`, figure(warm));
+  report(`warm codegen + type-check CPU, ${spec.split('/').pop()}`, figure(warmCpu));
 }
 codegen.dispose();
-for (const [what, value] of rows) console.log(`${what.padEnd(56)} ${value}`);
 for (const line of lines) console.log(line);
