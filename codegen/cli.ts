@@ -1,7 +1,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
+import {
+  escapeControlCharacters,
+  formatProblemLine,
+  parseSpecText,
+  problemForJson,
+  stringifyJsonSafely,
+  type FlowSpec,
+} from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
@@ -30,6 +37,19 @@ export async function findSpecFiles(rootDir: string): Promise<string[]> {
     }
   }
   return files;
+}
+
+/**
+ * The project's specs by machine id (those whose schema matches), with their files: what a machine invoke resolves
+ * to, for the cost bound and the budget check.
+ */
+export async function loadProjectSpecs(rootDir: string): Promise<Map<string, { file: string; spec: FlowSpec }>> {
+  const specs = new Map<string, { file: string; spec: FlowSpec }>();
+  for (const file of await findSpecFiles(rootDir)) {
+    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
+    if (spec && !specs.has(spec.id)) specs.set(spec.id, { file, spec });
+  }
+  return specs;
 }
 
 async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
@@ -89,9 +109,11 @@ export async function validateCommand(files: string[], options: { json?: boolean
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
+  const specs = await loadProjectSpecs(rootDir);
+  const resolveMachine = (id: string) => specs.get(id)?.spec;
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    const result = parseSpecText(text, { tools });
+    const result = parseSpecText(text, { tools, resolveMachine });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
   }

@@ -14,6 +14,8 @@ import {
 import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
+import { computeCost } from './cost/bound.ts';
+import { budgetProblems } from './cost/budget.ts';
 
 /** What the validator needs to know about a tool from tools/. */
 export interface ToolInfo {
@@ -26,11 +28,15 @@ export interface ToolInfo {
   requiredInputFields?: string[];
   /** Error codes the tool declares. */
   errors?: string[];
+  /** Retries of the tool's definition (the cost bound counts them). */
+  retries?: number;
 }
 
 export interface ValidateOptions {
   /** Tools available in tools/. When omitted, tool names and contracts are not checked. */
   tools?: Record<string, ToolInfo>;
+  /** The spec of a machine an invoke starts, for the cost bound a `budget` is checked against. */
+  resolveMachine?: (machineId: string) => FlowSpec | undefined;
 }
 
 export interface ValidationResult {
@@ -84,7 +90,14 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
     return { spec: undefined, problems, ok: false };
   }
   const problems = checkSpec(parsed.data, options);
+  if (parsed.data.budget !== undefined) problems.push(...checkBudget(parsed.data, options));
   return { spec: parsed.data, problems, ok: !hasErrors(problems) };
+}
+
+/** The cost bound against the spec's budget: a path over it is an error at the call that crosses it. */
+function checkBudget(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
+  const cost = computeCost(spec, options);
+  return [...cost.problems, ...budgetProblems(spec, cost)];
 }
 
 function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
