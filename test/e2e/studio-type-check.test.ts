@@ -42,12 +42,19 @@ function watchKeystrokeToError(page: Page, selector: string, text: string) {
       const w = window as unknown as { lastKey: number; shownAt: number | undefined };
       w.lastKey = 0;
       w.shownAt = undefined;
-      document.addEventListener('keydown', () => (w.lastKey = performance.now()), true);
-      new MutationObserver((_, observer) => {
+      // Each edit clears the type errors until its check answers, so the first showing after the last key is its answer.
+      document.addEventListener(
+        'keydown',
+        () => {
+          w.lastKey = performance.now();
+          w.shownAt = undefined;
+        },
+        true,
+      );
+      new MutationObserver(() => {
         const panel = document.querySelector('[data-testid=problems-panel]')?.textContent ?? '';
-        if (!document.querySelector(selector) || !panel.includes(text)) return;
+        if (w.shownAt !== undefined || !document.querySelector(selector) || !panel.includes(text)) return;
         w.shownAt = performance.now();
-        observer.disconnect();
       }).observe(document.body, { childList: true, subtree: true, characterData: true });
     },
     { selector, text },
