@@ -60,6 +60,8 @@ export const SLOW_LANE = [
   'test/runtime/order-support-calls.test.ts',
   // a measurement: first streamed token through a spawned `flowing serve`, p50 over rounds
   'test/server/first-token.test.ts',
+  // the studio's live type check and Generate of an edited spec: warm and cold type checks, and `flowing codegen` runs
+  'test/studio/api-check.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
@@ -20,6 +21,9 @@ export interface CheckedFile {
  */
 export class GeneratedCodeChecker {
   private readonly project: Project;
+  /** Files outside node_modules the last program read (the generated code's imports), and their last seen mtimes. */
+  private dependencies: string[] = [];
+  private readonly seen = new Map<string, number>();
 
   constructor(rootDir: string) {
     this.project = new Project({
@@ -33,7 +37,8 @@ export class GeneratedCodeChecker {
 
   /** Checks the files (in memory; nothing is written) and maps each diagnostic back to a spec pointer. */
   check(files: readonly CheckedFile[]): Problem[] {
-    this.refreshHandWritten(new Set(files.map((f) => f.path)));
+    const checked = new Set(files.map((f) => f.path));
+    this.refreshHandWritten(checked);
     const sources = files.map((file) => ({ file, source: this.project.createSourceFile(file.path, file.text, { overwrite: true }) }));
     const problems: Problem[] = [];
     for (const { file, source } of sources) {
@@ -54,16 +59,43 @@ export class GeneratedCodeChecker {
         }
       }
     }
+    this.recordDependencies(checked);
     return problems;
   }
 
-  /** Re-reads hand-written files (tools, impl) that changed on disk since the last check. */
+  /**
+   * Re-reads the files of the project that changed on disk since the last check: the generated code's imports (tools,
+   * impl, and what they import) are cached by the Project like its own files, and a long-lived checker (the studio's)
+   * must see a tool edited meanwhile. Files under node_modules and TypeScript's lib files are never re-read.
+   */
   private refreshHandWritten(skip: Set<string>): void {
-    for (const source of this.project.getSourceFiles()) {
-      const path = source.getFilePath();
-      if (skip.has(path) || path.includes('/node_modules/')) continue;
-      refresh(source);
+    for (const path of this.dependencies) {
+      if (skip.has(path)) continue;
+      const mtime = mtimeOf(path);
+      if (mtime === this.seen.get(path)) continue;
+      this.seen.set(path, mtime);
+      const source = this.project.getSourceFile(path);
+      if (source) refresh(source);
     }
+  }
+
+  /** Remembers the files outside node_modules the last program read, with their modification times. */
+  private recordDependencies(skip: Set<string>): void {
+    this.dependencies = [];
+    for (const file of this.project.getProgram().compilerObject.getSourceFiles()) {
+      const path = file.fileName;
+      if (skip.has(path) || path.includes('/node_modules/') || file.hasNoDefaultLib) continue;
+      this.dependencies.push(path);
+      if (!this.seen.has(path)) this.seen.set(path, mtimeOf(path));
+    }
+  }
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
   }
 }
 

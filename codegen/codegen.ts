@@ -38,6 +38,11 @@ export interface GenerateOptions {
   /** Skip the type check (used by `--check`, which only compares text). */
   typeCheck?: boolean;
   tools?: ToolCatalog;
+  /**
+   * The spec's text to generate from instead of the file's: an unsaved edit (the studio's live type check, or a
+   * Generate that saves the spec only when its code type-checks). The file is neither read nor written.
+   */
+  text?: string;
 }
 
 export interface Codegen {
@@ -82,7 +87,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       scaffolded: [],
       timings,
     });
-    const text = await readIfExists(specPath);
+    const text = opts.text ?? (await readIfExists(specPath));
     if (text === undefined)
       return fail([{ code: 'CODEGEN_READ_FAILED', severity: 'error', path: '', message: `cannot read ${rel(specPath)}` }]);
 

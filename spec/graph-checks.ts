@@ -136,3 +136,26 @@ export function checkFallbackBranches(states: StateEntry[], report: Report): voi
     }
   }
 }
+
+const SITE_NAMES: Record<string, string> = { ...DONE_SITES, always: 'always' };
+
+/**
+ * Branches are tried in order and the first whose guard holds wins, so a branch after one without a guard is never
+ * taken. Each such branch is reported at its own pointer, naming the unguarded branch that shadows it.
+ */
+export function checkUnreachableBranches(states: StateEntry[], report: Report): void {
+  for (const entry of states) {
+    for (const site of transitionSites(entry.spec)) {
+      const open = site.transitions.findIndex(({ transition }) => transition.guard === undefined);
+      if (open < 0 || open === site.transitions.length - 1) continue;
+      const what = site.kind === 'on' ? `on ${site.key}` : site.kind === 'after' ? `after ${site.key}` : SITE_NAMES[site.kind];
+      for (const { pointer: at } of site.transitions.slice(open + 1)) {
+        report(
+          'SPEC_UNREACHABLE_BRANCH',
+          [...entry.pointer, ...at],
+          `this ${what} branch of state '${entry.name}' is never taken: branch #${open + 1} before it has no guard and always wins; move the unguarded branch last or give it a guard`,
+        );
+      }
+    }
+  }
+}

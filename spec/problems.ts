@@ -91,6 +91,10 @@ export const SPEC_PROBLEM_CODES = {
     summary:
       'Every branch of an onDone/onError list has a guard: when all are false the done or error event is refused and the session cannot continue.',
   },
+  SPEC_UNREACHABLE_BRANCH: {
+    severity: 'warning',
+    summary: 'A branch of a transition list comes after a branch without a guard, which always wins: it is never taken.',
+  },
   SPEC_DEAD_END: { severity: 'warning', summary: 'A non-final state has no way out (no transition, no invoke, no final child).' },
   SPEC_BUDGET_EXCEEDED: {
     severity: 'error',

@@ -13,7 +13,7 @@ import {
   agentToolName,
 } from './schema.ts';
 import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
-import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
+import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
 import { computeCost } from './cost/bound.ts';
@@ -532,6 +532,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   checkGraph(spec, states, byName, options.tools, report);
   checkFallbackBranches(states, report);
+  checkUnreachableBranches(states, report);
 
   for (const key of Object.keys(spec.layout ?? {})) {
     if (!states.some((s) => s.path.join('.') === key))

@@ -1,21 +1,24 @@
 /**
- * Codegen timing: generate + type-check the examples and a generated 200-state machine, cold (a fresh CLI process
- * on the sources, as `npm run gen` runs it) and warm (one long-lived code generator, as the studio keeps one), with
- * medians over several runs, and the line counts of the generated machine modules. Wall time and CPU time are both
- * shown: on a shared, loaded machine the wall time mostly measures the other processes, the CPU time much less so.
+ * Codegen timing: generate + type-check the examples and generated 200- and 300-state machines (and a 200-state one
+ * whose transitions all assign something different: ~400 named assigns), cold (a fresh CLI process on the sources,
+ * as `npm run gen` runs it) and warm (one long-lived code generator, as the studio keeps one, after an edit of the
+ * spec), with medians over several runs, the line counts of the generated machine modules, and `flowing codegen`
+ * cold on the project `flowing init` makes. Wall time and CPU time are both shown: on a shared, loaded machine the
+ * wall time mostly measures the other processes, the CPU time much less so.
  * Run with `npm run bench:codegen [-- runs]` (default 5 runs per figure).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCodegen } from '@flowing/codegen';
 
 const root = process.cwd();
 const runs = Number(process.argv[2] ?? 5);
-const BIG = '.flowing/bench/big-machine/big-machine.flow.json';
 const EXAMPLES = ['machines/order-support/order-support.flow.json', 'machines/incident-triage/incident-triage.flow.json'];
 
-function bigSpec(size: number) {
+/** A machine of `size` states; with `distinctAssigns`, every transition's assign differs (one named action each). */
+function bigSpec(id: string, size: number, distinctAssigns = false) {
   const states: Record<string, unknown> = {};
   for (let i = 0; i < size; i++) {
     const next = i + 1 < size ? `s${i + 1}` : 'done';
@@ -41,8 +44,12 @@ function bigSpec(size: number) {
       states[`s${i}`] = {
         on: {
           NEXT: [
-            { target: next, guard: `context.count >= ${i % 7} && event.weight > 0`, assign: { count: 'context.count + event.weight' } },
-            { target: `s${(i * 7) % size}`, assign: { flag: '!context.flag' } },
+            {
+              target: next,
+              guard: `context.count >= ${i % 7} && event.weight > 0`,
+              assign: { count: distinctAssigns ? `context.count + event.weight * ${i}` : 'context.count + event.weight' },
+            },
+            { target: `s${(i * 7) % size}`, assign: distinctAssigns ? { count: `context.count - ${i}` } : { flag: '!context.flag' } },
           ],
           RESET: { target: 's0', assign: { count: '0' } },
         },
@@ -53,7 +60,7 @@ function bigSpec(size: number) {
   states.done = { type: 'final' };
   return {
     specVersion: 1,
-    id: 'big-machine',
+    id,
     context: {
       count: { type: 'number', default: 0 },
       flag: { type: 'boolean', default: false },
@@ -78,18 +85,40 @@ const figure = (values: number[]) => `median ${median(values)} ms (${values.join
 const CPU_REPORT =
   'data:text/javascript,process.on("exit",()=>{const u=process.cpuUsage();process.stderr.write("CPU_MS "+Math.round((u.user+u.system)/1000)+"\\n")})';
 
-/** One fresh process: the whole `flowing codegen <spec>` wall and CPU time, and its own type-check time. */
-function coldRun(spec: string): { wall: number; cpu: number; typeCheck: number } {
+/** One fresh process: the whole `flowing codegen [spec]` wall and CPU time, and its own type-check time. */
+function coldRun(spec: string | undefined, cwd = root): { wall: number; cpu: number; typeCheck: number } {
   const started = performance.now();
   const child = spawnSync(
     process.execPath,
-    ['--import', CPU_REPORT, '--conditions=@flowing/source', '--import', 'tsx', 'bin/cli.ts', 'codegen', '--json', spec],
-    { cwd: root, encoding: 'utf8' },
+    [
+      '--import',
+      CPU_REPORT,
+      '--conditions=@flowing/source',
+      '--import',
+      'tsx',
+      join(root, 'bin/cli.ts'),
+      'codegen',
+      '--json',
+      ...(spec ? [spec] : []),
+    ],
+    { cwd, encoding: 'utf8' },
   );
   const wall = Math.round(performance.now() - started);
-  if (child.status !== 0) throw new Error(`codegen ${spec} exited ${child.status}: ${child.stderr}`);
+  if (child.status !== 0) throw new Error(`codegen ${spec ?? cwd} exited ${child.status}: ${child.stdout}${child.stderr}`);
   const report = JSON.parse(child.stdout) as { specs: Array<{ timings: Record<string, number> }> };
-  return { wall, cpu: Number(/CPU_MS (\d+)/.exec(child.stderr)?.[1]), typeCheck: report.specs[0]!.timings.typeCheck! };
+  const typeCheck = report.specs.reduce((sum, s) => sum + (s.timings.typeCheck ?? 0), 0);
+  return { wall, cpu: Number(/CPU_MS (\d+)/.exec(child.stderr)?.[1]), typeCheck };
+}
+
+/** The project `flowing init` makes, in a temporary folder, resolving packages like the repository does. */
+function initProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'flowing-bench-init-'));
+  const init = spawnSync(process.execPath, ['--conditions=@flowing/source', '--import', 'tsx', join(root, 'bin/cli.ts'), 'init', dir], {
+    encoding: 'utf8',
+  });
+  if (init.status !== 0) throw new Error(`flowing init exited ${init.status}: ${init.stderr}`);
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
 }
 
 /** CPU milliseconds this process spends in `work` (type checking is synchronous, on this thread). */
@@ -100,36 +129,57 @@ async function cpuOf<T>(work: () => Promise<T>): Promise<{ result: T; cpu: numbe
   return { result, cpu: Math.round((used.user + used.system) / 1000) };
 }
 
-mkdirSync(join(root, '.flowing/bench/big-machine'), { recursive: true });
-writeFileSync(join(root, BIG), JSON.stringify(bigSpec(200), null, 2));
-const specs = [...EXAMPLES, BIG];
-const rows: Array<[string, string]> = [];
+const BIG: Array<[string, number, boolean]> = [
+  ['big-200', 200, false],
+  ['big-300', 300, false],
+  ['big-200-assigns', 200, true],
+];
+const specs = [...EXAMPLES];
+for (const [id, size, distinct] of BIG) {
+  mkdirSync(join(root, `.flowing/bench/${id}`), { recursive: true });
+  writeFileSync(join(root, `.flowing/bench/${id}/${id}.flow.json`), JSON.stringify(bigSpec(id, size, distinct), null, 2));
+  specs.push(`.flowing/bench/${id}/${id}.flow.json`);
+}
+/** Prints each figure as soon as it is measured (a full run takes minutes on a loaded machine). */
+const report = (what: string, value: string) => console.log(`${what.padEnd(56)} ${value}`);
+
+const init = initProject();
+try {
+  const cold = Array.from({ length: runs }, () => coldRun(undefined, init));
+  report('cold `flowing codegen` wall, init project', figure(cold.map((c) => c.wall)));
+  report('cold `flowing codegen` CPU, init project', figure(cold.map((c) => c.cpu)));
+} finally {
+  rmSync(init, { recursive: true, force: true });
+}
 
 for (const spec of specs) {
   const cold = Array.from({ length: runs }, () => coldRun(spec));
   const name = spec.split('/').pop()!;
-  rows.push([`cold process wall, ${name}`, figure(cold.map((c) => c.wall))]);
-  rows.push([`cold process CPU, ${name}`, figure(cold.map((c) => c.cpu))]);
-  rows.push([`cold type-check wall, ${name}`, figure(cold.map((c) => c.typeCheck))]);
+  report(`cold process wall, ${name}`, figure(cold.map((c) => c.wall)));
+  report(`cold process CPU, ${name}`, figure(cold.map((c) => c.cpu)));
+  report(`cold type-check wall, ${name}`, figure(cold.map((c) => c.typeCheck)));
 }
 
 const codegen = createCodegen({ rootDir: root });
 const first = await codegen.generate(EXAMPLES[0]!, { write: false });
-rows.push(['in-process first check (order-support)', `${first.timings.typeCheck} ms`]);
+report('in-process first check (order-support)', `${first.timings.typeCheck} ms`);
 const lines: string[] = [];
 for (const spec of specs) {
+  const text = readFileSync(join(root, spec), 'utf8');
   const warm: number[] = [];
   const warmCpu: number[] = [];
+  await codegen.generate(spec, { write: false });
   for (let i = 0; i < runs; i++) {
-    const { result, cpu } = await cpuOf(() => codegen.generate(spec, { write: false }));
+    // Each run generates from an edited spec (as the studio's check after a keystroke does), not the same text again.
+    const edited = JSON.stringify({ ...JSON.parse(text), description: `edit ${i}` }, null, 2);
+    const { result, cpu } = await cpuOf(() => codegen.generate(spec, { write: false, text: edited }));
     if (!result.ok) throw new Error(`${spec}: ${JSON.stringify(result.problems.slice(0, 3))}`);
-    warm.push(result.timings.typeCheck!);
+    warm.push(result.timings.total!);
     warmCpu.push(cpu);
     if (i === 0) lines.push(`${result.files[0]!.path}: ${result.files[0]!.text.split('\n').length - 1} lines`);
   }
-  rows.push([`warm type-check wall, ${spec.split('/').pop()}`, figure(warm)]);
-  rows.push([`warm generate CPU, ${spec.split('/').pop()}`, figure(warmCpu)]);
+  report(`warm codegen + type-check wall, ${spec.split('/').pop()}`, figure(warm));
+  report(`warm codegen + type-check CPU, ${spec.split('/').pop()}`, figure(warmCpu));
 }
 codegen.dispose();
-for (const [what, value] of rows) console.log(`${what.padEnd(48)} ${value}`);
 for (const line of lines) console.log(line);

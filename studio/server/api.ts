@@ -6,9 +6,11 @@ import { API_PREFIX, rawApiPathRefusal } from './api-target.ts';
 import { caseNameFrom, listCases, saveCase, saveCaseBody } from './cases.ts';
 import { errorResponse, StudioError } from './errors.ts';
 import { createMachine, deleteMachine } from './machine-lifecycle.ts';
-import { generateMachine, listMachines, loadMachine, parseLoose, saveBody, saveMachine } from './machines.ts';
+import { generateMachine } from './generate.ts';
+import { listMachines, loadMachine, parseLoose, saveBody, saveMachine } from './machines.ts';
 import { machineIdFrom } from './paths.ts';
 import { createTool, listTools } from './tools.ts';
+import { checkMachine } from './type-check.ts';
 
 /** What every studio handler sees: the Node request and response behind the Fetch API ones. */
 export type StudioEnv = { Bindings: HttpBindings };
@@ -45,7 +47,23 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
         return c.json(await deleteMachine(context, id, await readJson(c)));
       },
     ],
-    ['POST', '/machines/:id/generate', async (c) => c.json(await generateMachine(context, idParam(c)))],
+    [
+      'POST',
+      '/machines/:id/generate',
+      async (c) => {
+        const id = idParam(c);
+        const body = await readJson(c, { optional: true });
+        return c.json(await generateMachine(context, id, body === undefined ? undefined : saveBody(body)));
+      },
+    ],
+    [
+      'POST',
+      '/machines/:id/check',
+      async (c) => {
+        const id = idParam(c);
+        return c.json(await checkMachine(context, id, await readJson(c)));
+      },
+    ],
     ['GET', '/machines/:id/cases', async (c) => c.json({ cases: await listCases(context, idParam(c)) })],
     [
       'PUT',
@@ -62,7 +80,7 @@ function apiRoutes(context: StudioContext): Array<['GET' | 'PUT' | 'POST' | 'DEL
 }
 
 /**
- * The studio API (`/api/*`): machines (list, load, create, save, delete, generate), their recorded cases (list, save)
+ * The studio API (`/api/*`): machines (list, load, create, save, delete, generate, live type check), their recorded cases (list, save)
  * and tools (palette, new stub).
  * Answers are JSON; failures are the `FlowError` shape `{ code, message, details? }` with the code's status (see errors.ts).
  * @example const api = createApiApp(context); await api.fetch(request, { incoming, outgoing })

@@ -20,14 +20,18 @@ export const limitBody = bodyLimit({
   },
 });
 
-/** Reads and parses a JSON request body with the depth limit (400 STUDIO_BAD_JSON); the size limit is `limitBody`'s. */
-export async function readJson(c: Context): Promise<unknown> {
+/**
+ * Reads and parses a JSON request body with the depth limit (400 STUDIO_BAD_JSON); the size limit is `limitBody`'s.
+ * With `optional`, an empty body reads as undefined.
+ */
+export async function readJson(c: Context, options: { optional?: boolean } = {}): Promise<unknown> {
   let text: string;
   try {
     text = await c.req.text();
   } catch (error) {
     throw new StudioError('STUDIO_BAD_REQUEST', `reading the request body failed: ${(error as Error).message}`);
   }
+  if (options.optional && text === '') return undefined;
   if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new StudioError('STUDIO_BAD_JSON', `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { maxDepth: MAX_JSON_DEPTH });
   }

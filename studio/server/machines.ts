@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '@flowing/spec';
 import { MAX_JSON_DEPTH } from './body.ts';
+import type { ToolCatalog } from '@flowing/codegen';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
@@ -85,6 +86,19 @@ export function saveBody(body: unknown): SaveBody {
   return { spec: spec as Record<string, unknown>, baseVersion, draft: draft === true };
 }
 
+/** The validator's problems of an edited spec of machine `id` (400 STUDIO_ID_MISMATCH when `spec.id` is another). */
+export async function specProblems(
+  context: StudioContext,
+  id: string,
+  spec: Record<string, unknown>,
+  tools?: ToolCatalog,
+): Promise<SpecProblem[]> {
+  if (spec.id !== id) {
+    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(spec.id)} differs from the machine in the URL (${id})`, { id });
+  }
+  return validateSpec(spec, { tools: tools ?? (await context.tools()) }).problems;
+}
+
 /**
  * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
  * `baseVersion` (null: it must not exist yet). Written atomically. When the edit removes states in which sessions of
@@ -95,12 +109,7 @@ export async function saveMachine(
   id: string,
   body: SaveBody,
 ): Promise<{ version: string; problems: SpecProblem[]; stranded: StrandedState[]; warning?: string }> {
-  if (body.spec.id !== id) {
-    throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, {
-      id,
-    });
-  }
-  const { problems } = validateSpec(body.spec, { tools: await context.tools() });
+  const problems = await specProblems(context, id, body.spec);
   if (hasErrors(problems) && !body.draft) {
     throw new StudioError(
       'STUDIO_SPEC_INVALID',
@@ -109,53 +118,59 @@ export async function saveMachine(
     );
   }
   const text = formatSpec(body.spec);
-  let before: unknown;
-  const saved = await context.serial(`machine:${id}`, async () => {
-    const { dir, file, exists } = await machineFile(context.roots, id);
-    const current = exists ? await readIfExists(file) : undefined;
-    const currentVersion = current === undefined ? null : versionOf(current);
-    if (currentVersion !== body.baseVersion) {
-      const message =
-        body.baseVersion === null
-          ? `machine ${id} already exists; load it instead of creating it`
-          : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
-      throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
-    }
-    if (current === undefined) {
-      await ensureDir(context.roots.rootDir, context.roots.machinesDir);
-      await ensureDir(context.roots.machinesDir, dir);
-      try {
-        await createAtomic(file, text);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, {
-          currentVersion: versionOf((await readIfExists(file)) ?? ''),
-        });
-      }
-    } else {
-      before = parseLoose(current.toString('utf8'));
-      await writeAtomic(file, text);
-    }
-    return { version: versionOf(text), problems };
-  });
-  const stranded = await strandedBy(id, before, body.spec, context.runtimeStates);
-  const warning = strandingWarning(stranded);
-  return { ...saved, stranded, ...(warning ? { warning } : {}) };
+  const saved = await context.serial(`machine:${id}`, () => storeSpec(context, id, text, body.baseVersion));
+  return { version: saved.version, problems, ...(await strandingOf(context, id, saved.before, body.spec)) };
 }
 
-/** Runs codegen on a saved, valid spec and writes the generated files (422 STUDIO_SPEC_INVALID on errors). */
-export async function generateMachine(context: StudioContext, id: string) {
-  // Under the codegen queue from the first read, so a delete of the machine never interleaves with its generation.
-  return context.serial('codegen', async () => {
-    const machine = await loadMachine(context, id);
-    if (hasErrors(machine.problems)) {
-      throw new StudioError('STUDIO_SPEC_INVALID', `machines/${id}/${id}.flow.json has errors; codegen runs only on a valid spec`, {
-        problems: machine.problems,
+/** The states an edit removes in which sessions of the connected runtime wait (`stranded`), and a warning naming them. */
+export async function strandingOf(context: StudioContext, id: string, before: unknown, spec: Record<string, unknown>) {
+  const stranded = await strandedBy(id, before, spec, context.runtimeStates);
+  const warning = strandingWarning(stranded);
+  return { stranded, ...(warning ? { warning } : {}) };
+}
+
+/**
+ * Refuses with 409 STUDIO_CONFLICT unless `machines/<id>/<id>.flow.json` is at `baseVersion` (null: it must not exist
+ * yet). Call it inside the machine's queue, before any write that depends on it.
+ */
+export async function assertSpecAt(context: StudioContext, id: string, baseVersion: string | null) {
+  const { dir, file, exists } = await machineFile(context.roots, id);
+  const current = exists ? await readIfExists(file) : undefined;
+  const currentVersion = current === undefined ? null : versionOf(current);
+  if (currentVersion !== baseVersion) {
+    const message =
+      baseVersion === null
+        ? `machine ${id} already exists; load it instead of creating it`
+        : `machines/${id}/${id}.flow.json changed on disk since it was loaded; reload it (your edits are not saved)`;
+    throw new StudioError('STUDIO_CONFLICT', message, { currentVersion });
+  }
+  return { dir, file, current };
+}
+
+/**
+ * Writes a spec's text atomically if the file is at `baseVersion` (see assertSpecAt); answers the new version and the
+ * spec it replaced (parsed loosely; undefined for a new machine).
+ */
+export async function storeSpec(
+  context: StudioContext,
+  id: string,
+  text: string,
+  baseVersion: string | null,
+): Promise<{ version: string; before: unknown }> {
+  const { dir, file, current } = await assertSpecAt(context, id, baseVersion);
+  if (current === undefined) {
+    await ensureDir(context.roots.rootDir, context.roots.machinesDir);
+    await ensureDir(context.roots.machinesDir, dir);
+    try {
+      await createAtomic(file, text);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      throw new StudioError('STUDIO_CONFLICT', `machine ${id} was created by someone else meanwhile; reload it`, {
+        currentVersion: versionOf((await readIfExists(file)) ?? ''),
       });
     }
-    const tools = await context.tools();
-    const codegen = await context.codegen();
-    const result = await codegen.generate(machine.path, { write: true, tools });
-    return { ok: result.ok, files: result.files, problems: result.problems, timings: result.timings, scaffolded: result.scaffolded };
-  });
+    return { version: versionOf(text), before: undefined };
+  }
+  await writeAtomic(file, text);
+  return { version: versionOf(text), before: parseLoose(current.toString('utf8')) };
 }

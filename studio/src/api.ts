@@ -65,6 +65,17 @@ export interface GenerateResponse {
   files: GeneratedFile[];
   problems: SpecProblem[];
   timings: Record<string, number>;
+  /** The spec's new version when Generate was sent an edited spec and saved it with its code. */
+  version?: string;
+  /** With `version`: the saved edit removed states in which sessions of the connected runtime wait (as Save says). */
+  warning?: string;
+}
+/** The answer to a live type check of an unsaved spec: codegen's problems (`CODEGEN_*`) only. */
+export interface CheckResponse {
+  typeChecked: boolean;
+  superseded: boolean;
+  problems: SpecProblem[];
+  timings: Record<string, number>;
 }
 
 /** What the studio answers to a saved case: its project path and whether it replaced a file. */
@@ -96,7 +107,14 @@ export const api = {
       machinePath(id),
       { spec, baseVersion, ...(draft ? { draft: true } : {}) },
     ),
-  generate: (id: string) => call<GenerateResponse>('POST', `${machinePath(id)}/generate`),
+  /**
+   * Generates code. With `edit`, from the editor's spec: the server saves it only together with code that type-checks
+   * (409 STUDIO_CONFLICT when the file moved on since `baseVersion`).
+   */
+  generate: (id: string, edit?: { spec: FlowSpec; baseVersion: string | null }) =>
+    call<GenerateResponse>('POST', `${machinePath(id)}/generate`, edit),
+  /** Type-checks the code an unsaved spec generates; writes nothing. */
+  check: (id: string, spec: FlowSpec) => call<CheckResponse>('POST', `${machinePath(id)}/check`, { spec }),
   listTools: () => call<{ tools: ToolSummary[] }>('GET', '/api/tools').then((r) => r.tools),
   createTool: (name: string) => call<{ path: string }>('POST', '/api/tools', { name }),
   /** The names of the cases a machine already has (`machines/<id>/cases/*.case.jsonl`). */

@@ -99,4 +99,16 @@ describe('type errors in generated code are mapped to the spec element that caus
     ]);
     expect(await readFile(machineFile, 'utf8')).toBe(before);
   }, 60_000);
+
+  it('sees a tool edited on disk between two checks of one long-lived code generator', async () => {
+    const toolFile = join(project.dir, 'tools/query_order.ts');
+    const tool = await readFile(toolFile, 'utf8');
+    expect((await project.codegen.generate(SPEC, { write: false })).ok).toBe(true);
+    // The order's status becomes any string: assigning the output to `context.order` (status: an enum) no longer fits.
+    await writeFile(toolFile, tool.replace("status: z.enum(['processing', 'shipped', 'delivered'])", 'status: z.string()'));
+    const result = await project.codegen.generate(SPEC, { write: false });
+    await writeFile(toolFile, tool);
+    const errors = result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+    expect(errors.map((e) => e.path)).toContain('/states/active/states/fetch_order/invoke/onDone/1/assign/order');
+  }, 180_000);
 });

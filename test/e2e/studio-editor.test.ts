@@ -115,7 +115,7 @@ describe('studio graph editor in Chromium', () => {
       await page.fill('[data-testid=transition-guard]', "context.intnet == 'refund'");
       await expect.poll(() => page.locator(label).textContent()).toContain('context.intnet');
       await page.click('[data-testid=generate]');
-      await page.locator('[data-testid=generated-view]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid=generated-view]').waitFor({ timeout: 120_000 });
       await page.click('[data-testid=generated-close]');
       await page.locator('[data-testid="badge-edge-fetch_order-onDone-0"]').waitFor();
       const problem = page.locator('[data-testid=problem-item][data-code=CODEGEN_TYPE_ERROR]').first();

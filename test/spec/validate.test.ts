@@ -323,6 +323,13 @@ const cases: Case[] = [
     },
   },
   {
+    code: 'SPEC_UNREACHABLE_BRANCH',
+    path: '/states/fetch/invoke/onDone/1',
+    mutate: (s) => {
+      s.states.fetch.invoke.onDone.reverse();
+    },
+  },
+  {
     code: 'SPEC_BUDGET_EXCEEDED',
     // GO: lookup, then classify's three requests; the third crosses a budget of 2.
     path: '/states/decide/invoke',
@@ -585,6 +592,36 @@ describe('validateSpec warns about done and error lists that can all fail (SPEC_
     const spec = baseSpec();
     spec.states.wait.on.APPROVE = [guarded('pay')];
     spec.states.wait.always = [guarded('done')];
+    expect(validateSpec(spec, { tools }).problems).toEqual([]);
+  });
+});
+
+describe('validateSpec warns about branches after an unguarded one (SPEC_UNREACHABLE_BRANCH)', () => {
+  const guarded = (target: string) => ({ guard: 'context.total > 0', target });
+
+  it('points at every branch of an invoke onDone list that follows an unguarded branch', () => {
+    const spec = baseSpec();
+    spec.states.fetch.invoke.onDone = [{ target: 'decide' }, guarded('wait'), { target: 'done' }];
+    const { problems, ok } = validateSpec(spec, { tools });
+    expect(problems.map((p) => [p.code, p.severity, p.path])).toEqual([
+      ['SPEC_UNREACHABLE_BRANCH', 'warning', '/states/fetch/invoke/onDone/1'],
+      ['SPEC_UNREACHABLE_BRANCH', 'warning', '/states/fetch/invoke/onDone/2'],
+    ]);
+    expect(problems[0]!.message).toMatch(/onDone branch of state 'fetch' is never taken: branch #1 before it has no guard/);
+    expect(ok).toBe(true);
+  });
+
+  it('points at the shadowed branch of an event list, naming the event', () => {
+    const spec = baseSpec();
+    spec.states.wait.on.APPROVE = [guarded('pay'), { target: 'pay' }, guarded('done')];
+    const { problems } = validateSpec(spec, { tools });
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_UNREACHABLE_BRANCH', '/states/wait/on/APPROVE/2']]);
+    expect(problems[0]!.message).toMatch(/on APPROVE branch of state 'wait'.*branch #2/);
+  });
+
+  it('accepts a list whose only unguarded branch is the last one', () => {
+    const spec = baseSpec();
+    spec.states.wait.on.APPROVE = [guarded('pay'), guarded('done'), { target: 'pay' }];
     expect(validateSpec(spec, { tools }).problems).toEqual([]);
   });
 });

@@ -107,11 +107,12 @@ const BAD_SEGMENTS = [
 ];
 
 describe('X1: machine ids in the URL', () => {
-  it.each(BAD_SEGMENTS)('refuses GET, PUT and generate of %j with 400 STUDIO_BAD_PATH', async (segment) => {
+  it.each(BAD_SEGMENTS)('refuses GET, PUT, generate and check of %j with 400 STUDIO_BAD_PATH', async (segment) => {
     const get = await send('GET', `/api/machines/${segment}`);
     const put = await send('PUT', `/api/machines/${segment}`, { spec: tinySpec('x'), baseVersion: null });
     const generate = await send('POST', `/api/machines/${segment}/generate`);
-    for (const response of [get, put, generate]) {
+    const check = await send('POST', `/api/machines/${segment}/check`, { spec: tinySpec('x') });
+    for (const response of [get, put, generate, check]) {
       expect(response.status).toBe(400);
       expect(response.json?.code).toBe('STUDIO_BAD_PATH');
     }
@@ -132,22 +133,27 @@ describe('X1: machine ids in the URL', () => {
 });
 
 describe('X1: symlinks inside machines/ and tools/', () => {
-  it.each(['evil', 'leak', 'sib'])('refuses to read, write or generate machine %s, whose symlink leads out of machines/', async (id) => {
-    const target = { evil: 'outside/evil/evil.flow.json', leak: 'outside/secret.flow.json', sib: 'machines-evil/sib/sib.flow.json' }[id]!;
-    const version = sha256(await readFile(join(root, target)));
-    const get = await send('GET', `/api/machines/${id}`);
-    const put = await send('PUT', `/api/machines/${id}`, {
-      spec: { ...tinySpec(id), description: 'written through a symlink' },
-      baseVersion: version,
-    });
-    const create = await send('PUT', `/api/machines/${id}`, { spec: tinySpec(id), baseVersion: null });
-    const generate = await send('POST', `/api/machines/${id}/generate`);
-    for (const response of [get, put, create, generate]) {
-      expect(response.status).toBe(400);
-      expect(response.json.code).toBe('STUDIO_BAD_PATH');
-    }
-    expect(get.body).not.toContain('"specVersion"');
-  });
+  it.each(['evil', 'leak', 'sib'])(
+    'refuses to read, write, generate or check machine %s, whose symlink leads out of machines/',
+    async (id) => {
+      const target = { evil: 'outside/evil/evil.flow.json', leak: 'outside/secret.flow.json', sib: 'machines-evil/sib/sib.flow.json' }[id]!;
+      const version = sha256(await readFile(join(root, target)));
+      const get = await send('GET', `/api/machines/${id}`);
+      const put = await send('PUT', `/api/machines/${id}`, {
+        spec: { ...tinySpec(id), description: 'written through a symlink' },
+        baseVersion: version,
+      });
+      const create = await send('PUT', `/api/machines/${id}`, { spec: tinySpec(id), baseVersion: null });
+      const generate = await send('POST', `/api/machines/${id}/generate`);
+      const generateEdited = await send('POST', `/api/machines/${id}/generate`, { spec: tinySpec(id), baseVersion: version });
+      const check = await send('POST', `/api/machines/${id}/check`, { spec: tinySpec(id) });
+      for (const response of [get, put, create, generate, generateEdited, check]) {
+        expect(response.status).toBe(400);
+        expect(response.json.code).toBe('STUDIO_BAD_PATH');
+      }
+      expect(get.body).not.toContain('"specVersion"');
+    },
+  );
 
   it('leaves machines reached through symlinks out of the list', async () => {
     const list = await send('GET', '/api/machines');

@@ -3,6 +3,7 @@ import { useEffect, useMemo } from 'react';
 import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { useFitView } from '../hooks/useFitView.ts';
 import { useKeyboardShortcuts } from '../hooks/useKeyboardShortcuts.ts';
+import { useTypeCheck } from '../hooks/useTypeCheck.ts';
 import { InspectView } from '../inspect/InspectView.tsx';
 import { openSessionUrl } from '../inspect/history/open-file.ts';
 import { useInspect } from '../inspect/inspect-store.ts';
@@ -20,6 +21,7 @@ function EditMode() {
   const fitView = useFitView();
   const addState = useAddStateAtFreeSpot();
   useKeyboardShortcuts(useMemo(() => ({ fitView, addState }), [fitView, addState]));
+  useTypeCheck();
   return (
     <>
       <main className="workspace">

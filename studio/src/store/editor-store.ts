@@ -328,25 +328,38 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
 
     async generate() {
       performance.mark('flowing:generate:start');
-      if (get().dirty) {
-        const saved = await get().save();
-        if (!saved) return;
-      }
-      const id = get().machineId;
-      if (!id) return;
+      const { machineId: id, spec, dirty, baseVersion } = get();
+      if (!id || !spec) return;
       set({ busy: 'generating' });
       try {
-        const result = await api.generate(id);
+        // An edited spec goes with the request: the server saves it only together with code that type-checks, so a
+        // Generate never leaves a saved spec whose generated code is missing or stale.
+        const result = await api.generate(id, dirty ? { spec, baseVersion } : undefined);
         const errors = result.problems.filter((p) => p.severity === 'error');
+        const saved = result.version !== undefined;
         set({
           generated: result,
           showGenerated: true,
           codegenProblems: result.problems,
           busy: undefined,
+          ...(saved
+            ? {
+                baseVersion: result.version,
+                dirty: get().spec !== spec,
+                machines: get().machines.map((m) =>
+                  m.id === id ? { ...m, version: result.version!, problems: result.problems.filter((p) => p.code.startsWith('SPEC_')) } : m,
+                ),
+              }
+            : {}),
           notice:
             errors.length > 0
-              ? { kind: 'error', message: `Generated with ${errors.length} type error(s); they are marked on the graph.` }
-              : { kind: 'info', message: `Generated ${result.files.length} file(s).` },
+              ? {
+                  kind: 'error',
+                  message: `Generate refused: ${errors.length} type error(s), marked on the graph. Nothing was written${dirty ? ' (your edits are not saved yet)' : ''}; fix them and generate again.`,
+                }
+              : result.warning
+                ? { kind: 'stranding', message: `Saved the spec and generated ${result.files.length} file(s). ${result.warning}.` }
+                : { kind: 'info', message: `${saved ? 'Saved the spec and generated' : 'Generated'} ${result.files.length} file(s).` },
         });
       } catch (err) {
         if (hasCode(err, 'STUDIO_SPEC_INVALID')) {
@@ -354,7 +367,16 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
             busy: undefined,
             notice: {
               kind: 'error',
-              message: 'Generate refused: the saved spec has errors. Fix the problems listed below, save, then generate.',
+              message: 'Generate refused: the spec has errors. Fix the problems listed below, then generate.',
+            },
+          });
+        } else if (hasCode(err, 'STUDIO_CONFLICT')) {
+          set({
+            busy: undefined,
+            notice: {
+              kind: 'conflict',
+              message:
+                'The spec file changed on disk since you opened it. Reload it (your unsaved edits are dropped) or copy your changes first.',
             },
           });
         } else set({ busy: undefined, notice: { kind: 'error', message: `Generate failed: ${describe(err)}` } });
