@@ -346,6 +346,28 @@ const cases: Case[] = [
     },
   },
   {
+    code: 'SPEC_CHANNEL_NAME',
+    path: '/states/idle/on/GO/emit/0/channel',
+    mutate: (s) => {
+      s.states.idle.on.GO.emit = [{ channel: 'Billing.Need', key: 'event.id' }];
+    },
+  },
+  {
+    code: 'SPEC_CHANNEL_KEY',
+    path: '/channels/key',
+    mutate: (s) => {
+      s.events.MINI_PING = {};
+      s.channels = { listen: ['mini.*'], key: 'total' };
+    },
+  },
+  {
+    code: 'SPEC_CHANNEL_NO_EVENTS',
+    path: '/channels/listen/0',
+    mutate: (s) => {
+      s.channels = { listen: ['mini.*'], key: 'id' };
+    },
+  },
+  {
     code: 'SPEC_LAYOUT_UNKNOWN_STATE',
     path: '/layout/ghost',
     mutate: (s) => {
@@ -382,7 +404,9 @@ describe('validateSpec', () => {
     const tested = new Set(cases.map((c) => c.code));
     const untested = Object.keys(SPEC_PROBLEM_CODES).filter((c) => !tested.has(c as SpecProblemCode));
     // COST_UNKNOWN_MACHINE needs a machine invoke, which the schema does not have yet (test/spec/cost.test.ts has it).
-    expect(untested.sort()).toEqual(['COST_UNKNOWN_MACHINE', 'SPEC_DUPLICATE_KEY', 'SPEC_JSON_SYNTAX']);
+    // The channel codes that span machines come from checkChannelProject, tested in test/runtime/channels.test.ts.
+    const acrossMachines = ['SPEC_CHANNEL_OVERLAP', 'SPEC_CHANNEL_PAYLOAD', 'SPEC_CHANNEL_UNKNOWN_MESSAGE', 'SPEC_CHANNEL_UNROUTED'];
+    expect(untested.sort()).toEqual(['COST_UNKNOWN_MACHINE', ...acrossMachines, 'SPEC_DUPLICATE_KEY', 'SPEC_JSON_SYNTAX'].sort());
   });
 
   it('reports SPEC_JSON_SYNTAX with a line and column for text that is not JSON', () => {
