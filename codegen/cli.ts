@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
 import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
@@ -6,6 +6,9 @@ import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
 import { loadToolCatalog } from './tool-catalog.ts';
+import { findSpecFiles, loadMachineCatalog } from './machine-catalog.ts';
+
+export { findSpecFiles };
 
 interface Finding extends Problem {
   file: string;
@@ -15,22 +18,6 @@ const EXIT_OK = 0;
 const EXIT_PROBLEMS = 1;
 const EXIT_USAGE = 2;
 const SCHEMA_FILE = 'machines/flow.schema.json';
-
-/** Every `machines/*\/*.flow.json` under the root, sorted. */
-export async function findSpecFiles(rootDir: string): Promise<string[]> {
-  const machines = join(rootDir, 'machines');
-  const dirs = await readdir(machines, { withFileTypes: true }).catch(() => []);
-  const files: string[] = [];
-  for (const dir of dirs
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort()) {
-    for (const file of (await readdir(join(machines, dir))).sort()) {
-      if (file.endsWith('.flow.json')) files.push(`machines/${dir}/${file}`);
-    }
-  }
-  return files;
-}
 
 async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
   if (files.length === 0) return { files: await findSpecFiles(rootDir) };
@@ -89,9 +76,10 @@ export async function validateCommand(files: string[], options: { json?: boolean
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
+  const machines = await loadMachineCatalog(rootDir);
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    const result = parseSpecText(text, { tools });
+    const result = parseSpecText(text, { tools, machines });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
   }
@@ -116,6 +104,7 @@ export async function codegenCommand(
   }
   const codegen = createCodegen({ rootDir });
   const tools = await loadToolCatalog(rootDir);
+  const machines = await loadMachineCatalog(rootDir);
   const findings: Finding[] = [];
   const report: Array<{ spec: string; files: Array<{ path: string; changed: boolean }>; timings: Record<string, number> }> = [];
   const drifted: string[] = [];
@@ -140,6 +129,7 @@ export async function codegenCommand(
       write: !options.check,
       typeCheck: !options.check,
       tools: options.check ? tools : undefined,
+      machines,
     });
     for (const problem of result.problems) findings.push({ file, ...problem });
     report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });

@@ -1,5 +1,7 @@
 /** Defaults of the runtime's limits; every one can be overridden in `createRuntime({ limits })`. */
 export const DEFAULT_MAX_STEPS = 1_000;
+/** How deep child sessions (machine invokes) may nest: a root session's child is at depth 1. */
+export const DEFAULT_MACHINE_DEPTH = 8;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 export const DEFAULT_MAX_AGENT_ITERATIONS = 10;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000;

@@ -8,6 +8,7 @@ import { planFork } from './inspect/fork.ts';
 import { resolveLimits, RunAdmission, Semaphore } from './limits.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { RunHost } from './session/host.ts';
+import { ChildSessionRuns } from './session/children.ts';
 import { KeyedQueue } from './session/keyed-queue.ts';
 import { LeaseKeeper } from './session/lease.ts';
 import { MachineRegistry } from './session/machine-registry.ts';
@@ -45,6 +46,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
   const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const queue = new KeyedQueue();
+  const children = new ChildSessionRuns({
+    store,
+    queue,
+    pool: () => pool,
+    machine: (machineId) => registry.get(machineId),
+    newId,
+    cancel: (sessionId, reason) => sessionHandle(parts, sessionId, '').cancel(reason),
+  });
   const host: RunHost = {
     store,
     clock,
@@ -58,13 +68,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     deliver: (id, events) => subscriptions.deliver(id, events),
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
+    children,
+    onTurnEnd: (record) => children.turnEnded(record),
     ...(options.inspect ? { inspect: options.inspect } : {}),
   };
-  const queue = new KeyedQueue();
   const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
   const pool = new RunPool(host, store, queue, leases, options.warmSessions ?? DEFAULT_WARM_SESSIONS);
-  const parts: HandleParts = { store, queue, pool, admission, subscriptions };
+  const parts: HandleParts = { store, queue, pool, admission, subscriptions, machine: (machineId) => registry.get(machineId) };
 
   /** Starts a new session's run under the admission limit and throws what made it fail, naming a stored session. */
   async function start(info: MachineInfo, ids: { sessionId?: string; traceId?: string }, from: RunStart): Promise<Session> {

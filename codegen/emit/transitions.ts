@@ -18,6 +18,8 @@ export interface TransitionScope {
   toolArgs: Member[];
   /** The name of the machine's context type. */
   contextType: string;
+  /** The name of the machine's output type. */
+  outputType: string;
 }
 
 /** A transition list's place in its state: `on EVENT`, `after`, `always`, the invoke's `onDone`/`onError`, ... */
