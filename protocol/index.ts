@@ -55,6 +55,7 @@ export type {
   SessionPage,
   PendingApproval,
   SessionView,
+  ChildWaitView,
   EventPage,
   SendAnswer,
   StreamResult,
