@@ -68,9 +68,10 @@ export async function callMachine(call: CallContext, machineId: string, input: u
     }
     if (!child) {
       call.record(journal());
-      call.emit('machine.started', { callId: key, machine: machineId, childId, input: input ?? null });
+      call.emit('machine.started', { callId: key, machine: machineId, childId, input: input ?? null, resumed: recorded !== undefined });
       // The start is stored before the child exists: a restart then looks for the child instead of guessing.
       await call.commit(true);
+      call.crashPoint('machine-before-child');
       if (deadline.isAborted) return await left(call, childId, machineId);
       child = await call.children.start(machineId, input, childId, { sessionId: call.sessionId, state: call.invokeId, callId: key, depth });
     } else if (child.status === 'running' || child.status === 'waiting') {
@@ -79,6 +80,7 @@ export async function callMachine(call: CallContext, machineId: string, input: u
     for (;;) {
       if (deadline.isAborted) return await left(call, childId, machineId);
       const ended = outcomeOf(child, machineId);
+      if (ended) call.crashPoint('machine-child-ended');
       if (ended?.ok) {
         call.record(journal({ at: clock.now(), ok: true, output: ended.output }));
         call.emit('machine.done', { callId: key, machine: machineId, childId, output: ended.output, durationMs: clock.now() - startedAt });

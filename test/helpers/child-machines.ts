@@ -2,6 +2,7 @@ import { assign, setup } from 'xstate';
 import { z } from 'zod';
 import { defineMachine, defineTool, fromMachine, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from '@flowing/runtime';
 import type { FlowSpecInput } from '@flowing/spec';
+import { ledgerTool } from './crash-point-machines.ts';
 import { payTool } from './runtime-approvals.ts';
 import { defineTestMachine } from './runtime-machines.ts';
 
@@ -191,4 +192,11 @@ export function childMachines() {
   const lookup = lookupTool();
   const pay = payTool();
   return { lookup, pay, billing: billingMachine(lookup.tool, pay.tool), desk: deskMachine() };
+}
+
+/** `desk` and `billing` whose `pay` (high-risk, not idempotent) writes each run to a ledger file outside the process. */
+export function crashChildMachines(ledger: string) {
+  const lookup = lookupTool();
+  const pay = ledgerTool('pay', ledger, { idempotent: false, risk: 'high' });
+  return { desk: deskMachine(), billing: billingMachine(lookup.tool, pay as AnyTool) };
 }
