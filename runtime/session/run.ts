@@ -152,8 +152,9 @@ export class SessionRun {
    * The child session an APPROVE or REJECT goes to instead of this session: the one a paused machine call waits on,
    * when this session has no approval of its own pending.
    */
-  forwardTarget(event: { type: string }): string | undefined {
-    if ((event.type !== 'APPROVE' && event.type !== 'REJECT') || this.status !== 'waiting' || !this.actor.live) return undefined;
+  forwardTarget(event: unknown): string | undefined {
+    const type = (event as { type?: unknown } | null | undefined)?.type;
+    if ((type !== 'APPROVE' && type !== 'REJECT') || this.status !== 'waiting' || !this.actor.live) return undefined;
     const own = this.approvals.current;
     if (own && !own.decision) return undefined;
     for (const invokeId of this.calls.pausedInvokes()) {
