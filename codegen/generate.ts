@@ -41,7 +41,10 @@ export function generate(
     const child = machineNames(invoke.machine);
     const specifier = importSpecifier(posix.relative(dir, posix.join(posix.dirname(dir), invoke.machine, child.machineFile)));
     const known = options.machines && Object.hasOwn(options.machines, invoke.machine) ? options.machines[invoke.machine] : undefined;
-    children[invoke.machine] = { specifier: specifier.startsWith('.') ? specifier : `./${specifier}`, hasOutput: known ? known.output !== undefined : true };
+    children[invoke.machine] = {
+      specifier: specifier.startsWith('.') ? specifier : `./${specifier}`,
+      hasOutput: known ? known.output !== undefined : true,
+    };
   }
   const modules: Record<string, ToolModuleRef> = {};
   for (const tool of toolsUsedBy(spec)) {

@@ -100,9 +100,12 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_UNKNOWN_MACHINE_INPUT: { severity: 'error', summary: "A machine invoke's input names a field the child's context does not have." },
   SPEC_MISSING_MACHINE_INPUT: {
     severity: 'error',
-    summary: "A required context field of the invoked machine (no default, not optional) has no input mapping.",
+    summary: 'A required context field of the invoked machine (no default, not optional) has no input mapping.',
   },
-  SPEC_UNKNOWN_OUTPUT_FIELD: { severity: 'error', summary: "A final state's `output` names a field the machine's `output` does not declare." },
+  SPEC_UNKNOWN_OUTPUT_FIELD: {
+    severity: 'error',
+    summary: "A final state's `output` names a field the machine's `output` does not declare.",
+  },
   SPEC_MISSING_OUTPUT: {
     severity: 'error',
     summary: "A top-level final state lacks a required field of the machine's declared `output`.",

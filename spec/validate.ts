@@ -466,7 +466,8 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     if (checkName(field, ['output', field], 'output field')) checkFieldType(type, ['output', field], false);
   }
   for (const entry of states) {
-    for (const [field, source] of Object.entries(entry.spec.output ?? {})) checkExpression(source, ['context'], [...entry.pointer, 'output', field]);
+    for (const [field, source] of Object.entries(entry.spec.output ?? {}))
+      checkExpression(source, ['context'], [...entry.pointer, 'output', field]);
   }
   checkOutputs(spec, states, report);
   checkGraph(spec, states, byName, options.tools, report);

@@ -34,7 +34,11 @@ interface Actor {
 }
 
 /** One actor per tool, and one per model call kind and output type; states differ only in their input mapping. */
-function planActors(states: StateEntry[], names: MachineNames, children: EmitMachineOptions['children']): { actors: Actor[]; byState: Map<string, string> } {
+function planActors(
+  states: StateEntry[],
+  names: MachineNames,
+  children: EmitMachineOptions['children'],
+): { actors: Actor[]; byState: Map<string, string> } {
   const byState = new Map<string, string>();
   const tools = new Map<string, Actor>();
   const machines = new Map<string, Actor>();
@@ -256,7 +260,15 @@ function writeTypes(out: DocWriter, spec: FlowSpec, names: MachineNames, eventOf
   out.line(`export type ${names.input} = ${input};`);
   if (spec.output) {
     out.line();
-    out.line(seq(`export interface ${names.output} `, typeLiteral(fieldMembers(spec.output, (field) => pointer('output', field)), true)));
+    out.line(
+      seq(
+        `export interface ${names.output} `,
+        typeLiteral(
+          fieldMembers(spec.output, (field) => pointer('output', field)),
+          true,
+        ),
+      ),
+    );
   }
   if (eventOf) {
     out.line();

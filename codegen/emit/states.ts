@@ -100,7 +100,11 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
   const base = camelCase(entry.name);
   const members: Member[] = [
     { key: 'id', value: JSON.stringify(entry.name) },
-    { key: 'src', value: JSON.stringify(actor), pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'machine' in invoke ? 'machine' : 'llm') },
+    {
+      key: 'src',
+      value: JSON.stringify(actor),
+      pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'machine' in invoke ? 'machine' : 'llm'),
+    },
     'tool' in invoke
       ? { key: 'input', value: toolInputDoc(scope, entry, invoke, actor, at), pointer: pointer(...at, 'input') }
       : 'machine' in invoke

@@ -121,7 +121,10 @@ function outcomeOf(child: SessionRecord, machineId: string): { ok: true; output:
         },
       };
     case 'cancelled':
-      return { ok: false, error: { code: 'SESSION_CANCELLED', message: `child session ${child.sessionId} of '${machineId}' was cancelled`, details } };
+      return {
+        ok: false,
+        error: { code: 'SESSION_CANCELLED', message: `child session ${child.sessionId} of '${machineId}' was cancelled`, details },
+      };
     default:
       return undefined;
   }

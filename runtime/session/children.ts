@@ -45,9 +45,13 @@ export class ChildSessionRuns implements ChildSessions {
         const run = await pool.startRun(info, { sessionId, traceId: this.parts.newId() }, { kind: 'create', input, parent });
         if (run.version > 0) return run.log.stored;
         const failed = run.failed ?? run.outcome?.error;
-        throw new FlowingError(failed?.code ?? 'CHILD_FAILED', `child session ${sessionId} of '${machineId}' could not start: ${failed?.message ?? 'unknown'}`, {
-          details: { childId: sessionId },
-        });
+        throw new FlowingError(
+          failed?.code ?? 'CHILD_FAILED',
+          `child session ${sessionId} of '${machineId}' could not start: ${failed?.message ?? 'unknown'}`,
+          {
+            details: { childId: sessionId },
+          },
+        );
       }),
     );
   }

@@ -218,7 +218,12 @@ function newRun(host: RunHost, info: MachineInfo, ids: { sessionId: string; trac
   if (from.kind === 'create') {
     if (from.parent) record.parent = from.parent;
     const run = new SessionRun(host, info, record, []);
-    const parent = from.parent && { parentId: from.parent.sessionId, parentState: from.parent.state, parentCallId: from.parent.callId, depth: from.parent.depth };
+    const parent = from.parent && {
+      parentId: from.parent.sessionId,
+      parentState: from.parent.state,
+      parentCallId: from.parent.callId,
+      depth: from.parent.depth,
+    };
     run.append('session.started', { machineId, specHash, input: from.input ?? null, ...parent });
     run.start({ input: from.input });
     return run;

@@ -31,7 +31,11 @@ function parentSpec(): any {
   return {
     specVersion: 1,
     id: 'refund-desk',
-    context: { orderId: { type: 'string', default: 'A1' }, total: { type: 'number', default: 5 }, refundId: { type: 'string', optional: true } },
+    context: {
+      orderId: { type: 'string', default: 'A1' },
+      total: { type: 'number', default: 5 },
+      refundId: { type: 'string', optional: true },
+    },
     events: { APPROVE: {}, REJECT: {} },
     initial: 'billing',
     states: {
@@ -39,7 +43,10 @@ function parentSpec(): any {
         invoke: {
           machine: 'refund-billing',
           input: { orderId: 'context.orderId', amount: 'context.total' },
-          onDone: [{ guard: "output.refundId == 'none'", target: 'declined' }, { target: 'refunded', assign: { refundId: 'output.refundId' } }],
+          onDone: [
+            { guard: "output.refundId == 'none'", target: 'declined' },
+            { target: 'refunded', assign: { refundId: 'output.refundId' } },
+          ],
           onError: 'declined',
         },
       },
@@ -77,10 +84,14 @@ describe('codegen of a machine invoke', () => {
     const text = await readFile(join(project.dir, 'machines/refund-desk/refund-desk.machine.ts'), 'utf8');
     expect(text).toContain('import type { RefundBillingInput, RefundBillingOutput } from "../refund-billing/refund-billing.machine.js";');
     expect(text).toContain('"machine.refund-billing": fromMachine<RefundBillingInput, RefundBillingOutput>("refund-billing"),');
-    expect(text).toMatch(/input: \(\{ context \}\): Input<"machine\.refund-billing"> => \(\{ orderId: context\.orderId, amount: context\.total \}\)/);
+    expect(text).toMatch(
+      /input: \(\{ context \}\): Input<"machine\.refund-billing"> => \(\{ orderId: context\.orderId, amount: context\.total \}\)/,
+    );
     const child = await readFile(join(project.dir, 'machines/refund-billing/refund-billing.machine.ts'), 'utf8');
     expect(child).toContain('export interface RefundBillingOutput {');
-    expect(child).toMatch(/output: \(\{ context \}\): RefundBillingOutput => \(\{ refundId: "r-" \+ context\.orderId, amount: context\.amount \}\)/);
+    expect(child).toMatch(
+      /output: \(\{ context \}\): RefundBillingOutput => \(\{ refundId: "r-" \+ context\.orderId, amount: context\.amount \}\)/,
+    );
   });
 
   it('maps a value of the wrong type in the input mapping to that input field', async () => {

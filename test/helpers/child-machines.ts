@@ -1,6 +1,14 @@
 import { assign, setup } from 'xstate';
 import { z } from 'zod';
-import { defineMachine, defineTool, fromMachine, fromTool, type AnyMachineDefinition, type AnyTool, type FlowError } from '@flowing/runtime';
+import {
+  defineMachine,
+  defineTool,
+  fromMachine,
+  fromTool,
+  type AnyMachineDefinition,
+  type AnyTool,
+  type FlowError,
+} from '@flowing/runtime';
 import type { FlowSpecInput } from '@flowing/spec';
 import { ledgerTool } from './crash-point-machines.ts';
 import { payTool } from './runtime-approvals.ts';
@@ -59,7 +67,11 @@ export function billingMachine(lookup: AnyTool, pay: AnyTool): AnyMachineDefinit
     initial: 'lookup',
     states: {
       lookup: {
-        invoke: { tool: 'lookup', input: { orderId: 'context.orderId' }, onDone: { target: 'await_approval', assign: { amount: 'output.amount' } } },
+        invoke: {
+          tool: 'lookup',
+          input: { orderId: 'context.orderId' },
+          onDone: { target: 'await_approval', assign: { amount: 'output.amount' } },
+        },
       },
       await_approval: { on: { APPROVE: 'refund', REJECT: 'declined' } },
       refund: {
@@ -70,7 +82,12 @@ export function billingMachine(lookup: AnyTool, pay: AnyTool): AnyMachineDefinit
     },
   };
   const machine = setup({
-    types: {} as { context: BillingCtx; events: BillingEv; input: { orderId: string; broken?: boolean }; output: { refundId: string; amount: number } },
+    types: {} as {
+      context: BillingCtx;
+      events: BillingEv;
+      input: { orderId: string; broken?: boolean };
+      output: { refundId: string; amount: number };
+    },
     actors: { 'tool.lookup': fromTool(lookup), 'tool.pay': fromTool(pay) },
   }).createMachine({
     id: 'billing',
@@ -136,7 +153,10 @@ export function deskMachine(options: { id?: string; child?: string; auto?: boole
         invoke: {
           machine: child,
           input: { orderId: 'context.orderId', broken: 'context.broken' },
-          onDone: [{ guard: "output.refundId == 'none'", target: 'declined' }, { target: 'refunded', assign: { refundId: 'output.refundId' } }],
+          onDone: [
+            { guard: "output.refundId == 'none'", target: 'declined' },
+            { target: 'refunded', assign: { refundId: 'output.refundId' } },
+          ],
           onError: { target: 'failed', assign: { error: 'error.code' } },
         },
       },

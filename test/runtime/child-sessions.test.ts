@@ -15,7 +15,11 @@ const waitFor = (check: () => boolean | Promise<boolean>) =>
 
 function setup(store?: SessionStore, limits?: { machineDepth?: number }) {
   const machines = childMachines();
-  const runtime = createRuntime({ machines: [machines.desk, machines.billing], ...(store ? { store } : {}), ...(limits ? { limits } : {}) });
+  const runtime = createRuntime({
+    machines: [machines.desk, machines.billing],
+    ...(store ? { store } : {}),
+    ...(limits ? { limits } : {}),
+  });
   return { ...machines, runtime };
 }
 

@@ -77,7 +77,8 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
         decision === 'approve' ? { type: 'APPROVE' } : { type: 'REJECT', ...(body.reason === undefined ? {} : { reason: body.reason }) };
       const result = await session.send(event);
       // Two requests for the same decision at once: the one applied second finds it taken.
-      if (!result.applied && repeated(approvalToDecide(await session.snapshot()))) return answer(c, await repeatedDecision(session, pending.id));
+      if (!result.applied && repeated(approvalToDecide(await session.snapshot())))
+        return answer(c, await repeatedDecision(session, pending.id));
       return sendResultResponse(c, result);
     };
 

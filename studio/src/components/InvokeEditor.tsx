@@ -68,13 +68,16 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
         label="Calls"
         value={kind}
         testId="invoke-kind"
-        options={[['none', 'nothing'], ['tool', 'a tool'], ['machine', 'a machine'], ...LLM_KINDS.map((k): [string, string] => [k, `model: ${k}`])]}
+        options={[
+          ['none', 'nothing'],
+          ['tool', 'a tool'],
+          ['machine', 'a machine'],
+          ...LLM_KINDS.map((k): [string, string] => [k, `model: ${k}`]),
+        ]}
         onChange={changeKind}
       />
       {invoke && 'tool' in invoke && <ToolInvokeFields invoke={invoke} setField={setField} tools={tools} />}
-      {invoke && 'machine' in invoke && (
-        <MachineInvokeFields invoke={invoke} setField={setField} machines={machines.map((m) => m.id)} />
-      )}
+      {invoke && 'machine' in invoke && <MachineInvokeFields invoke={invoke} setField={setField} machines={machines.map((m) => m.id)} />}
       {invoke && 'llm' in invoke && <LlmInvokeFields invoke={invoke} setField={setField} tools={tools.map((t) => t.name)} />}
       {invoke && (
         <>
