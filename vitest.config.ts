@@ -26,6 +26,8 @@ function sourceAliases(folders: string[]) {
  * (durations measured on a shared 2-core machine; see the README's "Tests").
  */
 export const SLOW_LANE = [
+  // MCP servers in child processes, code generation in a project copy
+  'test/mcp/**/*.test.ts',
   // Chromium
   'test/e2e/**/*.test.ts',
   'test/server/sse-chromium.test.ts',
@@ -48,6 +50,8 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // the CLI started four times over a project copy with a regenerated machine (about 15 s)
+  'test/cli/migrate.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

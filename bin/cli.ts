@@ -36,11 +36,30 @@ program
   .description('Generate <id>.machine.ts and <id>.registry.ts next to each spec, then type-check them')
   .argument('[files...]', 'spec files')
   .option('--check', 'write nothing; exit 1 when a generated file differs from what would be generated')
+  .option('--offline', "with --check: compare MCP tools with their snapshots in mcp/ only, without asking the servers")
   .option('--json', 'print problems as JSON')
-  .action(async (files: string[], options: { check?: boolean; json?: boolean }) => {
+  .action(async (files: string[], options: { check?: boolean; json?: boolean; offline?: boolean }) => {
     await ensureTypeScriptLoader();
     const { codegenCommand } = await import('@flowing/codegen/cli');
-    process.exitCode = await codegenCommand(files, options);
+    let code = await codegenCommand(files, options);
+    if (options.check && !options.offline) {
+      const { mcpDriftLines } = await import('./mcp/pull.ts');
+      const lines = await mcpDriftLines();
+      for (const line of lines) (options.json ? process.stderr : process.stdout).write(line + '\n');
+      if (lines.length > 0) code = Math.max(code, 1);
+    }
+    process.exitCode = code;
+  });
+
+program
+  .command('mcp')
+  .description('MCP servers declared in flowing.mcp.json')
+  .command('pull')
+  .description("List each server's tools and write mcp/<server>.snapshot.json (then run `flowing codegen`)")
+  .argument('[servers...]', 'server names (default: every declared server)')
+  .action(async (servers: string[]) => {
+    const { mcpPullCommand } = await import('./mcp/pull.ts');
+    process.exitCode = await mcpPullCommand(servers);
   });
 
 program
@@ -90,9 +109,24 @@ program
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--limit <n>', 'most sessions to list (default 100)')
   .option('--json', 'print sessions as JSON lines')
-  .action(async (options: { status?: string; machine?: string; store?: string; limit?: string; json?: boolean }) => {
+  .option('--stale', 'only sessions recorded under another machine version that do not continue on the served one, with the reasons')
+  .action(async (options: { status?: string; machine?: string; store?: string; limit?: string; json?: boolean; stale?: boolean }) => {
+    if (options.stale) await ensureTypeScriptLoader();
     const { sessionsCommand } = await import('./serve/sessions.ts');
     process.exitCode = await sessionsCommand(options);
+  });
+
+program
+  .command('migrate')
+  .description("Carry sessions of an older machine version onto the served one (through each machine's `migrate` hook in its .impl.ts)")
+  .option('--dry-run', 'write nothing; print what would be migrated and what stays stale')
+  .option('--machine <id>', 'only sessions of this machine')
+  .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
+  .option('--json', 'print the report as JSON')
+  .action(async (options: { dryRun?: boolean; machine?: string; store?: string; json?: boolean }) => {
+    await ensureTypeScriptLoader();
+    const { migrateCommand } = await import('./serve/migrate.ts');
+    process.exitCode = await migrateCommand(options);
   });
 
 program

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { flowSpecJsonSchema, parseSpecText, type FlowSpec, type ToolInvokeSpec } from '@flowing/spec';
-import { listStates } from '@flowing/spec';
+import { agentToolName, listStates } from '@flowing/spec';
 import { GeneratedCodeChecker } from './checker.ts';
 import { generate } from './generate.ts';
+import { mcpModulesFor } from './mcp/modules.ts';
 import { machineNames } from './names.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
@@ -124,10 +125,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
 
     const specDir = dirname(specPath);
     const names = machineNames(spec.id);
-    const generated = generate(spec, { tools, machineDir: rel(specDir), machines }).map((file) => ({
-      ...file,
-      absolute: join(rootDir, file.path),
-    }));
+    const generated = [...generate(spec, { tools, machineDir: rel(specDir), machines }), ...(await mcpModulesFor(spec, tools, rootDir))].map(
+      (file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }),
+    );
     const implPath = join(specDir, names.implFile);
     const existingImpl = await readIfExists(implPath);
     const newImpl = implText(spec.id, existingImpl, Object.keys(spec.guards ?? {}), Object.keys(spec.actions ?? {}));
@@ -184,7 +184,7 @@ function missingTools(spec: FlowSpec, tools: ToolCatalog): Map<string, string[]>
   for (const { spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
-    const names = 'tool' in invoke ? [invoke.tool] : 'llm' in invoke ? (invoke.tools ?? []) : [];
+    const names = 'tool' in invoke ? [invoke.tool] : 'llm' in invoke ? (invoke.tools ?? []).map(agentToolName) : [];
     for (const name of names) {
       if (tools[name]) continue;
       const fields = new Set(missing.get(name) ?? []);

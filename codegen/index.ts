@@ -14,3 +14,4 @@ export { CODEGEN_PROBLEM_CODES, type Problem, type CodegenProblemCode } from './
 export { machineNames, camelCase, pascalCase } from './names.ts';
 export { GENERATOR_VERSION } from './version.ts';
 export { printExpression, type ExpressionSite } from './emit/expressions.ts';
+export { loadMcpProject, snapshotFile, toolsModuleFile, MCP_CONFIG_FILE, type McpProject, type McpProjectServer } from './mcp/project.ts';

@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { ToolInfo } from '@flowing/spec';
 import { explainImportFailure } from './import-failure.ts';
+import { loadMcpProject } from './mcp/project.ts';
+import { mcpCatalogEntries } from './mcp/tools.ts';
 
 /** A tool found in tools/: what the validator needs, plus its file, export and JSON Schemas for the studio. */
 export interface ToolCatalogEntry extends ToolInfo {
@@ -11,6 +13,8 @@ export interface ToolCatalogEntry extends ToolInfo {
   exportName: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
+  /** Set for a tool of an MCP server (declared in flowing.mcp.json, snapshotted in mcp/). */
+  mcp?: { server: string; tool: string };
 }
 
 export type ToolCatalog = Record<string, ToolCatalogEntry>;
@@ -65,7 +69,23 @@ export async function loadToolCatalog(
       catalog[value.name] = describeTool(value, relative(rootDir, path).split('\\').join('/'), exportName);
     }
   }
+  await addMcpTools(rootDir, catalog, options.onError);
   return catalog;
+}
+
+/** The tools of the project's MCP servers, from their snapshots (never by connecting: generation stays offline). */
+async function addMcpTools(rootDir: string, catalog: ToolCatalog, onError?: (file: string, error: unknown) => void): Promise<void> {
+  const project = await loadMcpProject(rootDir);
+  for (const problem of project.problems) onError?.(problem.file, new Error(problem.message));
+  for (const entry of mcpCatalogEntries(project)) {
+    const other = catalog[entry.name];
+    if (other) {
+      const owner = other.mcp ? `MCP tool ${other.mcp.server}/${other.mcp.tool}` : other.file;
+      onError?.(entry.file, new Error(`MCP tool ${entry.mcp!.server}/${entry.mcp!.tool} is named ${entry.name}, like ${owner}; rename one`));
+      continue;
+    }
+    catalog[entry.name] = entry;
+  }
 }
 
 function describeTool(tool: ToolLike, file: string, exportName: string): ToolCatalogEntry {

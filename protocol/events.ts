@@ -4,10 +4,13 @@
  */
 export const RUNTIME_EVENT_TYPES = [
   'session.started',
+  'session.migrated',
   'state.changed',
   'transition.rejected',
   'tool.started',
   'tool.retry',
+  'tool.progress',
+  'tool.bind_overridden',
   'tool.completed',
   'tool.failed',
   'tool.unknown_outcome',
@@ -16,6 +19,7 @@ export const RUNTIME_EVENT_TYPES = [
   'llm.started',
   'llm.completed',
   'llm.failed',
+  'llm.retry',
   'agent.step',
   'machine.started',
   'machine.waiting',

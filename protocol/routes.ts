@@ -11,6 +11,7 @@ import type {
   ForkView,
   HealthView,
   MachineList,
+  MachineStateCounts,
   ReadinessView,
   SendAnswer,
   SessionAtView,
@@ -90,9 +91,15 @@ export interface RuntimeRoutes {
   'GET /healthz': { kind: 'json'; response: HealthView };
   'GET /readyz': { kind: 'json'; response: ReadinessView };
   'GET /machines': { kind: 'json'; response: MachineList };
+  /** Sessions still taking events by active state path: what the studio asks before saving an edit that removes states. */
+  'GET /machines/:id/states': { kind: 'json'; response: MachineStateCounts };
+  /**
+   * With `stale=true`: the sessions recorded under another version of their machine that do not continue on the served
+   * one, each with `stale` (reasons, versions, whether the migration hook carries it over); one page, no cursor.
+   */
   'GET /sessions': {
     kind: 'json';
-    query: { machine?: string; status?: readonly SessionStatus[]; limit?: number; cursor?: string };
+    query: { machine?: string; status?: readonly SessionStatus[]; limit?: number; cursor?: string; stale?: boolean };
     response: SessionPage;
   };
   /** 201, `Location: /sessions/<id>`. */
@@ -147,6 +154,7 @@ export const RUNTIME_ROUTES = {
   'GET /healthz': 'json',
   'GET /readyz': 'json',
   'GET /machines': 'json',
+  'GET /machines/:id/states': 'json',
   'GET /sessions': 'json',
   'POST /sessions': 'json',
   'GET /sessions/:id': 'json',

@@ -115,6 +115,12 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       if ('context' in d) next.context = d.context;
       if (view.status === 'running' || view.status === 'waiting') next.status = view.pendingCalls.length > 0 ? 'running' : 'waiting';
       return next;
+    case 'session.migrated':
+      // Carried onto another version of the machine: the state (renamed paths) and context it continues with.
+      next.state = d.state ?? null;
+      next.activeStates = activeStatePaths(d.state);
+      if ('context' in d) next.context = d.context;
+      return next;
     case 'transition.rejected':
       next.lastRejection = {
         seq: event.seq,

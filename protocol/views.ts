@@ -40,6 +40,40 @@ export interface SessionSummary {
   updatedAt: number;
   /** True when an approval was requested and not yet decided. */
   awaitingApproval: boolean;
+  /** Only in a `?stale=true` listing: why the session does not continue on the served version of its machine. */
+  stale?: StaleInfo;
+}
+
+/** Why a session recorded under another version of its machine does not continue on the served one. */
+export interface StaleReason {
+  /** `STALE_STATE_REMOVED`, `STALE_STATE_CHANGED`, `STALE_CONTEXT_INVALID`, `STALE_CALL_IN_FLIGHT`, `STALE_TIMER_CHANGED`, `MIGRATION_HOOK_THREW`. */
+  code: string;
+  message: string;
+  /** The state path concerned, as recorded. */
+  state?: string;
+  /** The context field concerned. */
+  field?: string;
+}
+
+/** A stale session's versions, where it stands, the reasons, and whether the machine's migration hook carries it over. */
+export interface StaleInfo {
+  /** The spec hash the session was recorded under. */
+  fromVersion: string;
+  /** The spec hash served now. */
+  toVersion: string;
+  /** Active state paths, as recorded. */
+  activeStates: string[];
+  reasons: StaleReason[];
+  /** True when the machine's migration hook carries it over (`flowing migrate`). */
+  migratable: boolean;
+}
+
+/** `GET /machines/:id/states`: how many sessions still taking events are in each active state path of the machine. */
+export interface MachineStateCounts {
+  machineId: string;
+  /** The version served. */
+  specHash: string;
+  states: Record<string, number>;
 }
 
 /** `GET /sessions`: newest first; `nextCursor` is set when more sessions may follow (pass it as `?cursor=`). */
@@ -61,6 +95,8 @@ export interface PendingApproval {
 export interface SessionView {
   sessionId: string;
   machineId: string;
+  /** The version (spec hash) of the machine the session runs, as recorded with it. */
+  specHash: string;
   traceId: string;
   status: SessionStatus;
   /** The state value as XState keeps it (a string, or an object for compound and parallel states). */

@@ -57,6 +57,11 @@ export function fromLlm<TOutput extends Record<string, unknown>>(
 ): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
 export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
+/** An agent with structured output (`output` fields in the spec): its answer is the typed object. */
+export function fromLlm<TOutput extends Record<string, unknown>>(
+  kind: 'agent',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<TOutput, AgentRequest>>;
 export function fromLlm(
   kind: 'classify' | 'extract' | 'generate' | 'agent',
   provider?: LlmProvider,
@@ -66,7 +71,8 @@ export function fromLlm(
   return fromPromise<unknown, LlmRequest>(async ({ input, signal }) => {
     llm ??= createScriptedProvider();
     const call = llm[kind] as (request: LlmRequest, options: { signal: AbortSignal }) => Promise<{ output: unknown }>;
-    return (await call.call(llm, input, { signal })).output;
+    const output = (await call.call(llm, input, { signal })).output;
+    return kind === 'agent' && (input as AgentRequest).output ? (output as AgentOutput).output : output;
   });
 }
 

@@ -12,3 +12,10 @@ export const DEFAULT_RETRY_MAX_MS = 10_000;
 export const MAX_LLM_REPAIRS = 2;
 /** Quiet sessions a runtime keeps as live actors so a quick follow-up event skips the restore. */
 export const DEFAULT_WARM_SESSIONS = 8;
+/**
+ * Event ids (`send(event, { eventId })`, HTTP `Idempotency-Key`) a session remembers: the last this many. A repeat of
+ * an id older than that is applied again; ids are kept in the session record, so the window costs each commit bytes.
+ */
+export const EVENT_IDS_KEPT = 64;
+/** Longest event id accepted (printable ASCII). */
+export const MAX_EVENT_ID_LENGTH = 128;

@@ -1,3 +1,4 @@
+export { EVENT_IDS_KEPT, MAX_EVENT_ID_LENGTH } from './constants.ts';
 export {
   defineTool,
   ToolError,
@@ -53,6 +54,7 @@ export {
   type SessionEvent,
   type SessionSnapshot,
   type SendOptions,
+  type CancelResult,
 } from './runtime.ts';
 export type { SendResult } from './session/run.ts';
 export type { EventListener, SubscriptionErrorListener } from './session/subscriptions.ts';
@@ -61,6 +63,7 @@ export { createMemoryStore, type MemoryStore, type MemoryStoreData } from './sto
 export type {
   SessionStore,
   SessionRecord,
+  EventIdRecord,
   SessionStatus,
   JournalEntry,
   CommitRequest,
@@ -107,3 +110,8 @@ export { exportSession, exportSessionFile, type SessionExport } from './inspect/
 export { requestHash } from './inspect/request-hash.ts';
 export { createXStateTrace, type XStateRecord, type XStateTrace, type XStateTraceOptions } from './inspect/xstate-trace.ts';
 export type { InspectionSource, XStateInspector } from './session/host.ts';
+export { defineMigration, type MigrationHook, type AnyMigrationHook } from './migrate/hook.ts';
+export type { StaleReason, StaleReasonCode } from './migrate/plan.ts';
+export type { StaleSession, StaleInfo } from './migrate/list.ts';
+export type { MigrationReport } from './migrate/run-migrations.ts';
+export type { MigratedData } from './migrate/carry.ts';

@@ -75,6 +75,7 @@ async function playLog(
   const [first] = options.log;
   if (!first || first.type !== 'session.started')
     throw new FlowingError('NONDETERMINISM', 'a replay needs a log that starts with session.started');
+  checkVersion(options);
   const runtime = createRuntime({
     machines: [options.machine],
     store: createMemoryStore(),
@@ -154,6 +155,32 @@ async function startAsRecorded(runtime: Runtime, options: ReplayOptions) {
   for (const key of Object.keys(forkContext)) patch[key] = forkContext[key];
   for (const key of Object.keys(parentContext)) if (!Object.hasOwn(forkContext, key)) patch[key] = null;
   return runtime.forkSession(started.parentId, forkedAt, { ...ids, context: patch });
+}
+
+/**
+ * A log replays only on the version of the machine it was recorded under: another graph would diverge somewhere
+ * later with a NONDETERMINISM that hides the cause. A log carried onto another version midway cannot be replayed on
+ * either version alone.
+ */
+function checkVersion(options: ReplayOptions) {
+  const recorded = (options.log[0]!.data as { specHash?: unknown }).specHash;
+  const machine = options.machine;
+  if (typeof recorded === 'string' && recorded !== machine.specHash) {
+    throw new FlowingError(
+      'REPLAY_VERSION_MISMATCH',
+      `session '${options.log[0]!.sessionId}' was recorded under version ${recorded.slice(0, 12)} of '${machine.id}'; the machine given is version ${machine.specHash.slice(0, 12)}. Replay it with the machine generated from that version of the spec`,
+      { details: { recordedVersion: recorded, machineVersion: machine.specHash } },
+    );
+  }
+  const migrated = options.log.find((event) => event.type === 'session.migrated');
+  if (migrated) {
+    const { fromVersion, toVersion } = migrated.data as { fromVersion?: string; toVersion?: string };
+    throw new FlowingError(
+      'REPLAY_VERSION_MISMATCH',
+      `session '${migrated.sessionId}' was carried from version ${String(fromVersion).slice(0, 12)} to ${String(toVersion).slice(0, 12)} at seq ${migrated.seq}; a log that spans two versions of '${machine.id}' is not replayed (fork it after seq ${migrated.seq} to replay the part on the new version)`,
+      { details: { seq: migrated.seq, fromVersion, toVersion } },
+    );
+  }
 }
 
 function compare(recorded: readonly RuntimeEvent[], replayed: readonly RuntimeEvent[], from: number, upTo: number) {

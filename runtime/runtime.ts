@@ -18,8 +18,10 @@ import { sessionHandle, type HandleParts } from './session/session-handle.ts';
 import { Subscriptions } from './session/subscriptions.ts';
 import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
 import { createMemoryStore } from './store/memory.ts';
+import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
+import { runMigrations } from './migrate/run-migrations.ts';
 
-export type { Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
+export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
 
 /**
  * A random UUID as one flat string. Node builds `randomUUID()` by concatenation, a rope of about fifteen pieces
@@ -71,11 +73,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     children,
     onTurnEnd: (record) => children.turnEnded(record),
     ...(options.inspect ? { inspect: options.inspect } : {}),
+    ...(options.migrations ? { migrations: (machineId: string) => options.migrations?.[machineId] } : {}),
   };
   const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
   const pool = new RunPool(host, store, queue, leases, options.warmSessions ?? DEFAULT_WARM_SESSIONS);
   const parts: HandleParts = { store, queue, pool, admission, subscriptions, machine: (machineId) => registry.get(machineId) };
+  const versions: VersionScope = {
+    store,
+    machine: (machineId) => registry.byId.get(machineId),
+    hook: (machineId) => options.migrations?.[machineId],
+  };
 
   /** Starts a new session's run under the admission limit and throws what made it fail, naming a stored session. */
   async function start(info: MachineInfo, ids: { sessionId?: string; traceId?: string }, from: RunStart): Promise<Session> {
@@ -127,6 +135,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
       return sessionHandle(parts, sessionId, machineId);
     },
+    staleSessions: (query) => listStaleSessions(versions, query),
+    migrate: (migrateOptions) =>
+      runMigrations(versions, (sessionId) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {})), migrateOptions),
+    sessionsByState: (machineId) => countByState(store, registry.get(machineId).definition.id),
   };
 }
 

@@ -22,6 +22,9 @@ export {
   type ActionBlock,
   type Position,
   type ScriptedRules,
+  type AgentToolSpec,
+  type BoundToolSpec,
+  agentToolName,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
@@ -80,3 +83,4 @@ export {
   type PrintableProblem,
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';
+export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';

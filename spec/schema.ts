@@ -96,6 +96,24 @@ export const ScriptedRulesSchema = z.strictObject({
 });
 export type ScriptedRules = z.infer<typeof ScriptedRulesSchema>;
 
+/**
+ * A tool handed to an agent with some of its arguments fixed from context: the model never sees those arguments in the
+ * tool's schema, and a value it sends for one anyway is replaced by the bound value (and logged).
+ */
+export const BoundToolSchema = z.strictObject({
+  tool: z.string(),
+  /** Tool input field -> expression over `context`. */
+  bind: z.record(z.string(), ExpressionSchema),
+});
+export type BoundToolSpec = z.infer<typeof BoundToolSchema>;
+export const AgentToolSchema = z.union([z.string(), BoundToolSchema]);
+export type AgentToolSpec = z.infer<typeof AgentToolSchema>;
+
+/** The tool name of an agent's tool entry. */
+export function agentToolName(entry: AgentToolSpec): string {
+  return typeof entry === 'string' ? entry : entry.tool;
+}
+
 export const LlmInvokeSchema = z.strictObject({
   llm: z.enum(LLM_KINDS),
   /** Model name; falls back to the machine's `models` table, then the provider default. */
@@ -110,8 +128,14 @@ export const LlmInvokeSchema = z.strictObject({
   prompt: z.string().optional(),
   /** System prompt template with {{ expression }} holes. */
   system: z.string().optional(),
-  /** agent: tools the model may call. */
-  tools: z.array(z.string()).optional(),
+  /** agent: tools the model may call, by name, or with arguments bound to expressions over `context`. */
+  tools: z.array(AgentToolSchema).optional(),
+  /** agent: the final answer as a typed object with these fields (structured output) instead of text. */
+  output: FieldMapSchema.optional(),
+  /** Sampling temperature sent to the model (0 to 2). */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent to the model (0 to 1). */
+  topP: z.number().min(0).max(1).optional(),
   /** agent: upper bound on model turns. */
   maxIterations: z.number().int().positive().max(50).optional(),
   scripted: ScriptedRulesSchema.optional(),

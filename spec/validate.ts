@@ -10,6 +10,7 @@ import {
   type LlmInvokeSpec,
   type MachineInvokeSpec,
   type ToolInvokeSpec,
+  agentToolName,
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
@@ -391,10 +392,10 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       agent: ['prompt', 'tools'],
     };
     const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
-      classify: ['labels', 'input', 'prompt', 'system'],
-      extract: ['fields', 'input', 'prompt', 'system'],
-      generate: ['prompt', 'system'],
-      agent: ['prompt', 'system', 'tools', 'maxIterations'],
+      classify: ['labels', 'input', 'prompt', 'system', 'temperature', 'topP'],
+      extract: ['fields', 'input', 'prompt', 'system', 'temperature', 'topP'],
+      generate: ['prompt', 'system', 'temperature', 'topP'],
+      agent: ['prompt', 'system', 'tools', 'maxIterations', 'output', 'temperature', 'topP'],
     };
     for (const key of needs[invoke.llm]) {
       const value = invoke[key];
@@ -406,7 +407,18 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         report('SPEC_LLM_INCOMPLETE', [...at, key], `a ${invoke.llm} call needs "${key}"`);
       }
     }
-    for (const key of ['labels', 'input', 'fields', 'prompt', 'system', 'tools', 'maxIterations'] as const) {
+    for (const key of [
+      'labels',
+      'input',
+      'fields',
+      'prompt',
+      'system',
+      'tools',
+      'maxIterations',
+      'output',
+      'temperature',
+      'topP',
+    ] as const) {
       if (invoke[key] !== undefined && !allowed[invoke.llm].includes(key))
         report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
     }
@@ -421,29 +433,35 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     for (const [field, type] of Object.entries(invoke.fields ?? {})) {
       if (checkName(field, [...at, 'fields', field], 'extracted field')) checkFieldType(type, [...at, 'fields', field], false);
     }
-    checkDistinct(invoke.tools ?? [], [...at, 'tools'], 'tool');
-    invoke.tools?.forEach((name, i) => {
-      if (!checkToolName(name, [...at, 'tools', i])) return;
-      if (options.tools && !toolInfo(options, name))
-        report('SPEC_UNKNOWN_TOOL', [...at, 'tools', i], `tool '${name}' is not defined in tools/`);
+    for (const [field, type] of Object.entries(invoke.output ?? {})) {
+      if (checkName(field, [...at, 'output', field], 'output field')) checkFieldType(type, [...at, 'output', field], false);
+    }
+    checkDistinct((invoke.tools ?? []).map(agentToolName), [...at, 'tools'], 'tool');
+    invoke.tools?.forEach((entry, i) => {
+      const name = agentToolName(entry);
+      const here = typeof entry === 'string' ? [...at, 'tools', i] : [...at, 'tools', i, 'tool'];
+      if (!checkToolName(name, here)) return;
+      if (typeof entry !== 'string') checkBinding(entry.bind, toolInfo(options, name), [...at, 'tools', i, 'bind']);
+      if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', here, `tool '${name}' is not defined in tools/`);
       else if (toolInfo(options, name)?.risk === 'high')
         report(
           'SPEC_RISKY_TOOL_NOT_APPROVED',
-          [...at, 'tools', i],
+          here,
           `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`,
         );
     });
     const scripted = invoke.scripted;
+    const enumValues = new Set(Object.values({ ...invoke.fields, ...invoke.output }).flatMap((type) => type.values ?? []));
     for (const label of Object.keys(scripted?.keywords ?? {})) {
-      if (!invoke.labels?.includes(label))
+      if (!invoke.labels?.includes(label) && !enumValues.has(label))
         report(
           'SPEC_LLM_FIELD_NOT_ALLOWED',
           [...at, 'scripted', 'keywords', label],
-          `scripted keywords name '${label}', which is not one of the labels`,
+          `scripted keywords name '${label}', which is neither a label nor a value of an enum field`,
         );
     }
     for (const [field, source] of Object.entries(scripted?.patterns ?? {})) {
-      if (!Object.hasOwn(invoke.fields ?? {}, field))
+      if (!Object.hasOwn(invoke.fields ?? invoke.output ?? {}, field.split('.')[0]!))
         report(
           'SPEC_LLM_FIELD_NOT_ALLOWED',
           [...at, 'scripted', 'patterns', field],
@@ -460,6 +478,20 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       }
     }
     if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
+  }
+
+  /** A bound tool's arguments: expressions over context, naming input fields the tool has (when its contract is known). */
+  function checkBinding(bind: Record<string, string>, tool: ToolInfo | undefined, at: Array<string | number>) {
+    if (Object.keys(bind).length === 0) report('SPEC_LLM_INCOMPLETE', at, 'a bound tool needs at least one argument in "bind"');
+    for (const [field, source] of Object.entries(bind)) {
+      checkExpression(source, ['context'], [...at, field]);
+      if (tool?.inputFields && !tool.inputFields.includes(field))
+        report(
+          'SPEC_UNKNOWN_TOOL_INPUT',
+          [...at, field],
+          `tool '${tool.name}' has no input field '${field}' to bind (it has: ${tool.inputFields.join(', ') || 'none'})`,
+        );
+    }
   }
 
   for (const [field, type] of Object.entries(spec.output ?? {})) {

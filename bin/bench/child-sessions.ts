@@ -27,8 +27,8 @@ function define(spec: FlowSpecInput, machine: Parameters<typeof defineMachine>[0
 const twoSteps = {
   initial: 'first',
   states: {
-    first: { invoke: { id: 'first', src: 'tool.step', input: () => ({ args: { n: 1 } }), onDone: 'second' } },
-    second: { invoke: { id: 'second', src: 'tool.step', input: () => ({ args: { n: 2 } }), onDone: 'done' } },
+    first: { invoke: { id: 'first', src: 'tool.step' as const, input: () => ({ args: { n: 1 } }), onDone: 'second' } },
+    second: { invoke: { id: 'second', src: 'tool.step' as const, input: () => ({ args: { n: 2 } }), onDone: 'done' } },
     done: { type: 'final' as const },
   },
 };

@@ -10,6 +10,8 @@ export interface SessionsCommandOptions {
   json?: boolean;
   /** Most sessions to list (default 100). */
   limit?: string;
+  /** Only sessions recorded under another machine version that do not continue on the served one, with the reasons. */
+  stale?: boolean;
   out?: (line: string) => void;
   err?: (line: string) => void;
 }
@@ -34,6 +36,15 @@ export async function sessionsCommand(options: SessionsCommandOptions = {}): Pro
   if (!Number.isInteger(limit) || limit < 1)
     return usage('SESSIONS_BAD_LIMIT', `--limit must be a positive integer, not '${options.limit}'`);
 
+  if (options.stale) {
+    const { formatStale, withVersionedRuntime } = await import('./migrate.ts');
+    return withVersionedRuntime({ ...(options.store ? { store: options.store } : {}), err }, async (runtime) => {
+      const stale = await runtime.staleSessions({ ...(options.machine ? { machineId: options.machine } : {}), limit });
+      for (const s of stale) out(options.json ? JSON.stringify(s) : formatStale(s));
+      if (!options.json) out(`${stale.length} stale session(s)`);
+      return 0;
+    });
+  }
   let opened;
   try {
     opened = await openServeStore(options.store, err);

@@ -1,6 +1,6 @@
 import { parseExpression, parseTemplate, type ExprNode, type ExpressionRoot } from '@flowing/spec';
 import type { Doc } from './doc.ts';
-import { stringDoc } from './literal.ts';
+import { stringDoc, stringLiteral } from './literal.ts';
 
 /** Where an expression sits decides which roots it may read: an event's payload, a call's output or its error. */
 export type ExpressionSite = 'event' | 'done' | 'error' | 'context';
@@ -112,7 +112,7 @@ function print(node: ExprNode, reads: Set<ExpressionRoot>): string {
   const wrap = (child: ExprNode, needed: boolean) => (needed ? `(${print(child, reads)})` : print(child, reads));
   switch (node.kind) {
     case 'literal':
-      return node.value === null ? 'undefined' : JSON.stringify(node.value);
+      return node.value === null ? 'undefined' : typeof node.value === 'string' ? stringLiteral(node.value) : JSON.stringify(node.value);
     case 'root':
       reads.add(node.name);
       return node.name;

@@ -165,7 +165,7 @@ export class ImplementationTable {
   guards: Member[] = [];
   actions: Member[] = [];
   /** What the module must declare or import for what was written: `EventOf`, `Output`, `toFlowError`, `asText`, ... */
-  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'toFlowError' | 'asText'>();
+  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'toFlowError' | 'asText' | 'ToolInput'>();
   private readonly guardSpace: Namespace;
   private readonly actionSpace: Namespace;
 

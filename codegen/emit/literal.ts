@@ -1,3 +1,4 @@
+import { escapeControlCharacters, stringifyJsonSafely } from '@flowing/spec';
 import { propertyKey } from '../names.ts';
 import { array, object, type Doc } from './doc.ts';
 
@@ -5,12 +6,12 @@ import { array, object, type Doc } from './doc.ts';
 const PIECE_LENGTH = 72;
 
 /**
- * A string as TypeScript source. JSON.stringify escapes every character that is not valid or not visible in a string
- * literal (quotes, backslashes, control characters; U+2028/2029 are valid since ES2019). Long strings become a chain
- * of pieces that concatenate to exactly the input, cut after a space where possible.
+ * A string as TypeScript source: a JSON string (quotes, backslashes, C0 controls escaped) that also escapes what
+ * JSON leaves raw and a reviewer cannot see: DEL, C1 controls, U+2028/U+2029 and bidi controls (CVE-2021-42574).
+ * Long strings become a chain of pieces that concatenate to exactly the input, cut after a space where possible.
  */
 export function stringDoc(value: string): Doc {
-  if (value.length <= PIECE_LENGTH) return JSON.stringify(value);
+  if (value.length <= PIECE_LENGTH) return stringLiteral(value);
   const pieces: string[] = [];
   let rest = value;
   while (rest.length > PIECE_LENGTH) {
@@ -20,11 +21,16 @@ export function stringDoc(value: string): Doc {
     // Never split a surrogate pair: each piece stays well-formed text.
     const code = rest.charCodeAt(cut - 1);
     if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-    pieces.push(JSON.stringify(rest.slice(0, cut)));
+    pieces.push(stringLiteral(rest.slice(0, cut)));
     rest = rest.slice(cut);
   }
-  if (rest.length > 0) pieces.push(JSON.stringify(rest));
-  return { kind: 'chain', operator: '+', operands: pieces, whole: JSON.stringify(value) };
+  if (rest.length > 0) pieces.push(stringLiteral(rest));
+  return { kind: 'chain', operator: '+', operands: pieces, whole: stringLiteral(value) };
+}
+
+/** One string literal, on one line and with nothing invisible in it (see stringDoc). */
+export function stringLiteral(value: string): string {
+  return stringifyJsonSafely(value);
 }
 
 /**
@@ -42,12 +48,12 @@ export function literalDoc(value: unknown): Doc {
 }
 
 /**
- * Spec text shown in a `//` comment: line terminators and other control characters escaped (so the comment can never
- * end early and let text become code), and cut to `max` characters.
+ * Spec text shown in a `//` comment, escaped as the CLI escapes what it prints: line terminators (U+2028/U+2029
+ * included), other control characters, bidi controls and lone surrogates, so the comment can never end early and
+ * let text become code, nor show a reviewer text in another order than the compiler reads it. Cut to `max` characters.
  */
 export function commentText(text: string, max: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is escaped here
-  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const safe = escapeControlCharacters(text);
   if (safe.length <= max) return safe;
   let cut = Math.max(0, max - 1);
   const code = safe.charCodeAt(cut - 1);

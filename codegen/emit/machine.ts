@@ -84,6 +84,7 @@ function planActors(
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
   if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
+  if (invoke.llm === 'agent' && invoke.output) return `<${flat(fieldMapDoc(invoke.output))}>`;
   return '';
 }
 
@@ -112,6 +113,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
     toolArgs: [],
     contextType: names.context,
     outputType: names.output,
+    registry: names.tools,
   };
   const machineStates = statesDoc(
     scope,
@@ -216,6 +218,7 @@ function writeImports(
     invokes.some((i) => 'machine' in i) ? 'fromMachine' : '',
     table.uses.has('toFlowError') ? 'toFlowError' : '',
     table.uses.has('FlowError') ? 'type FlowError' : '',
+    table.uses.has('ToolInput') ? 'type ToolInput' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);
   out.line(`import { ${names.tools} } from "./${importSpecifier(names.registryFile)}";`);

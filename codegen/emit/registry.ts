@@ -1,4 +1,4 @@
-import { listStates, type FlowSpec } from '@flowing/spec';
+import { agentToolName, listStates, type FlowSpec } from '@flowing/spec';
 import { machineNames, pascalCase, safeIdentifier, toolExportName } from '../names.ts';
 
 /** Where a tool's module lives and what it exports, relative to the machine folder. */
@@ -15,7 +15,7 @@ export function toolsUsedBy(spec: FlowSpec): string[] {
     const invoke = state.invoke;
     if (!invoke) continue;
     if ('tool' in invoke) names.add(invoke.tool);
-    else if ('llm' in invoke) invoke.tools?.forEach((t) => names.add(t));
+    else if ('llm' in invoke) invoke.tools?.forEach((t) => names.add(agentToolName(t)));
   }
   return [...names].sort();
 }

@@ -1,5 +1,7 @@
 import {
+  agentToolName,
   pointer,
+  type AgentToolSpec,
   type ExpressionRoot,
   type InvokeSpec,
   type LlmInvokeSpec,
@@ -176,9 +178,16 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   const template = (source: string) => templateDoc(source, reads, () => scope.table.uses.add('asText'));
   if (invoke.system !== undefined) members.push({ key: 'system', value: template(invoke.system), pointer: pointer(...at, 'system') });
   if (invoke.prompt !== undefined) members.push({ key: 'prompt', value: template(invoke.prompt), pointer: pointer(...at, 'prompt') });
+  if (invoke.temperature !== undefined)
+    members.push({ key: 'temperature', value: String(invoke.temperature), pointer: pointer(...at, 'temperature') });
+  if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
   if (invoke.llm === 'agent') {
-    members.push({ key: 'tools', value: literalDoc(invoke.tools ?? []) });
+    const tools = invoke.tools ?? [];
+    members.push({ key: 'tools', value: literalDoc(tools.map(agentToolName)) });
+    const bound = boundToolsDoc(scope, tools, reads, at);
+    if (bound) members.push({ key: 'bound', value: bound });
     members.push({ key: 'maxIterations', value: String(invoke.maxIterations ?? DEFAULT_AGENT_ITERATIONS) });
+    if (invoke.output) members.push({ key: 'output', value: literalDoc(invoke.output), pointer: pointer(...at, 'output') });
   }
   const scripted = invoke.scripted;
   if (scripted && Object.keys(scripted).length > 0) {
@@ -215,6 +224,38 @@ function outputDoc(scope: TransitionScope, output: Record<string, string>, at: A
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'output', field) };
   });
   return seq(reads.has('context') ? '({ context })' : '()', `: ${scope.outputType} => (`, object(members), ')');
+}
+
+/**
+ * `{ fetch_trip: { customer_id: context.customerId } satisfies Pick<ToolInput<typeof tools.fetch_trip>, "customer_id"> }`:
+ * the arguments an agent's tools are bound to, each checked by tsc against the tool's input type (a wrong type or a
+ * field the tool lacks is an error at the binding).
+ */
+function boundToolsDoc(
+  scope: TransitionScope,
+  tools: readonly AgentToolSpec[],
+  reads: Set<ExpressionRoot>,
+  at: Array<string | number>,
+): Doc | undefined {
+  const members: Member[] = [];
+  tools.forEach((entry, i) => {
+    if (typeof entry === 'string') return;
+    const args = Object.entries(entry.bind).map(([field, source]) => {
+      const compiled = compileAt(source, 'context');
+      compiled.reads.forEach((r) => reads.add(r));
+      return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'tools', i, 'bind', field) };
+    });
+    const fields = Object.keys(entry.bind)
+      .map((f) => JSON.stringify(f))
+      .join(' | ');
+    scope.table.uses.add('ToolInput');
+    members.push({
+      key: propertyKey(entry.tool),
+      value: seq(object(args), ` satisfies Pick<ToolInput<typeof ${memberAccess(scope.registry, entry.tool)}>, ${fields}>`),
+      pointer: pointer(...at, 'tools', i, 'bind'),
+    });
+  });
+  return members.length > 0 ? object(members) : undefined;
 }
 
 function inputFunction(reads: Set<ExpressionRoot>, actor: string, body: Doc): Doc {

@@ -20,6 +20,8 @@ export interface TransitionScope {
   contextType: string;
   /** The name of the machine's output type. */
   outputType: string;
+  /** The name of the machine's tool registry (`<machine>Tools`). */
+  registry: string;
 }
 
 /** A transition list's place in its state: `on EVENT`, `after`, `always`, the invoke's `onDone`/`onError`, ... */

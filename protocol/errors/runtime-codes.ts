@@ -16,6 +16,9 @@ export const RUNTIME_ERROR_CODES = {
   SESSION_NOT_FOUND: 'No session with this id exists in the store.',
   SESSION_NEEDS_ATTENTION: 'The session waits for a person (a call with an unknown outcome, or a result no branch takes).',
   BUSY: 'Another event of this session is being applied and the caller asked not to queue.',
+  IDEMPOTENCY_KEY_REUSED:
+    'The event id (Idempotency-Key) was sent before with another event; it is not applied (use a new id for a new event).',
+  INVALID_EVENT_ID: 'The event id (Idempotency-Key) is not 1-128 printable ASCII characters.',
   RUNTIME_SATURATED:
     "As many runs as limits.maxConcurrentCalls are in progress and limits.overflow is 'refuse'; retry after details.retryAfterSeconds.",
   STEP_LIMIT: 'The session exceeded its maximum number of steps.',
@@ -25,7 +28,15 @@ export const RUNTIME_ERROR_CODES = {
   MACHINE_DEPTH_EXCEEDED: 'A machine invoke would nest child sessions deeper than limits.machineDepth (default 8).',
   CHILD_FAILED: 'The child session a machine invoke started ended in error or was cancelled (details name the child).',
   MACHINE_INVALID: 'A machine definition handed to the runtime is inconsistent (an expression in its spec does not parse).',
-  SPEC_CHANGED: 'The stored session was created from a different version of the machine.',
+  SPEC_CHANGED:
+    'The stored session was recorded under another version of the machine and does not fit the served one (details.reasons name why; a migration hook can carry it over).',
+  STALE_STATE_REMOVED: 'A state the session is in is not in the served version of the machine.',
+  STALE_STATE_CHANGED: 'A state the session is in has child states in the served version; the session does not know which to enter.',
+  STALE_CONTEXT_INVALID: "The session's context does not validate against the served version's context schema (a field changed type or is required now).",
+  STALE_CALL_IN_FLIGHT: 'A call is in flight in a state whose invoke changed in the served version.',
+  STALE_TIMER_CHANGED: "A pending `after` timer of the session is not declared in the served version (its delay or state changed).",
+  MIGRATION_HOOK_INVALID: "A machine's `migrate` export (its .impl.ts) is not a migration hook (the message names the field).",
+  MIGRATION_HOOK_THREW: "The machine's migration hook threw while mapping the session's context.",
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',
   STORE_CONFLICT: 'The stored session changed since it was read (optimistic version check).',
   SESSION_LEASED:
@@ -58,6 +69,12 @@ export const RUNTIME_ERROR_CODES = {
   RUN_BAD_CASE_NAME:
     '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
   RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',
+  MCP_CONFIG_INVALID: 'An MCP server entry is malformed, or names an environment variable that is not set (the message names it).',
+  MCP_UNAVAILABLE: 'An MCP server could not be started or reached.',
+  MCP_SERVER_CLOSED: 'An MCP server went away while a call was running (the next call connects again).',
+  MCP_CALL_FAILED: 'An MCP server refused a request (a protocol error, an unknown tool).',
+  MCP_TOOL_ERROR: 'An MCP tool answered with an error result (the message carries its text).',
+  MCP_SCHEMA_DRIFT: "`flowing codegen --check`: an MCP server's tools differ from the snapshot in mcp/ (run `flowing mcp pull`, then `flowing codegen`).",
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;
 

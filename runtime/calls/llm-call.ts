@@ -75,6 +75,9 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
     return result.output;
   } catch (thrown) {
     const error = toFlowError(deadline.isAborted && !(thrown instanceof FlowingError) ? deadline.reason : thrown, 'LLM_FAILED');
+    // A failed call spent tokens too (a cut stream, answers that failed validation): they count against the budget.
+    const spentOnFailure = (error.details as { usage?: LlmUsage } | undefined)?.usage;
+    if (spentOnFailure && typeof spentOnFailure.promptTokens === 'number') call.addUsage(spentOnFailure);
     call.record({ key, kind: 'llm', name: kind, idempotent: true, startedAt, completed: { at: clock.now(), ok: false, error } });
     call.emit('llm.failed', { callId: key, kind, error, latencyMs: clock.now() - startedAt });
     void call.commit(false);
@@ -102,6 +105,36 @@ function callOptions(call: CallContext, deadline: Deadline, timeoutMs: number): 
     timeoutMs,
     callId: call.key,
     clock: call.clock,
+    onRetry: (retry) =>
+      call.emit('llm.retry', { callId: call.key, kind: call.invoke && 'llm' in call.invoke ? call.invoke.llm : null, ...retry }),
+  };
+}
+
+/**
+ * A streamed answer's running token estimate against the session's budget: once the session's spent tokens plus
+ * what this answer has written pass the budget, the stream is stopped with BUDGET_EXCEEDED (never after the whole
+ * answer was paid for).
+ */
+function budgetGuard(call: CallContext): (completionTokensSoFar: number) => void {
+  const { tokenBudget } = call.limits;
+  if (!Number.isFinite(tokenBudget)) return () => {};
+  return (soFar) => {
+    const session = call.usage();
+    const spent = session.promptTokens + session.completionTokens + soFar;
+    if (spent > tokenBudget) {
+      throw new FlowingError(
+        'BUDGET_EXCEEDED',
+        `the answer was stopped at about ${soFar} tokens: the session would spend ${spent} tokens of its budget of ${tokenBudget}`,
+        { details: { tokenBudget, spent } },
+      );
+    }
+  };
+}
+
+/** Deltas of a streamed answer as `message.delta` events, none after the call was stopped. */
+function deltas(call: CallContext, deadline: Deadline): (text: string) => void {
+  return (text) => {
+    if (!deadline.isAborted) call.emit('message.delta', { callId: call.key, text });
   };
 }
 
@@ -135,9 +168,8 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
     }
     case 'generate': {
       const options = callOptions(call, deadline, timeoutMs);
-      options.onDelta = (text) => {
-        if (!deadline.isAborted) call.emit('message.delta', { callId: key, text });
-      };
+      options.onDelta = deltas(call, deadline);
+      options.onTokens = budgetGuard(call);
       const result = await llm.generate(request, options);
       count(call, usage, result);
       call.emit('message.complete', { callId: key, text: result.output.text });
@@ -158,6 +190,8 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
           return new Promise(() => {});
         }
         const tool = request.tools.includes(name) ? call.tools[name] : undefined;
+        const bound = tool ? request.bound?.[name] : undefined;
+        const runArgs = bound ? bindArguments(call, `${key}/${n}`, name, args, bound) : args;
         if (!tool)
           return {
             ok: false,
@@ -168,7 +202,11 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
           };
         const toolDeadline = loop.child();
         try {
-          const output = await callTool(call.nested(`${key}/${n}`, toolDeadline), { tool, input: { args }, onUnknownOutcome: 'throw' });
+          const output = await callTool(call.nested(`${key}/${n}`, toolDeadline), {
+            tool,
+            input: { args: runArgs },
+            onUnknownOutcome: 'throw',
+          });
           return { ok: true, output: truncateForModel(output, call.limits.maxToolResultChars) };
         } catch (error) {
           const flow = toFlowError(error);
@@ -182,6 +220,7 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
         const tool = call.tools[name];
         if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
       }
+      const options = callOptions(call, deadline, timeoutMs);
       try {
         const result = await loop.race(
           llm.agent(
@@ -191,6 +230,10 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
               timeoutMs,
               callId: key,
               clock: call.clock,
+              onRetry: options.onRetry!,
+              // A structured answer is JSON for the machine, not text for the user: it is not streamed out.
+              ...(request.output ? {} : { onDelta: deltas(call, loop) }),
+              onTokens: budgetGuard(call),
               callTool: callToolFromAgent,
               toolSchemas,
               onStep: (step) => {
@@ -202,12 +245,46 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
           ),
         );
         count(call, usage, result);
-        return { ...result, usage };
+        if (!request.output) {
+          call.emit('message.complete', { callId: key, text: result.output.text });
+          return { ...result, output: { text: result.output.text, steps: result.output.steps }, usage };
+        }
+        // A replayed call answers with what the call resolved with the first time: the object itself.
+        const answer = 'output' in result.output ? result.output.output : result.output;
+        const verdict = extractCheck(request.output, call.outputSchema)(answer);
+        if (!verdict.ok) {
+          throw new FlowingError('LLM_BAD_OUTPUT', `the agent's structured answer does not match its output fields: ${verdict.problem}`, {
+            details: { output: answer ?? null },
+          });
+        }
+        return { ...result, output: verdict.output, usage };
       } finally {
         loop.dispose();
       }
     }
   }
+}
+
+/**
+ * The arguments a bound tool runs with: the model's, with every bound field set to its value from context. A model
+ * that sent a bound field anyway does not get its way; the attempt is logged (`tool.bind_overridden`).
+ */
+function bindArguments(call: CallContext, callId: string, tool: string, args: unknown, bound: Readonly<Record<string, unknown>>): unknown {
+  const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const overridden = Object.keys(bound).filter((field) => Object.hasOwn(given, field) && !sameValue(given[field], bound[field]));
+  if (overridden.length > 0) {
+    call.emit('tool.bind_overridden', {
+      callId,
+      tool,
+      fields: overridden,
+      sent: Object.fromEntries(overridden.map((f) => [f, given[f]])),
+    });
+  }
+  return { ...given, ...bound };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Adds a provider answer's tokens to the call's total and the session's. */

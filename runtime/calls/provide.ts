@@ -75,11 +75,15 @@ export function provideRuntimeActors(
 }
 
 /**
- * An extract call's output schema from the spec's fields (generated requests carry a copy of them; the spec is the
+ * An extract call's (or a structured agent's) output schema from the spec's fields (generated requests carry a copy of them; the spec is the
  * law). Building a zod schema is far dearer than using one, so it is built once per invoke of the machine.
  */
 function outputSchemaOf(cache: Map<string, z.ZodType>, invokeId: string, invoke: object): z.ZodType | undefined {
-  const fields = (invoke as { fields?: Parameters<typeof fieldMapToZod>[0] }).fields;
+  const { fields: extracted, output } = invoke as {
+    fields?: Parameters<typeof fieldMapToZod>[0];
+    output?: Parameters<typeof fieldMapToZod>[0];
+  };
+  const fields = extracted ?? output;
   if (!fields) return undefined;
   let schema = cache.get(invokeId);
   if (!schema) cache.set(invokeId, (schema = fieldMapToZod(fields)));

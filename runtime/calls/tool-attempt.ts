@@ -23,6 +23,8 @@ export interface ToolAttemptOptions {
   deadline: AbortSignal | Deadline;
   timeoutMs: number;
   clock: Clock;
+  /** Hears the tool's `log` lines (progress); they are dropped when absent. */
+  log?: (message: string, data?: unknown) => void;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
                 return attempt.signal;
               },
               idempotencyKey: options.idempotencyKey,
-              log: noLog,
+              log: options.log ?? noLog,
             }),
       ),
       attempt.aborted,

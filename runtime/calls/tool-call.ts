@@ -8,6 +8,9 @@ import type { CallContext, ToolCallInput } from './context.ts';
 import { backoffDelay } from './backoff.ts';
 import { attemptTool, parseToolInput } from './tool-attempt.ts';
 
+/** A progress line longer than this is cut: the log is not a channel for results. */
+const MAX_PROGRESS_CHARS = 2_000;
+
 /** Error codes worth another attempt (declared tool codes are answers, not glitches). */
 const RETRYABLE = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
 
@@ -92,10 +95,20 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
     if (tool.risk === 'high') call.crashPoint('after-approval-persist');
     call.crashPoint('after-append-before-call');
     const retries = canRetry ? (options.invoke?.retries ?? tool.retries) : 0;
+    // The tool's `log` lines reach clients as they happen; none after the call was stopped.
+    const progress = (message: string, data?: unknown) => {
+      if (deadline.isAborted) return;
+      call.emit('tool.progress', {
+        callId: key,
+        tool: tool.name,
+        message: String(message).slice(0, MAX_PROGRESS_CHARS),
+        ...(data === undefined ? {} : { data }),
+      });
+    };
     const timeoutMs = options.invoke?.timeoutMs ?? tool.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await attemptTool(tool, parsed.args, { idempotencyKey, deadline, timeoutMs, clock });
+        const output = await attemptTool(tool, parsed.args, { idempotencyKey, deadline, timeoutMs, clock, log: progress });
         call.crashPoint('after-effect-before-complete');
         call.record(journal({ at: clock.now(), ok: true, output }));
         call.emit('tool.completed', { callId: key, tool: tool.name, output, attempts: attempt, durationMs: clock.now() - startedAt });

@@ -29,11 +29,30 @@ export interface OpenAIProviderOptions {
   timeoutMs?: number;
   /** A fetch to use instead of the global one (proxies, tests). */
   fetch?: typeof fetch;
+  /**
+   * Extra requests after a rate limit (429), a server error (5xx), a timeout or a cut connection; never after text
+   * was streamed to the user. Default 2.
+   */
+  retries?: number;
+  /** First retry delay when the provider sends no `Retry-After`; doubles per retry, with jitter. Default 500 ms. */
+  retryBaseMs?: number;
+  /** Cap of the backoff. Default 8 s. */
+  retryMaxMs?: number;
+  /** A `Retry-After` longer than this fails the call instead of waiting. Default 60 s. */
+  maxRetryAfterMs?: number;
+  /** Random number in [0, 1) for the backoff's jitter. Default Math.random. */
+  random?: () => number;
 }
+
+/** Model requests retried by default after a transient failure. */
+export const DEFAULT_LLM_RETRIES = 2;
 
 /**
  * A model provider for OpenAI and OpenAI-compatible servers (Ollama, vLLM, ...) through the `openai` SDK: classify and
- * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop.
+ * extract ask for JSON and repair invalid answers at most twice, generate streams, agent runs a bounded tool loop
+ * (streamed when the caller takes deltas, its tool calls of one turn run together). A request failing with a 429, a
+ * 5xx, a timeout or a cut connection is made again (`retries`), after the provider's `Retry-After` or a backoff with
+ * jitter, unless text already reached the caller.
  * Failures are FlowingErrors coded LLM_TIMEOUT, LLM_RATE_LIMITED, LLM_FAILED, LLM_BAD_OUTPUT or CANCELLED, with the
  * SDK error as `cause` and `details` holding the model, attempts and usage so far. The model of a call is
  * `modelOverride` (default `FLOWING_MODEL`) when set, else the request's `model` (the spec's, per step), else
@@ -52,6 +71,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const fallbackModel = options.model ?? options.models?.default;
+  const retry = {
+    retries: options.retries ?? DEFAULT_LLM_RETRIES,
+    baseMs: options.retryBaseMs ?? 500,
+    maxMs: options.retryMaxMs ?? 8_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    random: options.random ?? Math.random,
+  };
   const override = options.modelOverride === null ? undefined : (options.modelOverride ?? nonEmpty(process.env.FLOWING_MODEL));
 
   function modelFor(request: LlmRequest): string | undefined {
@@ -68,7 +94,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     }
     if (call.signal.aborted)
       throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
-    return startCall(client, model, call.signal, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock);
+    return startCall(client, model, call, request, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock, retry);
   }
 
   /** Runs the call; its failures carry the attempts and the usage so far, since tokens were spent either way. */

@@ -1,5 +1,6 @@
 import { fieldMapToZod } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
+import { fillFields } from './scripted-fill.ts';
 import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -13,8 +14,8 @@ function throwIfAborted(signal: AbortSignal) {
 }
 
 /**
- * The offline stand-in for a model: keyword rules for classify, regular expressions for extract, templated
- * replies for generate. Deterministic, free, and honestly not a model (`isModel: false`).
+ * The offline stand-in for a model: keyword rules for classify, regular expressions and keywords (see `fillFields`)
+ * for extract and an agent's structured output, templated replies for generate and agent text. Deterministic, free, and honestly not a model (`isModel: false`).
  * @example createRuntime({ machines, llm: createScriptedProvider() })
  */
 export function createScriptedProvider(options: { chunkSize?: number } = {}): LlmProvider {
@@ -35,15 +36,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     },
     async extract(request, { signal }): Promise<LlmResult<ExtractOutput>> {
       throwIfAborted(signal);
-      const output: Record<string, unknown> = {};
-      for (const [field, type] of Object.entries(request.fields)) {
-        const source = request.scripted?.patterns?.[field];
-        if (!source) continue;
-        const match = new RegExp(source, 'i').exec(request.text);
-        if (!match) continue;
-        const raw = match[1] ?? match[0];
-        output[field] = type.type === 'number' ? Number(raw) : type.type === 'boolean' ? /^(true|yes)$/i.test(raw) : raw;
-      }
+      const output = fillFields(request.fields, request.text, request.scripted);
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
         throw new FlowingError(
@@ -62,9 +55,16 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       throwIfAborted(signal);
       return result({ text });
     },
-    async agent(request, { signal }): Promise<LlmResult<AgentOutput>> {
+    async agent(request, { signal, onDelta }): Promise<LlmResult<AgentOutput>> {
+      const text = request.output ? '' : (request.scripted?.reply ?? request.prompt);
+      for (let i = 0; i < text.length; i += chunkSize) {
+        throwIfAborted(signal);
+        onDelta?.(text.slice(i, i + chunkSize));
+      }
       throwIfAborted(signal);
-      return result({ text: request.scripted?.reply ?? request.prompt, steps: 1 });
+      if (!request.output) return result({ text, steps: 1 });
+      const output = fillFields(request.output, request.prompt, request.scripted);
+      return result({ text: JSON.stringify(output), steps: 1, output });
     },
   };
 }

@@ -13,6 +13,9 @@ export interface LlmRequestBase {
    * provider should show the model its previous output and the problem. At most two repairs follow a first attempt.
    */
   repair?: { previousOutput: unknown; problem: string };
+  /** Sampling settings from the spec, sent to real models as they are. */
+  temperature?: number;
+  topP?: number;
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';
@@ -35,6 +38,10 @@ export interface AgentRequest extends LlmRequestBase {
   prompt: string;
   tools: readonly string[];
   maxIterations: number;
+  /** Tool arguments fixed from context, per tool: hidden from the model's schema, and they win over what it sends. */
+  bound?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Structured output: the final answer is a JSON object with these fields (`AgentOutput.output`). */
+  output?: FieldMap;
 }
 export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | AgentRequest;
 
@@ -48,6 +55,8 @@ export interface GenerateOutput {
 export interface AgentOutput {
   text: string;
   steps: number;
+  /** The final answer read as JSON, when the request asked for structured output (checked by the runtime). */
+  output?: Record<string, unknown>;
 }
 
 export interface LlmUsage {
@@ -76,12 +85,16 @@ export interface LlmCallOptions {
   clock?: Clock;
   /** The runtime's key of this call (`<invoke>@<step>`), for providers that log or answer by call. */
   callId?: string;
-  /** generate: each streamed piece of text. */
+  /** generate and agent: each streamed piece of the answer's text. */
   onDelta?: (text: string) => void;
   /** agent: runs a tool the model asked for. */
   callTool?: AgentToolCaller;
   /** agent: tool contracts offered to the model (JSON Schema of the input). */
   toolSchemas?: Record<string, { description: string; parameters: Record<string, unknown> }>;
+  /** A model request is tried again after a rate limit, a server error or a timeout (for the event log). */
+  onRetry?: (retry: { attempt: number; delayMs: number; error: { code: string; message: string } }) => void;
+  /** Called with the tokens a streaming answer has used so far; a throw stops the stream (the token budget). */
+  onTokens?: (completionTokensSoFar: number) => void;
   /** agent: each step, for the event log. */
   onStep?: (step: { iteration: number; toolCalls: Array<{ id: string; name: string; args: unknown }>; text?: string }) => void;
 }

@@ -17,7 +17,5 @@ export const DEFAULT_CLIENT_RATE = { perSecond: 50, burst: 100 } as const;
 export const DEFAULT_SESSION_RATE = { perSecond: 10, burst: 20 } as const;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
-/** Host names accepted without a token (a browser page on another name resolving to 127.0.0.1 is refused). */
-export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 /** Event types after which a session's stream ends: the session takes no more events. */
 export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(['session.done', 'session.cancelled']);

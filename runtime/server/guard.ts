@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { cors } from 'hono/cors';
 import { ServerError } from './errors.ts';
+import { isLoopbackHost } from './loopback.ts';
 import type { ResolvedServerOptions } from './options.ts';
 import { RateLimiter } from './rate-limit.ts';
 
@@ -25,10 +26,11 @@ export function hostGuard(options: ResolvedServerOptions): MiddlewareHandler {
   return async (c, next) => {
     if (options.token === undefined) {
       const name = hostnameOf(c.req.header('host'));
-      if (name === undefined || !options.allowedHosts.has(name)) {
+      const allowed = name !== undefined && (options.allowedHosts === 'loopback' ? isLoopbackHost(name) : options.allowedHosts.has(name));
+      if (!allowed) {
         throw new ServerError(
           'SERVER_FORBIDDEN_HOST',
-          `host ${JSON.stringify(c.req.header('host') ?? '')} is not served without a token; use 127.0.0.1 or set a token`,
+          `host ${JSON.stringify(c.req.header('host') ?? '')} is not served without a token; use a loopback address (127.0.0.1, localhost) or set a token`,
         );
       }
     }
@@ -57,7 +59,7 @@ export function originGuard(options: ResolvedServerOptions): MiddlewareHandler[]
   };
   const answer = cors({
     origin: (origin) => (options.corsOrigins.has(origin) ? origin : null),
-    allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+    allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'],
     exposeHeaders: ['Retry-After'],
     maxAge: 600,
   });

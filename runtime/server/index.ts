@@ -1,5 +1,6 @@
 export { createServer, type FlowingServerApp } from './create-server.ts';
-export { startServer, isLoopbackHost, type StartServerOptions, type RunningServer } from './listen.ts';
+export { startServer, type StartServerOptions, type RunningServer } from './listen.ts';
+export { isLoopbackHost } from './loopback.ts';
 export type { ServerOptions } from './options.ts';
 export type { ServerLogger, ServerLogEntry } from './log.ts';
 export type { RateSpec } from './rate-limit.ts';

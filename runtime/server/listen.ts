@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime.ts';
 import { DEFAULT_HOST, DEFAULT_PORT } from './constants.ts';
 import { createServer } from './create-server.ts';
 import { ServerError } from './errors.ts';
+import { isLoopbackHost } from './loopback.ts';
 import type { ServerOptions } from './options.ts';
 import { recoverSessions, type RecoveryReport } from './recover.ts';
 import { startTakeover, type Takeover } from './takeover.ts';
@@ -33,12 +34,6 @@ export interface RunningServer {
   host: string;
   port: number;
   close(): Promise<void>;
-}
-
-/** Addresses only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /**

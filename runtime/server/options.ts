@@ -8,7 +8,6 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_RETRY_MS,
   DEFAULT_SESSION_RATE,
-  LOOPBACK_HOSTNAMES,
 } from './constants.ts';
 import { redactingLogger, stderrLogger, type ServerLogger } from './log.ts';
 import type { RateSpec } from './rate-limit.ts';
@@ -22,7 +21,10 @@ export interface ServerOptions {
   token?: string;
   /** Browser origins allowed to call the API (exact `scheme://host[:port]`); all others get 403. Default: none. */
   corsOrigins?: readonly string[];
-  /** Host names (no port) served when there is no token. Default: localhost, 127.0.0.1, [::1]. */
+  /**
+   * Host names (no port; IPv6 in brackets) served when there is no token. Default: any loopback name, i.e.
+   * `localhost`, every address of 127.0.0.0/8 and `[::1]` (see isLoopbackHost).
+   */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
   maxJsonDepth?: number;
@@ -54,7 +56,8 @@ export interface ServerOptions {
 export interface ResolvedServerOptions {
   token?: string;
   corsOrigins: ReadonlySet<string>;
-  allowedHosts: ReadonlySet<string>;
+  /** The Host names served without a token: a fixed set, or every loopback name. */
+  allowedHosts: ReadonlySet<string> | 'loopback';
   maxBodyBytes: number;
   maxJsonDepth: number;
   heartbeatMs: number;
@@ -78,7 +81,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   return {
     token,
     corsOrigins: new Set(options.corsOrigins ?? []),
-    allowedHosts: new Set((options.allowedHosts ?? LOOPBACK_HOSTNAMES).map((h) => h.toLowerCase())),
+    allowedHosts: options.allowedHosts === undefined ? 'loopback' : new Set(options.allowedHosts.map((h) => h.toLowerCase())),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,

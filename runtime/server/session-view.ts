@@ -10,6 +10,7 @@ export function toSessionView(snapshot: SessionSnapshot): SessionView {
   return {
     sessionId: snapshot.sessionId,
     machineId: snapshot.machineId,
+    specHash: snapshot.specHash,
     traceId: snapshot.traceId,
     status: snapshot.status,
     state: snapshot.state,

@@ -13,7 +13,7 @@ export interface ChildParts {
   pool(): RunPool;
   machine(machineId: string): MachineInfo;
   newId(): string;
-  cancel(sessionId: string, reason: string): Promise<void>;
+  cancel(sessionId: string, reason: string): Promise<unknown>;
 }
 
 const ENDED: ReadonlySet<SessionStatus> = new Set(['done', 'error', 'cancelled']);

@@ -7,6 +7,7 @@ import type { RuntimeEvent } from '../events.ts';
 import type { ResolvedLimits, Semaphore } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { SessionRecord, SessionStore } from '../store/types.ts';
+import type { AnyMigrationHook } from '../migrate/hook.ts';
 import type { ThrowRecorder } from './instrument.ts';
 import type { MachineInfo } from './machine-info.ts';
 
@@ -48,4 +49,6 @@ export interface RunHost {
   onCommitted?(record: SessionRecord): void;
   /** XState's inspection events of every session, with where they happened (the runtime's `inspect` option). */
   inspect?: XStateInspector;
+  /** The migration hook of a machine (the runtime's `migrations` option), applied when a session of an older version opens. */
+  migrations?(machineId: string): AnyMigrationHook | undefined;
 }

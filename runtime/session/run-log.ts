@@ -5,7 +5,7 @@ import type { LlmUsage } from '../llm/types.ts';
 import type { JournalEntry, SessionRecord, SessionStore } from '../store/types.ts';
 
 /** The part of the next record the session decides (the log adds ids, counters, usage and times). */
-export type RecordDraft = Pick<SessionRecord, 'status' | 'step' | 'snapshot' | 'approval' | 'error' | 'calls' | 'timers'>;
+export type RecordDraft = Pick<SessionRecord, 'status' | 'step' | 'snapshot' | 'approval' | 'error' | 'calls' | 'timers' | 'eventIds'>;
 
 /** What the log asks of its session when it writes, and tells it after. */
 export interface RunLogOwner {
@@ -158,6 +158,7 @@ export class RunLog {
     if (draft.error) record.error = draft.error;
     if (draft.calls) record.calls = draft.calls;
     if (draft.timers) record.timers = draft.timers;
+    if (draft.eventIds) record.eventIds = draft.eventIds;
     try {
       await this.store.commit({
         expectedVersion: base.version,

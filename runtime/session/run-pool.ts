@@ -1,4 +1,5 @@
 import { FlowingError } from '../errors.ts';
+import { carryOver } from '../migrate/carry.ts';
 import type { JournalEntry, ParentLink, SessionRecord, SessionStore } from '../store/types.ts';
 import { NO_USAGE, sharedValue, EMPTY_LIST } from './compact.ts';
 import type { RunHost } from './host.ts';
@@ -57,7 +58,7 @@ export class RunPool {
   async withRun<T>(sessionId: string, start: boolean, fn: (run: SessionRun) => Promise<T>, leaseWaitMs?: number): Promise<T> {
     // Across processes, the lease is what serialises a session's steps; it is taken before the record is read.
     const lease = await this.takeLease(sessionId, leaseWaitMs === undefined ? {} : { waitMs: leaseWaitMs });
-    const opening = this.open(sessionId, start).then((run) => underLease(run, lease));
+    const opening = this.open(sessionId, start, lease?.token).then((run) => underLease(run, lease));
     this.setLive(sessionId, opening);
     let run: SessionRun | undefined;
     try {
@@ -157,8 +158,8 @@ export class RunPool {
     }
   }
 
-  private async open(sessionId: string, start: boolean): Promise<SessionRun> {
-    const record = await this.store.load(sessionId);
+  private async open(sessionId: string, start: boolean, fence: number | undefined): Promise<SessionRun> {
+    let record = await this.store.load(sessionId);
     if (!record) throw new FlowingError('SESSION_NOT_FOUND', `no session '${sessionId}' in the ${this.store.name} store`);
     if (record.timers) this.wakeups.arm(sessionId, record.timers);
     const parked = this.warm.get(sessionId);
@@ -168,20 +169,30 @@ export class RunPool {
       parked.dispose();
     }
     const info = this.host.machine(record.machineId);
+    const active = record.status === 'running' || record.status === 'waiting' || record.status === 'needs_attention';
     if (record.specHash !== info.definition.specHash) {
-      throw new FlowingError(
-        'SPEC_CHANGED',
-        `session '${sessionId}' was created from another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); it is not continued on the new graph`,
-      );
+      // A finished session has nothing to continue: it stays under the version it was recorded with.
+      if (!active) throw finishedUnderOtherVersion(record, info);
+      const hook = this.host.migrations?.(record.machineId);
+      const carried = await carryOver(this.store, record, info, { now: this.host.clock.now(), fence, ...(hook ? { hook } : {}) });
+      record = carried.record;
+      this.host.deliver(sessionId, [carried.event]);
     }
-    const active = record.status === 'running' || record.status === 'waiting';
     // Only a session stopped mid-run can have calls in flight; idle ones never need the journal.
     const journal: readonly JournalEntry[] = record.status === 'running' ? await this.store.readJournal(sessionId) : [];
-    const startNow = start && active;
+    const startNow = start && (record.status === 'running' || record.status === 'waiting');
     const run = new SessionRun(this.host, info, record, journal, !startNow);
     if (startNow) run.start({ snapshot: record.snapshot });
     return run;
   }
+}
+
+function finishedUnderOtherVersion(record: SessionRecord, info: MachineInfo): FlowingError {
+  return new FlowingError(
+    'SPEC_CHANGED',
+    `session '${record.sessionId}' ended under another version of '${record.machineId}' (spec hash ${record.specHash.slice(0, 12)}, now ${info.definition.specHash.slice(0, 12)}); a finished session is not carried onto the new graph`,
+    { details: { sessionId: record.sessionId, fromVersion: record.specHash, toVersion: info.definition.specHash, reasons: [] } },
+  );
 }
 
 /** Makes a run's commits carry the lease's token, and stops the run (writing nothing more) if the lease is lost. */

@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from '@flowing/spec';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { FlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
@@ -68,20 +69,21 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   await run.flush();
   const failure = run.failed;
   if (failure) {
-    run.append('transition.rejected', {
-      event: check.event.type,
-      states: activeStates(snapshot),
-      code: failure.code,
-      reason: failure.message,
-    });
+    // A thrown message can quote event data: escaped like every refusal (see refuseEvent).
+    const message = escapeControlCharacters(failure.message);
+    run.append('transition.rejected', { event: check.event.type, states: activeStates(snapshot), code: failure.code, reason: message });
     await run.flush();
-    return { applied: false, ...failure };
+    return { applied: false, ...failure, message };
   }
   return { applied: true, state: run.snapshot?.value ?? null, status: run.status, events: run.log.appended.slice(first) };
 }
 
-/** Records a refusal in the log and returns it. */
-export async function refuseEvent(run: SendingRun, raw: unknown, refusal: Refusal, payload?: unknown): Promise<SendResult> {
+/**
+ * Records a refusal in the log and returns it. Its message can quote what the client sent (an event type), so it is
+ * escaped as the CLI escapes what it prints: no control, line-separator or bidi character reaches a reader raw.
+ */
+export async function refuseEvent(run: SendingRun, raw: unknown, unescaped: Refusal, payload?: unknown): Promise<SendResult> {
+  const refusal = { ...unescaped, message: escapeControlCharacters(unescaped.message) };
   const snapshot = run.snapshot;
   run.append('transition.rejected', refusalData(raw, refusal, snapshot && !run.actor.stopped ? activeStates(snapshot) : [], payload));
   await run.flush();

@@ -9,16 +9,17 @@ import { ApprovalWatch } from './approval-watch.ts';
 import { CallLedger } from './call-ledger.ts';
 import { compactSnapshot } from './compact.ts';
 import { ContextCheck } from './context-check.ts';
+import { EventIds, sendOnce, type IdempotentRun } from './event-ids.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
 import type { RunOutcome } from './outcome.ts';
 import { Quiet } from './quiet.ts';
-import type { Refusal } from './refusal.ts';
+import { checkStatus, type Refusal } from './refusal.ts';
 import { RunFailures } from './run-failures.ts';
 import { RunSteps } from './run-steps.ts';
 import { RunLog, type RecordDraft } from './run-log.ts';
 import { refuseEvent, sendEvent } from './run-send.ts';
-import type { SendResult } from './types.ts';
+import type { CancelResult, SendResult } from './types.ts';
 
 export type { SendResult } from './types.ts';
 
@@ -36,12 +37,14 @@ export interface RunBase {
  * the failure rules — and keeps what they share: the status, the step counter and the outcome.
  * Idle sessions have no run; they are a stored record the next `send` restores.
  */
-export class SessionRun {
+export class SessionRun implements IdempotentRun {
   readonly sessionId: string;
   readonly log: RunLog;
   readonly calls: CallLedger;
   readonly actor: ActorBridge;
   readonly approvals: ApprovalWatch;
+  /** The event ids the session remembers (see sendOnce). */
+  readonly eventIds: EventIds;
   status: SessionStatus;
   step: number;
   outcome?: RunOutcome;
@@ -71,6 +74,7 @@ export class SessionRun {
     this.quiet = new Quiet(quiet);
     this.contextCheck = new ContextCheck(info.contextSchema);
     this.approvals = new ApprovalWatch(info, record.sessionId, record.approval);
+    this.eventIds = new EventIds(record.eventIds);
     this.failures = new RunFailures(this);
     this.steps = new RunSteps(this, this.failures);
     // The run is its collaborators' owner and listener itself: no closures are made per run.
@@ -274,12 +278,39 @@ export class SessionRun {
     if (calls) draft.calls = calls;
     const timers = this.frozenSnapshot ? undefined : this.actor.timerDeadlines();
     if (timers) draft.timers = timers;
+    const eventIds = this.eventIds.list;
+    if (eventIds) draft.eventIds = eventIds;
     return draft;
   }
 
   /** Applies one event after checking it; waits until the session is quiet again. */
   send(raw: unknown): Promise<SendResult> {
     return sendEvent(this, raw);
+  }
+
+  /** Applies one event sent under an id, unless that id was sent before (see sendOnce). */
+  sendOnce(raw: unknown, eventId: string): Promise<SendResult> {
+    return sendOnce(this, raw, eventId);
+  }
+
+  /** IdempotentRun: the state the session is in now. */
+  get stateValue(): unknown {
+    return this.snapshot?.value ?? (this.log.stored.snapshot as { value?: unknown } | undefined)?.value ?? null;
+  }
+
+  /** IdempotentRun: seq of the last event logged. */
+  get seq(): number {
+    return this.log.seq;
+  }
+
+  /** IdempotentRun: writes the record with the event ids as they are now. */
+  commitIds(): Promise<void> {
+    this.log.scheduleCommit();
+    return this.log.flush();
+  }
+
+  readEvents(afterSeq: number, limit: number): Promise<readonly RuntimeEvent[]> {
+    return this.host.store.readEvents(this.sessionId, afterSeq, limit);
   }
 
   /** Records a refusal in the log and returns it. */
@@ -318,9 +349,12 @@ export class SessionRun {
     this.quiet.set();
   }
 
-  /** Aborts in-flight calls, stops the actor and marks the session cancelled. */
-  async cancel(reason: string): Promise<void> {
-    if (this.status === 'cancelled' || this.status === 'done' || this.status === 'error') return;
+  /** Aborts in-flight calls, stops the actor and marks the session cancelled; a finished session is left as it is. */
+  async cancel(reason: string): Promise<CancelResult> {
+    if (this.status === 'cancelled' || this.status === 'done' || this.status === 'error') {
+      const refusal = checkStatus(this.status, this.outcome?.error)!;
+      return { cancelled: false, code: refusal.code, message: refusal.message };
+    }
     const children = this.childSessions();
     if (this.actor.live) this.frozenSnapshot = this.actor.persistedRaw();
     this.status = 'cancelled';
@@ -331,6 +365,7 @@ export class SessionRun {
     await this.calls.settled();
     this.quiet.set();
     await this.flush();
+    return { cancelled: true };
   }
 
   /** Makes a quiet run ready to be reused for the session's next event (kept warm by the runtime). */

@@ -5,6 +5,7 @@ import { waitingChild } from './child-view.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { MachineInfo } from './machine-info.ts';
 import type { RunPool } from './run-pool.ts';
+import { checkEventId } from './event-ids.ts';
 import type { Subscriptions } from './subscriptions.ts';
 import type { SendResult, Session, SessionSnapshot } from './types.ts';
 
@@ -23,14 +24,15 @@ export interface HandleParts {
  * waits on a child session goes to that child (and on down the tree); the parent then continues with the child's
  * end, in the same turn.
  */
-function deliver(parts: HandleParts, sessionId: string, event: { type: string }): Promise<SendResult> {
+function deliver(parts: HandleParts, sessionId: string, event: { type: string }, eventId: string | undefined): Promise<SendResult> {
   const { queue, pool } = parts;
   return queue.run(sessionId, () =>
     pool.withRun(sessionId, true, async (run) => {
       await run.whenQuiet();
       const childId = run.forwardTarget(event);
-      if (childId === undefined) return run.send(event);
-      const result = await deliver(parts, childId, event);
+      if (childId === undefined) return eventId === undefined ? run.send(event) : run.sendOnce(event, eventId);
+      // The event id goes along: the child refuses a repeat of it as this session would.
+      const result = await deliver(parts, childId, event, eventId);
       run.wakeCalls();
       await run.whenQuiet();
       return { ...result, forwardedTo: result.forwardedTo ?? childId };
@@ -45,6 +47,9 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
     id: sessionId,
     machineId,
     send(event, sendOptions = {}) {
+      const { eventId } = sendOptions;
+      const badId = eventId === undefined ? undefined : checkEventId(eventId);
+      if (badId) return Promise.resolve({ applied: false as const, ...badId });
       if (sendOptions.queue === false && queue.has(sessionId)) {
         const current = pool.current(sessionId);
         const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
@@ -53,7 +58,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       }
       const admitted = admission.enter();
       if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
-      return deliver(parts, sessionId, event).finally(admitted.leave);
+      return deliver(parts, sessionId, event, eventId).finally(admitted.leave);
     },
     async snapshot() {
       const current = pool.current(sessionId);
@@ -64,6 +69,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       const view: SessionSnapshot = {
         sessionId,
         machineId: record.machineId,
+        specHash: record.specHash,
         traceId: record.traceId,
         status: record.status,
         state: snapshot.value ?? null,

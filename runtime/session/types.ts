@@ -5,6 +5,9 @@ import type { RuntimeLimits } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { ApprovalRecord, ParentLink, SessionStatus, SessionStore } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
+import type { AnyMigrationHook } from '../migrate/hook.ts';
+import type { StaleSession } from '../migrate/list.ts';
+import type { MigrationReport } from '../migrate/run-migrations.ts';
 import type { XStateInspector } from './host.ts';
 import type { LeaseOptions } from './lease.ts';
 import type { MachineInfo } from './machine-info.ts';
@@ -34,6 +37,11 @@ export interface RuntimeOptions {
    * reported once per session (process warning FLOWING_INSPECTOR_THREW) and never reaches the session.
    */
   inspect?: XStateInspector;
+  /**
+   * Migration hooks by machine id (each machine's `migrate` export of its `.impl.ts`): a session recorded under an
+   * older version that does not fit the served one as it is gets carried over by its machine's hook when it opens.
+   */
+  migrations?: Readonly<Record<string, AnyMigrationHook>>;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */
@@ -43,6 +51,8 @@ export type SessionEvent<TDef> = string extends EventOf<TDef>['type'] ? { type: 
 export interface SessionSnapshot {
   sessionId: string;
   machineId: string;
+  /** The version (spec hash) of the machine the session runs. */
+  specHash: string;
   traceId: string;
   status: SessionStatus;
   state: unknown;
@@ -76,7 +86,16 @@ export interface ChildWait {
 export interface SendOptions {
   /** Wait behind an event being applied (default), or refuse with BUSY. */
   queue?: boolean;
+  /**
+   * An id for this event (1-128 printable ASCII characters), e.g. a retry's: sent again with the same event, it is not
+   * applied again and the first result is answered, marked `duplicate`; with another event, it is refused with
+   * IDEMPOTENCY_KEY_REUSED. A session remembers its last EVENT_IDS_KEPT (64) ids.
+   */
+  eventId?: string;
 }
+
+/** The answer of `session.cancel`: cancelled now, or refused because the session had already finished. */
+export type CancelResult = { cancelled: true } | { cancelled: false; code: string; message: string };
 
 /** A handle on one session; holding it costs nothing in the runtime. */
 export interface Session<TEvent extends { type: string } = { type: string; [key: string]: unknown }> {
@@ -92,8 +111,11 @@ export interface Session<TEvent extends { type: string } = { type: string; [key:
    * `onError` hears once if the stored events cannot be read (SUBSCRIPTION_FAILED); the subscription is then closed.
    */
   subscribe(fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void;
-  /** Aborts in-flight calls and ends the session with status `cancelled`. */
-  cancel(reason?: string): Promise<void>;
+  /**
+   * Aborts in-flight calls and ends the session with status `cancelled`. A session already finished (done, error,
+   * cancelled) is left as it is and the answer says why (SESSION_FINISHED, SESSION_CANCELLED); nothing is logged.
+   */
+  cancel(reason?: string): Promise<CancelResult>;
 }
 
 export interface Runtime {
@@ -119,13 +141,25 @@ export interface Runtime {
    * With leases, `leaseWaitMs` bounds the wait for another process stepping it (then SESSION_LEASED).
    */
   resume(sessionId: string, options?: { leaseWaitMs?: number }): Promise<Session>;
+  /**
+   * Sessions recorded under another version of their machine that do not continue on the served one as they are,
+   * each with the reasons and whether the machine's migration hook carries it over. Sessions that fit are not listed.
+   */
+  staleSessions(query?: { machineId?: string; limit?: number }): Promise<StaleSession[]>;
+  /**
+   * Carries every session of an older version that fits (as it is, or through its machine's hook) onto the served
+   * version, logging `session.migrated` with both versions; `dryRun` writes nothing and reports what would happen.
+   */
+  migrate(options?: { dryRun?: boolean; machineId?: string }): Promise<MigrationReport>;
+  /** How many sessions still taking events are in each active state path of a machine. */
+  sessionsByState(machineId: string): Promise<Record<string, number>>;
   readonly store: SessionStore;
   readonly machines: ReadonlyMap<string, MachineInfo>;
 }
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
 export type SendResult = (
-  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[] }
+  | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[]; duplicate?: true }
   | { applied: false; code: string; message: string; details?: unknown }
 ) & {
   /** Set when the event went to the child session this session waits on (an APPROVE or REJECT for the child's approval). */

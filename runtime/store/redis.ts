@@ -17,8 +17,9 @@ export interface RedisStoreOptions {
   /** A client of your own; the store uses it and duplicates it for the live feed, and `close` leaves it open. */
   redis?: Redis;
   /**
-   * Options for the client the store creates from `url`. By default a command fails after 3 reconnection attempts
-   * (STORE_UNAVAILABLE) instead of waiting for Redis indefinitely.
+   * Options for the client the store creates from `url`. By default a command that gets no answer within
+   * `commandTimeout` (500 ms) fails with STORE_UNAVAILABLE, and commands never wait for Redis to come back: while it
+   * is unreachable, every request fails fast instead of queueing behind a dead connection.
    */
   redisOptions?: RedisOptions;
   /** Prefix of every key the store writes (default `flowing:`), so several apps can share one Redis. */
@@ -38,6 +39,8 @@ export interface RedisStoreOptions {
 export interface RedisDurability extends StoreDurability {
   appendonly: boolean;
   appendfsync?: string;
+  /** Without an append-only file: whether RDB snapshots are taken (`save` is not empty). */
+  snapshots?: boolean;
 }
 
 export interface RedisStore extends SessionStore {
@@ -48,6 +51,19 @@ export interface RedisStore extends SessionStore {
 }
 
 const FINISHED: ReadonlySet<SessionStatus> = new Set(['done', 'error', 'cancelled']);
+
+/**
+ * How the store's own client treats an unreachable Redis: a command that gets no answer within 500 ms fails; a
+ * command issued while disconnected waits for at most two reconnection attempts (every 50-200 ms), then fails and
+ * leaves the queue, so requests answer 503 in about half a second and none piles up or runs late on reconnect. One
+ * dropped connection alone (the server restarted, a CLIENT KILL) is retried on the next one.
+ */
+const UNAVAILABLE_FAST: RedisOptions = {
+  commandTimeout: 500,
+  maxRetriesPerRequest: 1,
+  retryStrategy: (times) => Math.min(times * 50, 200),
+  connectTimeout: 5_000,
+};
 
 /**
  * A store several runtime processes share: each commit is one Lua script (version compare-and-set, events appended
@@ -72,9 +88,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     );
   }
   const owned = !options.redis;
-  const redis =
-    options.redis ??
-    new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...options.redisOptions });
+  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { ...UNAVAILABLE_FAST, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
   // The hash tag keeps one session's keys in one slot, should the keys ever live on a cluster.
   const key = (sessionId: string, kind: 'r' | 'e' | 'j' | 'lease') => `${prefix}{${sessionId}}:${kind}`;
@@ -100,7 +114,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
         /^(STORE_|FLOW_STORE_)/.test((error as { code: string }).code)
       )
         throw error;
-      throw storeError('STORE_UNAVAILABLE', `Redis ${what} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      throw storeError('STORE_UNAVAILABLE', `Redis ${what} failed: ${unavailableReason(redis, error)}`, {
         cause: error,
         ...(sessionId ? { sessionId } : {}),
       });
@@ -225,9 +239,11 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       };
       let appendonly: boolean;
       let appendfsync: string | undefined;
+      let save: string | undefined;
       try {
         appendonly = (await read('appendonly')) === 'yes';
         appendfsync = appendonly ? await read('appendfsync') : undefined;
+        save = appendonly ? undefined : ((await read('save')) ?? '').trim();
       } catch (error) {
         // Managed Redis services often refuse CONFIG; say so rather than guess.
         if ((error as { code?: string }).code === 'STORE_CLOSED') throw error;
@@ -236,8 +252,13 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
           summary: "Redis durability: unknown (CONFIG GET refused); check the server's appendonly and appendfsync settings",
         };
       }
-      const summary = !appendonly ? 'Redis durability: snapshot only' : `Redis durability: append-only file, fsync ${appendfsync}`;
-      return { appendonly, ...(appendfsync ? { appendfsync } : {}), summary };
+      if (appendonly) return { appendonly, appendfsync, summary: `Redis durability: append-only file, fsync ${appendfsync}` };
+      // `save ''` turns RDB snapshots off: with no append-only file either, a Redis restart loses every session.
+      const snapshots = save !== '';
+      const summary = snapshots
+        ? 'Redis durability: snapshot only'
+        : 'Redis durability: no persistence (no RDB snapshots, no append-only file: a Redis restart loses every session)';
+      return { appendonly, snapshots, summary };
     },
     async close() {
       if (closed) return;
@@ -253,4 +274,17 @@ function fieldE(fields: unknown): unknown {
   if (!Array.isArray(fields)) return undefined;
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'e') return fields[i + 1];
   return undefined;
+}
+
+/**
+ * Why a Redis command failed, in the store's words: the driver's own messages ("Reached the max retries per request
+ * limit", "Command timed out") name its internals, not what a client can act on. A reply error of the server
+ * itself (OOM, READONLY, ...) is the server's text and is kept.
+ */
+function unavailableReason(redis: Redis, error: unknown): string {
+  const where = `Redis at ${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`;
+  if (error instanceof Error && error.name === 'ReplyError') return `${where} answered: ${error.message.slice(0, 200)}`;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/timed out/i.test(message)) return `${where} did not answer within ${redis.options.commandTimeout ?? 'the command timeout'} ms`;
+  return `${where} is not reachable (${redis.status === 'ready' ? 'the connection failed' : `connection ${redis.status}`}); retry once it is back`;
 }

@@ -17,6 +17,23 @@ export interface ApprovalRecord {
   consumed?: boolean;
 }
 
+/**
+ * An event id a session remembers (`send(event, { eventId })`): the hash of the event it came with, the first seq its
+ * application logged, and its result once known. Written by the same commit as the event's first log entries, so an
+ * applied event never lacks its id after a crash.
+ */
+export interface EventIdRecord {
+  id: string;
+  /** Hash of the event (type and payload) first sent with this id. */
+  hash: string;
+  /** Seq of the first event its application logged. */
+  seq: number;
+  /** The result, once the send settled: applied (the state and status it settled in, its last seq) or refused. */
+  result?:
+    | { applied: true; state: unknown; status: SessionStatus; lastSeq: number }
+    | { applied: false; code: string; message: string; details?: unknown };
+}
+
 /** What a store keeps about one session besides its events: the persisted XState snapshot and the runtime's counters. */
 export interface SessionRecord {
   sessionId: string;
@@ -49,6 +66,8 @@ export interface SessionRecord {
    * schedules them again with the time left; the runtime wakes a quiet session up when the first one is due.
    */
   timers?: Readonly<Record<string, number>>;
+  /** The last event ids sent with events (oldest first, at most EVENT_IDS_KEPT), so a repeat is not applied again. */
+  eventIds?: readonly EventIdRecord[];
   createdAt: number;
   updatedAt: number;
 }

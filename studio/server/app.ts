@@ -39,6 +39,7 @@ export function createStudioApp(options: StudioAppOptions): StudioApp {
   app.onError((error) => errorResponse(error));
   app.notFound(() => errorResponse(new StudioError('STUDIO_NOT_FOUND', 'no such route')));
   const runtime = runtimeHandler(options.runtimeApp);
+  if (options.runtimeApp) options.context.runtimeStates ??= (machineId) => runtime.stateCounts(machineId);
   app.all(RUNTIME_PREFIX, runtime);
   app.all(`${RUNTIME_PREFIX}/*`, runtime);
   app.on(['GET', 'HEAD'], `${SESSION_FILE_PREFIX}/:token`, sessionFileHandler(options.sessionFile));

@@ -1,5 +1,6 @@
 import type { Codegen, ToolCatalog } from '@flowing/codegen';
 import type { CaseChecker } from './cases.ts';
+import type { RuntimeStateCounts } from './stranding.ts';
 import { createKeyedQueue } from './files.ts';
 import { resolveRoots, type ProjectRoots } from './roots.ts';
 
@@ -14,6 +15,8 @@ export interface StudioContext {
   serial: <T>(key: string, task: () => Promise<T>) => Promise<T>;
   /** Checks a recorded case before it is saved (given by the CLI); without one, saving a case is refused. */
   checkCase?: CaseChecker;
+  /** The connected runtime's sessions by active state (set when a runtime is mounted), for the save warning. */
+  runtimeStates?: RuntimeStateCounts;
   dispose(): void;
 }
 

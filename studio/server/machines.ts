@@ -6,6 +6,7 @@ import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf, writeAtomic } from './files.ts';
 import { ensureDir, machineFile } from './paths.ts';
+import { strandedBy, strandingWarning, type StrandedState } from './stranding.ts';
 
 /** One machine as the list shows it. */
 export interface MachineSummary {
@@ -86,13 +87,14 @@ export function saveBody(body: unknown): SaveBody {
 
 /**
  * Saves a spec: refused with 422 unless valid or a draft, and with 409 STUDIO_CONFLICT when the file is not at
- * `baseVersion` (null: it must not exist yet). Written atomically.
+ * `baseVersion` (null: it must not exist yet). Written atomically. When the edit removes states in which sessions of
+ * the connected runtime wait, the answer names them (`stranded`) and says so (`warning`); the save goes ahead.
  */
 export async function saveMachine(
   context: StudioContext,
   id: string,
   body: SaveBody,
-): Promise<{ version: string; problems: SpecProblem[] }> {
+): Promise<{ version: string; problems: SpecProblem[]; stranded: StrandedState[]; warning?: string }> {
   if (body.spec.id !== id) {
     throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(body.spec.id)} differs from the machine in the URL (${id})`, {
       id,
@@ -107,7 +109,8 @@ export async function saveMachine(
     );
   }
   const text = formatSpec(body.spec);
-  return context.serial(`machine:${id}`, async () => {
+  let before: unknown;
+  const saved = await context.serial(`machine:${id}`, async () => {
     const { dir, file, exists } = await machineFile(context.roots, id);
     const current = exists ? await readIfExists(file) : undefined;
     const currentVersion = current === undefined ? null : versionOf(current);
@@ -130,10 +133,14 @@ export async function saveMachine(
         });
       }
     } else {
+      before = parseLoose(current.toString("utf8"));
       await writeAtomic(file, text);
     }
     return { version: versionOf(text), problems };
   });
+  const stranded = await strandedBy(id, before, body.spec, context.runtimeStates);
+  const warning = strandingWarning(stranded);
+  return { ...saved, stranded, ...(warning ? { warning } : {}) };
 }
 
 /** Runs codegen on a saved, valid spec and writes the generated files (422 STUDIO_SPEC_INVALID on errors). */

@@ -1,3 +1,4 @@
+import { routeUrl, type MachineStateCounts } from '@flowing/protocol';
 import type { Context } from 'hono';
 import { API_PREFIX } from './api-target.ts';
 import { StudioError } from './errors.ts';
@@ -18,8 +19,12 @@ export interface RuntimeApp {
  */
 export type RuntimeAppSource = RuntimeApp | (() => Promise<RuntimeApp>);
 
-/** The `/api/runtime/*` handler, and `close()` for when the studio stops. */
-export type RuntimeHandler = ((c: Context) => Promise<Response>) & { close(): Promise<void> };
+/** The `/api/runtime/*` handler, `stateCounts` for the studio's own questions, and `close()` for when the studio stops. */
+export type RuntimeHandler = ((c: Context) => Promise<Response>) & {
+  /** `GET /machines/:id/states` of the mounted runtime; undefined when it does not serve the machine. */
+  stateCounts(machineId: string): Promise<MachineStateCounts | undefined>;
+  close(): Promise<void>;
+};
 
 /** Headers the studio's own guard has already decided on; the mounted runtime would refuse a same-origin page for them. */
 const DECIDED_HEADERS = ['origin', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest'];
@@ -68,6 +73,14 @@ export function runtimeHandler(source: RuntimeAppSource | undefined): RuntimeHan
     return app.fetch(forwarded, c.env);
   };
   return Object.assign(handler, {
+    async stateCounts(machineId: string): Promise<MachineStateCounts | undefined> {
+      if (!source) return undefined;
+      const app = await load();
+      const response = await app.fetch(
+        new Request(`http://127.0.0.1${routeUrl('GET /machines/:id/states', { id: machineId })}`, { headers: { host: '127.0.0.1' } }),
+      );
+      return response.ok ? ((await response.json()) as MachineStateCounts) : undefined;
+    },
     async close() {
       const app = typeof source === 'function' ? await loading?.catch(() => undefined) : source;
       await app?.close?.();

@@ -89,7 +89,11 @@ export const api = {
   createMachine: (id: string) => call<CreatedMachine>('POST', '/api/machines', { id }),
   deleteMachine: (id: string, baseVersion: string) => call<DeletedMachine>('DELETE', machinePath(id), { baseVersion }),
   saveMachine: (id: string, spec: FlowSpec, baseVersion: string | null, draft = false) =>
-    call<{ version: string; problems: SpecProblem[] }>('PUT', machinePath(id), { spec, baseVersion, ...(draft ? { draft: true } : {}) }),
+    call<{ version: string; problems: SpecProblem[]; stranded: Array<{ state: string; sessions: number }>; warning?: string }>(
+      'PUT',
+      machinePath(id),
+      { spec, baseVersion, ...(draft ? { draft: true } : {}) },
+    ),
   generate: (id: string) => call<GenerateResponse>('POST', `${machinePath(id)}/generate`),
   listTools: () => call<{ tools: ToolSummary[] }>('GET', '/api/tools').then((r) => r.tools),
   createTool: (name: string) => call<{ path: string }>('POST', '/api/tools', { name }),

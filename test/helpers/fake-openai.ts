@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -17,7 +17,8 @@ export interface FakeToolCall {
 
 /**
  * One scripted answer. A `reply` is sent as a JSON completion, or as SSE chunks when the request asks to stream
- * (`chunks`, else the content in one piece); `stallAfterChunks` sends that many chunks and then hangs.
+ * (`chunks`, else the content in one piece); `stallAfterChunks` sends that many chunks and then hangs;
+ * `cutAfterChunks` sends that many and then drops the connection.
  */
 export type FakeTurn =
   | {
@@ -28,6 +29,8 @@ export type FakeTurn =
       usage?: FakeUsage;
       intervalMs?: number;
       stallAfterChunks?: number;
+      /** Sends that many content chunks, then destroys the connection (a stream cut mid-answer). */
+      cutAfterChunks?: number;
     }
   | { type: 'error'; status: number; message?: string; headers?: Record<string, string> }
   | { type: 'stall' };
@@ -43,6 +46,8 @@ export interface RecordedRequest {
   clientClosed: boolean;
   /** Content chunks written to a stream. */
   chunksSent: number;
+  /** When the request arrived (performance.now()). */
+  at: number;
 }
 
 // Loose on purpose: the fake checks what the SDK sent rather than trusting a type.
@@ -70,7 +75,7 @@ export const toolCalls = (calls: FakeToolCall[], extra: { usage?: FakeUsage; con
 });
 export const streamed = (
   chunks: string[],
-  extra: { usage?: FakeUsage; intervalMs?: number; stallAfterChunks?: number } = {},
+  extra: { usage?: FakeUsage; intervalMs?: number; stallAfterChunks?: number; cutAfterChunks?: number } = {},
 ): FakeTurn => ({ type: 'reply', chunks, ...extra });
 export const httpError = (status: number, message = `fake error ${status}`, headers?: Record<string, string>): FakeTurn => ({
   type: 'error',
@@ -126,7 +131,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
   app.post('/v1/chat/completions', async (c) => {
     const body = (await c.req.json()) as ChatBody;
-    const record: RecordedRequest = { body, status: 0, clientClosed: false, chunksSent: 0 };
+    const record: RecordedRequest = { body, status: 0, clientClosed: false, chunksSent: 0, at: performance.now() };
     requests.push(record);
     c.req.raw.signal.addEventListener(
       'abort',
@@ -172,6 +177,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       for (const chunk of chunksOf(id, body.model, turn)) {
         if (turn.stallAfterChunks !== undefined && record.chunksSent >= turn.stallAfterChunks) {
           await untilClosed(c.req.raw.signal, closing.signal);
+          return;
+        }
+        if (turn.cutAfterChunks !== undefined && record.chunksSent >= turn.cutAfterChunks) {
+          // The chunks pass a stream pipe before the socket: let them reach the client before the cut.
+          if (record.chunksSent > 0) await stream.sleep(50);
+          (c.env as { incoming: IncomingMessage }).incoming.socket.destroy();
           return;
         }
         if (stream.aborted) return;

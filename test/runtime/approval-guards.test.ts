@@ -41,4 +41,17 @@ describe('an approval covers one payment of exactly the approved arguments (issu
     await session.send({ type: 'APPROVE' });
     expect(paid).toEqual([{ amount: 25 }]);
   });
+
+  it('never pays after a REJECT: a path from the rejection into the paying state fails the call with APPROVAL_REJECTED', async () => {
+    const { session, paid } = await start();
+    await session.send({ type: 'REQUEST', amount: 25 });
+    expect(await session.send({ type: 'REJECT' })).toMatchObject({ applied: true, state: 'idle' });
+    expect((await session.snapshot()).approval).toMatchObject({ decision: 'rejected', args: { amount: 25 } });
+    // PAY_AGAIN is the REJECT path that reaches `paying`: a rejection read as an approval would pay here.
+    expect(await session.send({ type: 'PAY_AGAIN' })).toMatchObject({ applied: true, state: 'idle' });
+    expect(paid).toEqual([]);
+    expect((await session.snapshot()).context).toMatchObject({ error: 'APPROVAL_REJECTED' });
+    const failed = (await session.events()).find((e) => e.type === 'tool.failed');
+    expect(failed?.data).toMatchObject({ tool: 'pay', error: { code: 'APPROVAL_REJECTED' } });
+  });
 });

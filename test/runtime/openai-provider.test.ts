@@ -154,7 +154,7 @@ describe('generate', () => {
 
   it('cuts a request whose answer never starts with LLM_TIMEOUT', async () => {
     fake.enqueue(stall());
-    const error = await failure(provider().generate(generate, { ...live(), timeoutMs: 300 }));
+    const error = await failure(provider({ retries: 0 }).generate(generate, { ...live(), timeoutMs: 300 }));
     expect(error.code).toBe('LLM_TIMEOUT');
     await vi.waitFor(() => expect(fake.requests[0]!.clientClosed).toBe(true));
   });
@@ -190,7 +190,9 @@ describe('generate', () => {
   });
 });
 
-describe('errors at the SDK boundary', () => {
+describe('errors at the SDK boundary (retries off)', () => {
+  const provider = (options: OpenAIProviderOptions = {}) =>
+    createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-default', timeoutMs: 2_000, retries: 0, ...options });
   it('maps a 429 to LLM_RATE_LIMITED with the SDK error as cause', async () => {
     fake.enqueue(httpError(429, 'slow down', { 'retry-after': '7' }));
     const error = await failure(provider().classify(classify, live()));
@@ -206,7 +208,7 @@ describe('errors at the SDK boundary', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('maps a 500 to LLM_FAILED with the SDK error as cause, without retrying', async () => {
+  it('maps a 500 to LLM_FAILED with the SDK error as cause', async () => {
     fake.enqueue(httpError(500, 'boom'));
     const error = await failure(provider().generate(generate, live()));
     expect(error.code).toBe('LLM_FAILED');

@@ -273,3 +273,29 @@ describe('createRecordedCalls', () => {
     expect(replayed.answered).toEqual({ tools: 1, llm: 1 });
   });
 });
+
+describe('replay and the version a log was recorded under', () => {
+  it('refuses a log recorded under another version of the machine with REPLAY_VERSION_MISMATCH naming both', async () => {
+    const { log } = await recordRefundSession();
+    const other = { ...orderSupport, specHash: 'f'.repeat(64) };
+    await expect(replaySession({ machine: other, log })).rejects.toMatchObject({
+      code: 'REPLAY_VERSION_MISMATCH',
+      details: { recordedVersion: orderSupport.specHash, machineVersion: other.specHash },
+    });
+  });
+
+  it('refuses a log carried onto another version midway, naming the seq of session.migrated', async () => {
+    const store = await sqliteStore();
+    const before = createRuntime({ machines: [orderSupport], store, warmSessions: 0 });
+    const session = await before.createSession(orderSupport);
+    const next = { ...orderSupport, specHash: 'e'.repeat(64) };
+    const after = createRuntime({ machines: [next], store });
+    await after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' });
+    const log = await store.readEvents(session.id, 0);
+    const migrated = log.find((e) => e.type === 'session.migrated')!;
+    await expect(replaySession({ machine: next, log: [{ ...log[0]!, data: { ...log[0]!.data, specHash: next.specHash } }, ...log.slice(1)] })).rejects.toMatchObject({
+      code: 'REPLAY_VERSION_MISMATCH',
+      details: { seq: migrated.seq, fromVersion: orderSupport.specHash, toVersion: next.specHash },
+    });
+  });
+});

@@ -7,6 +7,12 @@ import { createRecordingStore } from '../helpers/runtime-store.ts';
 import { createBackend } from '../helpers/stores.ts';
 
 const REFUND = 'I want a refund for A1002';
+/** Another version of order-support whose `userId` is a number now: no stored session's context fits it. */
+const retypedUserId = {
+  ...orderSupport,
+  specHash: 'another-hash',
+  contextFields: { ...orderSupport.contextFields, userId: { type: 'number' as const } },
+};
 const QUERY = 'where is my order A1001';
 
 /** Drives a session of order-support to the end of the scenario, from wherever it stands. */
@@ -129,11 +135,52 @@ describe('resume from every point of an order-support run', () => {
     expect(started.map((e) => (e.data as { resumed: boolean }).resumed)).toEqual([false, true]);
   });
 
-  it('refuses to resume a session stored from another version of the spec', async () => {
+  it('continues a session stored from another version whose states and context fit it, logging session.migrated', async () => {
     const original = await recordRun(QUERY);
     const changed = { ...orderSupport, specHash: 'another-hash' };
     const runtime = createRuntime({ machines: [changed], store: createMemoryStore({ data: original.dumps.at(-1)! }) });
-    await expect(runtime.resume(original.sessionId)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+    await runtime.resume(original.sessionId);
+    const migrated = (await runtime.store.readEvents(original.sessionId)).filter((e) => e.type === 'session.migrated');
+    expect(migrated.map((e) => e.data)).toEqual([
+      expect.objectContaining({ fromVersion: orderSupport.specHash, toVersion: 'another-hash', hook: false }),
+    ]);
+    expect((await runtime.store.load(original.sessionId))?.specHash).toBe('another-hash');
+  });
+
+  it('refuses to resume a session stored from another version whose context does not fit it', async () => {
+    const original = await recordRun(QUERY);
+    const runtime = createRuntime({ machines: [retypedUserId], store: createMemoryStore({ data: original.dumps.at(-1)! }) });
+    await expect(runtime.resume(original.sessionId)).rejects.toMatchObject({
+      code: 'SPEC_CHANGED',
+      details: { reasons: [{ code: 'STALE_CONTEXT_INVALID', field: 'userId' }] },
+    });
+  });
+});
+
+describe('a session with a call in flight when the machine changed', () => {
+  it('is listed stale when the invoke of that call changed, and continues when only another part changed', async () => {
+    const original = await recordRun(QUERY);
+    const dump = original.dumps.find((d) => {
+      const entry = d.journal.get(original.sessionId)?.get('fetch_order@5');
+      return entry !== undefined && entry.completed === undefined;
+    })!;
+    const retooled = {
+      ...orderSupport,
+      specHash: 'another-hash',
+      invokes: { ...orderSupport.invokes, fetch_order: { ...orderSupport.invokes.fetch_order!, tool: 'trace_shipment' } },
+    };
+    const changed = createRuntime({ machines: [retooled], store: createMemoryStore({ data: dump }) });
+    const stale = await changed.staleSessions();
+    expect(stale).toHaveLength(1);
+    expect(stale[0]!.stale.reasons).toEqual([expect.objectContaining({ code: 'STALE_CALL_IN_FLIGHT', state: 'fetch_order' })]);
+    await expect(changed.resume(original.sessionId)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
+
+    const { tools, counts } = countingTools(orderSupport.tools);
+    const same = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: createMemoryStore({ data: dump }), tools });
+    expect(await same.staleSessions()).toEqual([]);
+    await same.resume(original.sessionId);
+    expect(counts.query_order).toBe(1);
+    expect((await same.session(original.sessionId).snapshot()).status).toBe('waiting');
   });
 });
 
@@ -155,7 +202,7 @@ describe('D10 on the durable stores: a session stored from another version of th
         const session = await before.createSession(orderSupport);
         const stored = await backend.open().load(session.id);
         // A new process (its own connection) serving a changed version of the machine.
-        const after = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: backend.open() });
+        const after = createRuntime({ machines: [retypedUserId], store: backend.open() });
         await expect(after.resume(session.id)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
         await expect(after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' })).rejects.toMatchObject({
           code: 'SPEC_CHANGED',

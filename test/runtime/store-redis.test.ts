@@ -260,9 +260,21 @@ describe('Redis store: keys, TTL, corruption, durability', () => {
     });
   });
 
-  it('D12: reports "snapshot only" without an append-only file, and the fsync policy with one', async () => {
-    expect(await open().durability()).toEqual({ appendonly: false, summary: 'Redis durability: snapshot only' });
+  it('D12: reports "no persistence" with neither RDB nor AOF, "snapshot only" with RDB alone, and the fsync policy with an AOF', async () => {
+    expect(await open().durability()).toEqual({
+      appendonly: false,
+      snapshots: false,
+      summary: 'Redis durability: no persistence (no RDB snapshots, no append-only file: a Redis restart loses every session)',
+    });
     const dir = await mkdtemp(join(tmpdir(), 'flowing-aof-'));
+    const rdb = await startRedis(['--save', '3600 1', '--appendonly', 'no'], { dir });
+    try {
+      const store = createRedisStore({ url: rdb.url });
+      expect(await store.durability()).toEqual({ appendonly: false, snapshots: true, summary: 'Redis durability: snapshot only' });
+      await store.close();
+    } finally {
+      await rdb.stop();
+    }
     const aof = await startRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { dir });
     try {
       const store = createRedisStore({ url: aof.url });

@@ -150,6 +150,59 @@ describe('runtime server: sessions over HTTP', () => {
     expect(sent.body.applied === false || sent.body.status === 'cancelled').toBe(true);
   });
 
+  it('escapes control, line-separator and bidi characters of an event type in the refusal message, as the CLI prints them', async () => {
+    server = await startTestServer([refusalMachine(gateTool().tool)]);
+    const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
+    const type = 'PAY\u202Egnp.exe\u2028\u001b[31m\u0085';
+    const refused = await server.call('POST', `/sessions/${created.sessionId}/events`, { body: { type } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('UNKNOWN_EVENT');
+    expect(refused.body.message).toContain(String.raw`'PAY\u202egnp.exe\u2028\u001b[31m\u0085'`);
+    expect(refused.body.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    const logged = (await server.store.readEvents(created.sessionId)).at(-1)!;
+    expect(logged.data).toMatchObject({ event: type, reason: refused.body.message });
+  });
+
+  it('refuses to cancel a finished session with 409 and logs nothing: done (SESSION_FINISHED), cancelled (SESSION_CANCELLED)', async () => {
+    server = await startTestServer([refusalMachine(gateTool().tool)]);
+    const { body: done } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
+    await server.call('POST', `/sessions/${done.sessionId}/events`, { body: { type: 'FINISH' } });
+    const { body: cancelled } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
+    expect((await server.call('POST', `/sessions/${cancelled.sessionId}/cancel`, { body: {} })).status).toBe(200);
+    for (const [id, code, status] of [
+      [done.sessionId, 'SESSION_FINISHED', 'done'],
+      [cancelled.sessionId, 'SESSION_CANCELLED', 'cancelled'],
+    ]) {
+      const before = await server.store.readEvents(id);
+      const answer = await server.call('POST', `/sessions/${id}/cancel`, { body: { reason: 'again' } });
+      expect(answer.status).toBe(409);
+      expect(answer.body.code).toBe(code);
+      expect(answer.body.message).toContain(`session ${id} cannot be cancelled`);
+      expect(await server.store.readEvents(id)).toEqual(before);
+      expect((await server.call('GET', `/sessions/${id}`)).body.status).toBe(status);
+    }
+  });
+
+  it('takes an Idempotency-Key: a retried POST answers the first result marked duplicate and applies nothing; another body is 409', async () => {
+    server = await startTestServer([refusalMachine(gateTool().tool)]);
+    const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'refusals' } });
+    const path = `/sessions/${created.sessionId}/events`;
+    const headers = { 'idempotency-key': 'finish-1' };
+    const first = await server.call('POST', path, { body: { type: 'FINISH' }, headers });
+    expect(first.status).toBe(200);
+    const logged = (await server.store.readEvents(created.sessionId)).length;
+    const again = await server.call('POST', path, { body: { type: 'FINISH' }, headers });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
+    const other = await server.call('POST', path, { body: { type: 'PING' }, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const bad = await server.call('POST', path, { body: { type: 'PING' }, headers: { 'idempotency-key': 'x'.repeat(200) } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_EVENT_ID');
+    expect((await server.store.readEvents(created.sessionId)).length).toBe(logged);
+  });
+
   it('D3: approves the pending approval once: the high-risk tool runs once, and a repeated approve (at once or later) answers as a duplicate', async () => {
     const pay = payTool();
     server = await startTestServer([approvalMachine(pay.tool)]);

@@ -144,6 +144,20 @@ describe('runtime server: browsers and hosts', () => {
       expect((await rawRequest(server.url, { path: '/machines', headers: { host } })).status).toBe(200);
     }
   });
+
+  it('serves any loopback address without a token: started on 127.0.0.2, it answers requests to it', async () => {
+    server = await startTestServer([refusalMachine(gateTool().tool)], { host: '127.0.0.2' });
+    expect(server.host).toBe('127.0.0.2');
+    const answer = await fetch(`${server.url}/machines`);
+    expect(answer.status).toBe(200);
+    for (const host of [`127.255.0.9:${server.port}`, `127.0.0.2`]) {
+      expect((await rawRequest(server.url, { path: '/machines', headers: { host } })).status).toBe(200);
+    }
+    // Look-alikes of loopback are not loopback.
+    for (const host of ['127.0.0.256', '127.0.0.1.evil.example', '128.0.0.1', '[::2]']) {
+      expect((await rawRequest(server.url, { path: '/machines', headers: { host } })).status, host).toBe(403);
+    }
+  });
 });
 
 describe('runtime server: hostile bodies and ids', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '@flowing/runtime';
+import { z } from 'zod';
+import { createRuntime, defineTool, type AnyTool } from '@flowing/runtime';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { startServer, type RunningServer } from '@flowing/runtime/server';
 import { gateTool, refusalMachine } from '../helpers/runtime-machines.ts';
@@ -19,17 +20,31 @@ afterAll(async () => {
 });
 
 /** One server process's worth: its own runtime and Redis connections, on the shared Redis. */
-async function startOnRedis(): Promise<RunningServer> {
+async function startOnRedis(tool: AnyTool = gateTool().tool): Promise<RunningServer> {
   const store = createRedisStore({ url: redis.url, prefix: 'two-servers:' });
   stores.push(store);
-  const runtime = createRuntime({ machines: [refusalMachine(gateTool().tool)], store });
+  const runtime = createRuntime({ machines: [refusalMachine(tool)], store });
   const server = await startServer(runtime, { port: 0, log: () => {}, rateLimit: { client: false, session: false } });
   servers.push(server);
   return server;
 }
 
-const post = (url: string, body: unknown) =>
-  fetch(url, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', body: JSON.stringify(body), headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+/** A `wait` tool that returns at once and counts its runs in `runs` (shared by both servers' tools). */
+function countingWait(runs: { count: number }): AnyTool {
+  return defineTool({
+    name: 'wait',
+    description: 'returns at once',
+    input: z.object({}),
+    output: z.object({ ok: z.boolean() }),
+    async run() {
+      runs.count++;
+      return { ok: true };
+    },
+  });
+}
 
 describe('runtime server: two servers on one Redis', () => {
   it('streams on A the events applied through B, and B continues a stream begun on A after Last-Event-ID', async () => {
@@ -53,5 +68,31 @@ describe('runtime server: two servers on one Redis', () => {
     const seen = [...firstPart.events, ...rest].map((e) => Number(e.id));
     expect(seen).toEqual(log.map((e) => e.seq));
     expect(log.map((e) => e.seq)).toEqual(log.map((_e, i) => i + 1));
+  });
+
+  it('applies an event once when the same Idempotency-Key is POSTed to both servers at once, and answers both alike', async () => {
+    const runs = { count: 0 };
+    const a = await startOnRedis(countingWait(runs));
+    const b = await startOnRedis(countingWait(runs));
+    const id = (await post(`${a.url}/sessions`, { machine: 'refusals' })).body.sessionId as string;
+    const key = { 'idempotency-key': 'order-7-retry' };
+    const answers = await Promise.all([
+      post(`${a.url}/sessions/${id}/events`, { type: 'GO', n: 2 }, key),
+      post(`${b.url}/sessions/${id}/events`, { type: 'GO', n: 2 }, key),
+      post(`${b.url}/sessions/${id}/events`, { n: 2, type: 'GO' }, key),
+    ]);
+    expect(answers.map((x) => x.status)).toEqual([200, 200, 200]);
+    expect(runs.count).toBe(1);
+    const [first, ...repeats] = answers.map((x) => x.body);
+    const original = [first, ...repeats].find((x) => !x.duplicate);
+    for (const x of [first, ...repeats]) expect({ ...x, duplicate: undefined }).toEqual({ ...original, duplicate: undefined });
+    expect([first, ...repeats].filter((x) => x.duplicate)).toHaveLength(2);
+    const log = (await (await fetch(`${a.url}/sessions/${id}/events`)).json()).events as Array<{ type: string; data: { event?: string } }>;
+    expect(log.filter((e) => e.type === 'state.changed' && e.data.event === 'GO')).toHaveLength(1);
+
+    const reused = await post(`${a.url}/sessions/${id}/events`, { type: 'GO', n: 3 }, key);
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ applied: false, code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(runs.count).toBe(1);
   });
 });

@@ -3,10 +3,14 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { z } from 'zod';
+import { fieldMapToZod, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
-import type { AgentRequest, LlmCallOptions } from '../types.ts';
-import { complete, type ChatCall } from './chat.ts';
+import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
+import { complete, streamMessage, type ChatCall } from './chat.ts';
 import { parseLenientJson } from './json-repair.ts';
+import { checkFields, MAX_REPAIRS } from './structured.ts';
 
 /** Tool-call arguments longer than this are refused before parsing (a runaway model, not a real call). */
 export const MAX_TOOL_ARGUMENT_CHARS = 100_000;
@@ -23,16 +27,15 @@ interface PlannedCall {
 }
 
 /**
- * The agent loop: offer the listed tools, run what the model calls through `callTool`, answer every tool call id
- * with exactly one tool message (errors included, as text the model can act on), and stop with the model's text or,
- * when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are not run).
+ * The agent loop: offer the listed tools (bound arguments left out of their schemas), run what the model calls through
+ * `callTool` (the calls of one turn together; the runtime bounds how many run at once), answer every tool call id with
+ * exactly one tool message in the model's order (errors included, as text the model can act on), and stop with the
+ * model's text or, when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are
+ * not run). With `onDelta` the answers stream. With `request.output` the model is asked for a JSON object of those
+ * fields (a JSON Schema response format); an answer that does not match is fed back at most MAX_REPAIRS times.
  * @internal
  */
-export async function runAgentLoop(
-  call: ChatCall,
-  request: AgentRequest,
-  options: LlmCallOptions,
-): Promise<{ text: string; steps: number }> {
+export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<AgentOutput> {
   const maxIterations = Math.floor(request.maxIterations);
   if (!(maxIterations >= 1))
     throw new FlowingError('LLM_BAD_OUTPUT', `agent maxIterations must be at least 1, got ${request.maxIterations}`);
@@ -43,27 +46,53 @@ export async function runAgentLoop(
       'the agent lists tools but no callTool runner was given; the runtime must pass options.callTool',
     );
   }
+  const structured = request.output ? structuredOutput(request.output) : undefined;
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: 'system', content: request.system });
   messages.push({ role: 'user', content: request.prompt });
+  const params = () => ({
+    messages,
+    ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
+    ...(structured ? { response_format: structured.format } : {}),
+  });
 
+  let repairs = 0;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const reply = await complete(call, { messages, ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}) });
+    const reply = options.onDelta ? await streamMessage(call, params(), options.onDelta) : await complete(call, params());
     const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request.tools));
-    const text = reply.content ?? undefined;
+    const text = reply.content || undefined;
     options.onStep?.({ iteration, toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })), ...(text ? { text } : {}) });
-    if (planned.length === 0) return { text: text ?? '', steps: iteration };
+    if (planned.length === 0) {
+      if (!structured) return { text: text ?? '', steps: iteration };
+      const checked = checkFields(text ?? '', structured.schema, request.output!);
+      if (checked.ok) return { text: text ?? '', steps: iteration, output: checked.value };
+      if (repairs >= MAX_REPAIRS) {
+        throw new FlowingError(
+          'LLM_BAD_OUTPUT',
+          `the agent's answer is still not the asked-for object after ${MAX_REPAIRS} repairs: ${checked.problem}`,
+          {
+            details: { problem: checked.problem, ...(checked.issues === undefined ? {} : { issues: checked.issues }) },
+          },
+        );
+      }
+      // A re-ask is not a new step of the task: it does not use up an iteration.
+      repairs += 1;
+      iteration -= 1;
+      messages.push(
+        { role: 'assistant', content: text ?? '' },
+        { role: 'user', content: `That answer is not valid: ${checked.problem}. Reply again with only the corrected JSON object.` },
+      );
+      continue;
+    }
     if (iteration === maxIterations) break;
 
     messages.push({
       role: 'assistant',
-      content: reply.content ?? null,
+      content: reply.content || null,
       tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
     });
-    for (const p of planned) {
-      const content = await answerCall(p, options, call.signal);
-      messages.push({ role: 'tool', tool_call_id: p.id, content });
-    }
+    const answers = await Promise.all(planned.map((p) => answerCall(p, options, call.signal)));
+    planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]! }));
   }
   throw new FlowingError(
     'LLM_BAD_OUTPUT',
@@ -74,18 +103,39 @@ export async function runAgentLoop(
   );
 }
 
+/** The JSON Schema response format of a structured answer, and the zod schema that checks it. */
+function structuredOutput(fields: FieldMap) {
+  const schema = fieldMapToZod(fields);
+  const format: ResponseFormatJSONSchema = {
+    type: 'json_schema',
+    // Not strict: OpenAI's strict mode needs every field required; the runtime checks the answer and repairs it.
+    json_schema: { name: 'answer', schema: z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>, strict: false },
+  };
+  return { schema, format };
+}
+
 function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
   return request.tools.map((name) => {
     const schema = options.toolSchemas?.[name];
+    const parameters = schema?.parameters ?? { type: 'object', additionalProperties: true };
     return {
       type: 'function',
       function: {
         name,
         description: schema?.description ?? `The ${name} tool.`,
-        parameters: schema?.parameters ?? { type: 'object', additionalProperties: true },
+        parameters: withoutBound(parameters, Object.keys(request.bound?.[name] ?? {})),
       },
     };
   });
+}
+
+/** A tool's input schema without the arguments the spec binds: the model is not asked for what the session knows. */
+export function withoutBound(parameters: Record<string, unknown>, bound: readonly string[]): Record<string, unknown> {
+  if (bound.length === 0) return parameters;
+  const properties = { ...((parameters.properties as Record<string, unknown> | undefined) ?? {}) };
+  for (const field of bound) delete properties[field];
+  const required = Array.isArray(parameters.required) ? parameters.required.filter((f) => !bound.includes(f as string)) : undefined;
+  return { ...parameters, properties, ...(required ? { required } : {}) };
 }
 
 function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, allowed: readonly string[]): PlannedCall {

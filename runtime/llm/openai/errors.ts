@@ -16,7 +16,7 @@ export function mapOpenAIError(error: unknown, model: string): FlowingError {
     return new FlowingError('LLM_TIMEOUT', `model '${model}' did not answer before the SDK timeout`, { cause: error });
   }
   if (error instanceof RateLimitError || (error instanceof APIError && error.status === 429)) {
-    const retryAfter = error.headers?.get('retry-after') ?? undefined;
+    const retryAfter = retryAfterOf(error);
     return new FlowingError(
       'LLM_RATE_LIMITED',
       `model '${model}' was rate-limited by the provider (HTTP 429): ${error.message}; retry later or lower the request rate`,
@@ -29,6 +29,7 @@ export function mapOpenAIError(error: unknown, model: string): FlowingError {
   if (error instanceof APIConnectionError) {
     return new FlowingError('LLM_FAILED', `could not reach the model provider for '${model}': ${error.message}; check OPENAI_BASE_URL`, {
       cause: error,
+      details: { transient: true },
     });
   }
   if (error instanceof APIError) {
@@ -36,9 +37,30 @@ export function mapOpenAIError(error: unknown, model: string): FlowingError {
     const where = status === undefined ? 'in the stream' : `(HTTP ${status})`;
     return new FlowingError('LLM_FAILED', `the model provider returned an error for '${model}' ${where}: ${error.message}`, {
       cause: error,
-      details: { ...(status === undefined ? {} : { status }), ...(error.code ? { providerCode: error.code } : {}) },
+      details: {
+        ...(status === undefined ? {} : { status }),
+        ...(error.code ? { providerCode: error.code } : {}),
+        ...(retryAfterOf(error) ? { retryAfter: retryAfterOf(error) } : {}),
+      },
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new FlowingError('LLM_FAILED', `the call to model '${model}' failed: ${message}`, { cause: error });
+  return new FlowingError('LLM_FAILED', `the call to model '${model}' failed: ${message}`, {
+    cause: error,
+    ...(isConnectionCut(error) ? { details: { transient: true } } : {}),
+  });
+}
+
+/** The wait the provider asks for: `retry-after-ms` (as `<n>ms`) over `retry-after` (seconds or an HTTP date). */
+function retryAfterOf(error: APIError): string | undefined {
+  const ms = error.headers?.get('retry-after-ms');
+  if (ms && /^\d+$/.test(ms.trim())) return `${ms.trim()}ms`;
+  return error.headers?.get('retry-after') ?? undefined;
+}
+
+/** A connection dropped under a response being read (fetch's `terminated`, a reset socket): worth another request. */
+function isConnectionCut(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
+  return (error instanceof TypeError && error.message === 'terminated') || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
 }

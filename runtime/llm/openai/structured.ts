@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { fieldMapToZod } from '@flowing/spec';
+import { fieldMapToZod, type FieldMap } from '@flowing/spec';
 import { FlowingError } from '../../errors.ts';
 import type { ClassifyRequest, ExtractRequest } from '../types.ts';
 import { complete, type ChatCall } from './chat.ts';
@@ -9,7 +9,7 @@ import { parseLenientJson } from './json-repair.ts';
 /** Validation feedback sends the model's answer back at most this many times. */
 export const MAX_REPAIRS = 2;
 
-type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; issues?: unknown };
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; issues?: unknown };
 
 /**
  * Asks for a JSON object until `check` accepts it: each refusal is fed back to the model with the reason, at
@@ -84,10 +84,11 @@ export async function extractWithRepair(call: ChatCall, request: ExtractRequest)
     { role: 'system', content: systemText(request, instructions) },
     { role: 'user', content: request.text },
   ];
-  return askForJson(call, messages, (content) => checkFields(content, schema, request), 'extraction');
+  return askForJson(call, messages, (content) => checkFields(content, schema, request.fields), 'extraction');
 }
 
-function checkFields(content: string, schema: z.ZodObject, request: ExtractRequest): Checked<Record<string, unknown>> {
+/** Reads a model's JSON answer as an object of the field map, or says what is wrong with it. @internal */
+export function checkFields(content: string, schema: z.ZodObject, fields: FieldMap): Checked<Record<string, unknown>> {
   const parsed = parseLenientJson(content);
   if (!parsed.ok) return { ok: false, problem: `it is not JSON (${parsed.message})` };
   if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
@@ -95,7 +96,7 @@ function checkFields(content: string, schema: z.ZodObject, request: ExtractReque
   }
   // Models often write null for a field they could not fill; for an optional field that means "absent".
   const value: Record<string, unknown> = { ...(parsed.value as Record<string, unknown>) };
-  for (const [field, type] of Object.entries(request.fields)) if (type.optional && value[field] === null) delete value[field];
+  for (const [field, type] of Object.entries(fields)) if (type.optional && value[field] === null) delete value[field];
   const checked = schema.safeParse(value);
   if (checked.success) return { ok: true, value: checked.data as Record<string, unknown> };
   const issues = checked.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));

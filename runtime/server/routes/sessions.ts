@@ -11,13 +11,19 @@ import type { Context } from 'hono';
 import { FlowingError, formatIssues } from '../../errors.ts';
 import type { SendResult } from '../../session/run.ts';
 import type { ApprovalRecord } from '../../store/types.ts';
-import type { Session } from '../../runtime.ts';
+import type { SendOptions, Session } from '../../runtime.ts';
 import { parseBody, readJsonObject } from '../body.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { ServerError, statusOf } from '../errors.ts';
 import { resolveUnknownOutcome } from '../resolve.ts';
 import { answer, type Answer, type RouteHandlers } from '../route.ts';
 import { approvalToDecide, toSessionView } from '../session-view.ts';
+
+/** The send options a request asks for: its `Idempotency-Key` header as the event id (checked by the runtime). */
+export function sendOptionsOf(c: Context): SendOptions {
+  const key = c.req.header('idempotency-key');
+  return key === undefined ? {} : { eventId: key };
+}
 
 /** Answers a SendResult: 200 when applied, the refusal's documented status otherwise. */
 export function sendResultResponse(c: Context, result: SendResult): Answer<SendAnswer> {
@@ -128,6 +134,10 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
           );
       }
       const machine = c.req.query('machine');
+      if (c.req.query('stale') === 'true') {
+        const sessions = await runtime.staleSessions({ ...(machine ? { machineId: machine } : {}), limit: intQuery(c, 'limit', 500) });
+        return answer(c, { sessions });
+      }
       const cursor = c.req.query('cursor');
       const page = await runtime.store.listSessions({
         ...(machine ? { machineId: machine } : {}),
@@ -157,7 +167,7 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
       const session = runtime.session(id);
       await session.snapshot(); // 404 for an unknown session before anything is logged
       // The runtime checks the type and payload against the machine's declared events (and logs a refusal).
-      return sendResultResponse(c, await session.send(event as { type: string }));
+      return sendResultResponse(c, await session.send(event as { type: string }, sendOptionsOf(c)));
     },
 
     'POST /sessions/:id/cancel': async (c) => {
@@ -166,7 +176,9 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
       const body = parseBody(CancelBody, await readJsonObject(c, options));
       const session = runtime.session(id);
       await session.snapshot();
-      await session.cancel(body.reason ?? 'cancelled through the API');
+      const outcome = await session.cancel(body.reason ?? 'cancelled through the API');
+      // A finished session is not cancelled again and nothing is logged: 409 with the reason.
+      if (!outcome.cancelled) throw new FlowingError(outcome.code, `session ${id} cannot be cancelled: ${outcome.message}`);
       return answer(c, toSessionView(await session.snapshot()));
     },
 

@@ -7,6 +7,7 @@ import { readJsonObject } from '../body.ts';
 import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { publicError, ServerError } from '../errors.ts';
 import type { RouteHandlers } from '../route.ts';
+import { sendOptionsOf } from './sessions.ts';
 import { EventPipe } from '../sse.ts';
 
 /** Where a stream starts: Last-Event-ID (a reconnect) wins over `?after=`; both must be a seq the session has reached. */
@@ -78,7 +79,7 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
       return streamSSE(c, async (stream) => {
         const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false));
         let settled = false;
-        const sending = session.send(event as { type: string }).finally(() => {
+        const sending = session.send(event as { type: string }, sendOptionsOf(c)).finally(() => {
           settled = true;
           scope.disconnects.clear(id);
         });
@@ -112,6 +113,6 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
   };
 }
 
-function cancelGeneration(session: Session): Promise<void> {
-  return session.cancel('the client of a streaming request went away and did not come back within the grace period');
+async function cancelGeneration(session: Session): Promise<void> {
+  await session.cancel('the client of a streaming request went away and did not come back within the grace period');
 }

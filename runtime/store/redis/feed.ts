@@ -96,7 +96,8 @@ export class StreamFeed {
   }
 
   private openConnection(): Redis {
-    const connection = this.options.redis.duplicate();
+    // A blocking read waits up to its BLOCK time by design: the store's command timeout must not cut it short.
+    const connection = this.options.redis.duplicate({ commandTimeout: undefined });
     connection.on('error', () => {}); // reported by the failing read; ioredis keeps reconnecting
     connection.on('ready', () => {
       this.connectionId = undefined;

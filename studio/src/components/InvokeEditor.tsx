@@ -1,4 +1,5 @@
 import {
+  agentToolName,
   LLM_KINDS,
   type FieldType,
   type InvokeSpec,
@@ -325,9 +326,13 @@ function LlmInvokeFields({
               <label key={t} className="check">
                 <input
                   type="checkbox"
-                  checked={(invoke.tools ?? []).includes(t)}
+                  checked={(invoke.tools ?? []).some((x) => agentToolName(x) === t)}
                   onChange={(e) =>
-                    setField('tools', e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => x !== t), false)
+                    setField(
+                      'tools',
+                      e.target.checked ? [...(invoke.tools ?? []), t] : (invoke.tools ?? []).filter((x) => agentToolName(x) !== t),
+                      false,
+                    )
                   }
                 />
                 {t}

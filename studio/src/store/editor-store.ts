@@ -10,7 +10,7 @@ import { toToolInfos } from './tool-info.ts';
 export type Selection = { kind: 'state'; id: string } | { kind: 'transition'; id: string } | { kind: 'machine' } | null;
 
 /** A message shown above the canvas; `conflict` offers Reload, `invalid` offers Save as draft. */
-export type Notice = { kind: 'info' | 'error' | 'conflict' | 'invalid'; message: string } | null;
+export type Notice = { kind: 'info' | 'error' | 'conflict' | 'invalid' | 'stranding'; message: string } | null;
 
 interface HistoryEntry {
   spec: FlowSpec;
@@ -282,10 +282,13 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           busy: undefined,
           // The picker shows each machine's validity: the saved file's problems replace the listed ones at once.
           machines: get().machines.map((m) => (m.id === machineId ? { ...m, version: result.version, problems: result.problems } : m)),
-          notice: {
-            kind: 'info',
-            message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.',
-          },
+          // Saved, but sessions of the connected runtime wait in states the edit removed: said before anything else.
+          notice: result.warning
+            ? { kind: 'stranding', message: `Saved. ${result.warning}.` }
+            : {
+                kind: 'info',
+                message: draft ? 'Saved as a draft (the spec has errors; Generate stays disabled until they are fixed).' : 'Saved.',
+              },
         });
         return true;
       } catch (err) {

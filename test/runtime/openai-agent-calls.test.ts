@@ -1,0 +1,133 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FlowingError } from '../../runtime/errors.ts';
+import { createOpenAIProvider } from '../../runtime/llm/openai.ts';
+import type { AgentRequest, AgentToolCaller, LlmCallOptions } from '../../runtime/llm/types.ts';
+import { reply, startFakeOpenAI, streamed, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+
+let fake: FakeOpenAI;
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(() => {
+  expect(fake.pending()).toBe(0);
+  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
+  fake.requests.length = 0;
+});
+
+const provider = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
+const live = () => ({ signal: new AbortController().signal });
+const request: AgentRequest = { kind: 'agent', prompt: 'Where are A1 and B2?', tools: ['query_order'], maxIterations: 4 };
+const toolSchemas: LlmCallOptions['toolSchemas'] = {
+  query_order: {
+    description: 'Looks up an order',
+    parameters: {
+      type: 'object',
+      properties: { order_id: { type: 'string' }, customer_id: { type: 'string' } },
+      required: ['order_id', 'customer_id'],
+    },
+  },
+};
+
+describe('parallel tool calls', () => {
+  it('runs the calls of one turn together and answers them in the model order, a failure included', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'c_slow', name: 'query_order', arguments: '{"order_id":"A1"}' },
+        { id: 'c_fail', name: 'query_order', arguments: '{"order_id":"B2"}' },
+        { id: 'c_fast', name: 'query_order', arguments: '{"order_id":"C3"}' },
+      ]),
+      reply('A1 shipped, C3 processing, B2 unknown.'),
+    );
+    const started: string[] = [];
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const callTool: AgentToolCaller = async (_name, args) => {
+      const id = (args as { order_id: string }).order_id;
+      started.push(id);
+      if (id === 'A1') await slowGate; // still running while the others start and finish
+      if (id === 'B2') return { ok: false, error: { code: 'ORDER_NOT_FOUND', message: 'no order B2' } };
+      if (id === 'C3') releaseSlow();
+      return { ok: true, output: { order_id: id } };
+    };
+    const result = await provider().agent(request, { ...live(), callTool, toolSchemas });
+    expect(result.output.text).toBe('A1 shipped, C3 processing, B2 unknown.');
+    // All three started before the first (the slow one) could finish: C3 is what lets it finish.
+    expect(started).toEqual(['A1', 'B2', 'C3']);
+    const tools = fake.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    expect(tools.map((m) => m.tool_call_id)).toEqual(['c_slow', 'c_fail', 'c_fast']);
+    expect(JSON.parse(tools[1]!.content as string)).toEqual({ error: { code: 'ORDER_NOT_FOUND', message: 'no order B2' } });
+  });
+});
+
+describe('streamed agent replies', () => {
+  it('streams the final answer and the text of tool turns through onDelta', async () => {
+    fake.enqueue(
+      { type: 'reply', chunks: ['Let me check. '], toolCalls: [{ id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' }] },
+      streamed(['A1 ', 'has ', 'shipped.']),
+    );
+    const deltas: string[] = [];
+    const callTool: AgentToolCaller = async () => ({ ok: true, output: { status: 'shipped' } });
+    const result = await provider().agent(request, { ...live(), callTool, toolSchemas, onDelta: (d) => deltas.push(d) });
+    expect(deltas).toEqual(['Let me check. ', 'A1 ', 'has ', 'shipped.']);
+    expect(result.output).toEqual({ text: 'A1 has shipped.', steps: 2 });
+    expect(fake.requests.every((r) => r.body.stream === true)).toBe(true);
+    // The streamed tool call was put together and answered.
+    expect(fake.requests[1]!.body.messages.find((m) => m.role === 'tool')?.tool_call_id).toBe('c1');
+  });
+});
+
+describe('structured output', () => {
+  const structured: AgentRequest = {
+    ...request,
+    tools: [],
+    output: {
+      intent: { type: 'enum', values: ['order_query', 'refund', 'other'] },
+      orderIds: { type: 'array', items: { type: 'string' } },
+      customer: { type: 'object', optional: true, fields: { name: { type: 'string' } } },
+    },
+  };
+
+  it('asks for a JSON Schema answer and returns it as an object', async () => {
+    fake.enqueue(reply('{"intent":"order_query","orderIds":["A1","B2"]}'));
+    const result = await provider().agent(structured, live());
+    expect(result.output.output).toEqual({ intent: 'order_query', orderIds: ['A1', 'B2'] });
+    const format = fake.requests[0]!.body.response_format as { type: string; json_schema: { schema: { properties: object } } };
+    expect(format.type).toBe('json_schema');
+    expect(Object.keys(format.json_schema.schema.properties)).toEqual(['intent', 'orderIds', 'customer']);
+  });
+
+  it('feeds an answer that does not match back, without using up an iteration', async () => {
+    fake.enqueue(reply('{"intent":"shopping","orderIds":[]}'), reply('```json\n{"intent":"other","orderIds":[]}\n```'));
+    const result = await provider().agent({ ...structured, maxIterations: 1 }, live());
+    expect(result.output.output).toEqual({ intent: 'other', orderIds: [] });
+    expect(result.attempts).toBe(2);
+    expect(fake.requests[1]!.body.messages.at(-1)?.content).toContain('intent');
+  });
+
+  it('gives up with LLM_BAD_OUTPUT after 2 repairs', async () => {
+    fake.enqueue(reply('no'), reply('still no'), reply('{"intent":1}'));
+    const error = await provider()
+      .agent(structured, live())
+      .then(
+        () => undefined,
+        (e: unknown) => e as FlowingError,
+      );
+    expect(error?.code).toBe('LLM_BAD_OUTPUT');
+    expect(fake.requests).toHaveLength(3);
+  });
+});
+
+describe('bound tool arguments', () => {
+  it('leaves bound arguments out of the schema the model sees', async () => {
+    fake.enqueue(reply('done'));
+    await provider().agent({ ...request, bound: { query_order: { customer_id: 'cust-7' } } }, { ...live(), callTool: async () => ({ ok: true, output: {} }), toolSchemas });
+    const tool = (fake.requests[0]!.body.tools as Array<{ function: { parameters: { properties: object; required: string[] } } }>)[0]!;
+    expect(Object.keys(tool.function.parameters.properties)).toEqual(['order_id']);
+    expect(tool.function.parameters.required).toEqual(['order_id']);
+  });
+});
