@@ -209,7 +209,8 @@ describe('a parent restarted mid-child continues with the same child', () => {
           const desk = await first.runtime.createSession('desk');
           void desk.send({ type: 'START', orderId: 'A2' });
           await waitFor(() => first.lookup.state.calls === 1);
-          await waitFor(async () => (await first.runtime.store.load(desk.id))?.calls !== undefined);
+          // Stopped once the child is stored mid-run: its first tool call is in flight.
+          await waitFor(async () => (await first.runtime.store.load(`${desk.id}_billing_2`)) !== undefined);
           const second = setup(backend.open());
           await second.runtime.resume(desk.id);
           const view = await second.runtime.session(desk.id).snapshot();
