@@ -202,6 +202,17 @@ describe('a parent restarted mid-child continues with the same child', () => {
         expect(started).toHaveLength(1);
       });
 
+      it("approved through the child's id on another runtime: that runtime wakes the parent, which finishes", async () => {
+        const first = setup(backend.open());
+        const { desk } = await startDesk(first.runtime);
+        const childId = (await first.runtime.session(desk.id).snapshot()).waitingOn!.sessionId;
+        const second = setup(backend.open());
+        expect(await second.runtime.session(childId).send({ type: 'APPROVE' })).toMatchObject({ applied: true, status: 'done' });
+        await waitFor(async () => (await second.runtime.session(desk.id).snapshot()).status === 'done');
+        expect(await first.runtime.session(desk.id).snapshot()).toMatchObject({ state: 'refunded', context: { refundId: 'r-1' } });
+        expect(second.pay.paid).toEqual([{ amount: 42 }]);
+      });
+
       if (kind !== 'redis') {
         it('resumes a parent stopped while its child was running: it finds the child again instead of starting another', async () => {
           const first = setup(backend.open());
