@@ -50,6 +50,8 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // four CLI processes at once (validate and cost on a project copy), 15-25 s
+  'test/cli/cost.test.ts',
   // the CLI started four times over a project copy with a regenerated machine (about 15 s)
   'test/cli/migrate.test.ts',
 ];

@@ -32,6 +32,17 @@ program
   });
 
 program
+  .command('cost')
+  .description('The most model calls, tool calls and tokens each turn and each path to a final state can cost, from the specs alone')
+  .argument('[machines...]', 'machine ids (default: every machines/*/*.flow.json)')
+  .option('--json', 'print the bounds as JSON')
+  .action(async (machines: string[], options: { json?: boolean }) => {
+    await ensureTypeScriptLoader();
+    const { costCommand } = await import('./cost/cost.ts');
+    process.exitCode = await costCommand(machines, options);
+  });
+
+program
   .command('codegen')
   .description('Generate <id>.machine.ts and <id>.registry.ts next to each spec, then type-check them')
   .argument('[files...]', 'spec files')

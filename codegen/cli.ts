@@ -1,14 +1,20 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
+import {
+  escapeControlCharacters,
+  formatProblemLine,
+  parseSpecText,
+  problemForJson,
+  stringifyJsonSafely,
+} from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
 import { loadToolCatalog } from './tool-catalog.ts';
-import { findSpecFiles, loadMachineCatalog } from './machine-catalog.ts';
+import { findSpecFiles, loadMachineCatalog, loadProjectSpecs, machineCatalog } from './machine-catalog.ts';
 
-export { findSpecFiles };
+export { findSpecFiles, loadProjectSpecs };
 
 interface Finding extends Problem {
   file: string;
@@ -76,10 +82,12 @@ export async function validateCommand(files: string[], options: { json?: boolean
   });
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
-  const machines = await loadMachineCatalog(rootDir);
+  const specs = await loadProjectSpecs(rootDir);
+  const machines = machineCatalog(specs);
+  const resolveMachine = (id: string) => specs.get(id)?.spec;
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    const result = parseSpecText(text, { tools, machines });
+    const result = parseSpecText(text, { tools, machines, resolveMachine });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
   }

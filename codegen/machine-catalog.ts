@@ -23,10 +23,23 @@ export type MachineCatalog = Record<string, FlowSpec>;
 
 /** Reads every machine spec of the project, for checking and typing machine invokes. */
 export async function loadMachineCatalog(rootDir: string): Promise<MachineCatalog> {
-  const catalog: MachineCatalog = {};
+  return machineCatalog(await loadProjectSpecs(rootDir));
+}
+
+/**
+ * The project's specs by machine id (those whose schema matches), with their files: what a machine invoke resolves
+ * to, for the cost bound and the budget check.
+ */
+export async function loadProjectSpecs(rootDir: string): Promise<Map<string, { file: string; spec: FlowSpec }>> {
+  const specs = new Map<string, { file: string; spec: FlowSpec }>();
   for (const file of await findSpecFiles(rootDir)) {
-    const { spec } = parseSpecText(await readFile(join(rootDir, file), 'utf8'));
-    if (spec) catalog[spec.id] = spec;
+    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
+    if (spec && !specs.has(spec.id)) specs.set(spec.id, { file, spec });
   }
-  return catalog;
+  return specs;
+}
+
+/** The specs of `loadProjectSpecs` as a catalog by id. */
+export function machineCatalog(specs: ReadonlyMap<string, { spec: FlowSpec }>): MachineCatalog {
+  return Object.fromEntries([...specs].map(([id, { spec }]) => [id, spec]));
 }

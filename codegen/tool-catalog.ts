@@ -27,6 +27,7 @@ interface ToolLike {
   idempotent: boolean;
   risk: 'low' | 'medium' | 'high';
   errors: Record<string, string>;
+  retries?: number;
   run: unknown;
 }
 
@@ -96,6 +97,7 @@ function describeTool(tool: ToolLike, file: string, exportName: string): ToolCat
     idempotent: tool.idempotent,
     risk: tool.risk,
     errors: Object.keys(tool.errors ?? {}),
+    ...(typeof tool.retries === 'number' ? { retries: tool.retries } : {}),
     inputFields: shape ? Object.keys(shape) : undefined,
     requiredInputFields: shape
       ? Object.entries(shape)

@@ -8,8 +8,7 @@ export const DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000;
 export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
 export const DEFAULT_RETRY_BASE_MS = 200;
 export const DEFAULT_RETRY_MAX_MS = 10_000;
-/** Repairs of a classify/extract answer after the first attempt (so at most 3 model requests). */
-export const MAX_LLM_REPAIRS = 2;
+export { MAX_LLM_REPAIRS } from '@flowing/spec';
 /** Quiet sessions a runtime keeps as live actors so a quick follow-up event skips the restore. */
 export const DEFAULT_WARM_SESSIONS = 8;
 /**

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { DEFAULT_TOOL_RETRIES } from '@flowing/spec';
 import { FlowingError, formatIssues } from './errors.ts';
 
 export type ToolRisk = 'low' | 'medium' | 'high';
@@ -62,7 +63,7 @@ export type ToolInput<T extends AnyTool> = z.input<T['input']>;
 export type ToolOutput<T extends AnyTool> = z.output<T['output']>;
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
-export const DEFAULT_TOOL_RETRIES = 2;
+export { DEFAULT_TOOL_RETRIES };
 
 /**
  * Declares a tool contract.

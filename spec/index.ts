@@ -22,6 +22,7 @@ export {
   type ActionBlock,
   type Position,
   type ScriptedRules,
+  type Budget,
   type AgentToolSpec,
   type BoundToolSpec,
   agentToolName,
@@ -83,4 +84,27 @@ export {
   type PrintableProblem,
 } from './escape.ts';
 export { flowSpecJsonSchema } from './json-schema.ts';
+export { MAX_LLM_REPAIRS, DEFAULT_AGENT_ITERATIONS, AGENT_TOOL_CALLS_PER_ITERATION, DEFAULT_TOOL_RETRIES } from './call-limits.ts';
+export {
+  computeCost,
+  budgetProblems,
+  describeSteps,
+  describeRow,
+  callBound,
+  invokedMachine,
+  costForJson,
+  formatAmount,
+  addCost,
+  maxCost,
+  METRICS,
+  METRIC_NAMES,
+  type Cost,
+  type Metric,
+  type CostOptions,
+  type CostRow,
+  type CostStep,
+  type CostLoop,
+  type CallBound,
+  type MachineCost,
+} from './cost/index.ts';
 export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';

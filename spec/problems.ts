@@ -110,6 +110,17 @@ export const SPEC_PROBLEM_CODES = {
     severity: 'error',
     summary: "A top-level final state lacks a required field of the machine's declared `output`.",
   },
+  SPEC_BUDGET_EXCEEDED: {
+    severity: 'error',
+    summary:
+      'A turn (or, with `budget.per: "session"`, a path to a final state) can cost more than the spec\'s `budget` allows; the pointer names the call that crosses it.',
+  },
+  COST_UNBOUNDED: {
+    severity: 'warning',
+    summary:
+      'A loop the session takes by itself (always, after, a call result) that makes calls has no counter guard the checker can read, or machine invocations form a cycle: its cost has no bound.',
+  },
+  COST_UNKNOWN_MACHINE: { severity: 'warning', summary: 'An invoke starts a machine whose spec is not known, so its cost is not either.' },
   SPEC_LAYOUT_UNKNOWN_STATE: { severity: 'warning', summary: 'A layout entry names a state that does not exist.' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 

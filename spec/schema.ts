@@ -138,6 +138,8 @@ export const LlmInvokeSchema = z.strictObject({
   topP: z.number().min(0).max(1).optional(),
   /** agent: upper bound on model turns. */
   maxIterations: z.number().int().positive().max(50).optional(),
+  /** Tokens one model request of this call may use; the cost bound counts it (without it, a path's tokens are unbounded). */
+  maxTokens: z.number().int().positive().optional(),
   scripted: ScriptedRulesSchema.optional(),
   ...invokeCommon,
 });
@@ -212,6 +214,16 @@ export type Position = z.infer<typeof PositionSchema>;
 
 export const NamedDeclarationSchema = z.strictObject({ description: z.string().optional() });
 
+/** What one turn (or one session) of the machine may cost at most; a path over it is a validation error. */
+export const BudgetSchema = z.strictObject({
+  modelCalls: z.number().int().min(0).optional(),
+  toolCalls: z.number().int().min(0).optional(),
+  tokens: z.number().int().min(0).optional(),
+  /** `turn` (default): every turn, from the start or a waiting state to the next; `session`: every path to a final state. */
+  per: z.enum(['turn', 'session']).optional(),
+});
+export type Budget = z.infer<typeof BudgetSchema>;
+
 export const FlowSpecSchema = z.strictObject({
   $schema: z.string().optional(),
   specVersion: z.literal(SPEC_VERSION),
@@ -228,6 +240,7 @@ export const FlowSpecSchema = z.strictObject({
   models: z.record(z.string(), z.string()).optional(),
   initial: z.string().optional(),
   states: z.record(z.string(), StateSchema),
+  budget: BudgetSchema.optional(),
   /** State path (dot-separated) -> canvas position. */
   layout: z.record(z.string(), PositionSchema).optional(),
 });

@@ -16,6 +16,8 @@ import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
+import { computeCost } from './cost/bound.ts';
+import { budgetProblems } from './cost/budget.ts';
 
 /** What the validator needs to know about a tool from tools/. */
 export interface ToolInfo {
@@ -28,6 +30,8 @@ export interface ToolInfo {
   requiredInputFields?: string[];
   /** Error codes the tool declares. */
   errors?: string[];
+  /** Retries of the tool's definition (the cost bound counts them). */
+  retries?: number;
 }
 
 export interface ValidateOptions {
@@ -38,6 +42,8 @@ export interface ValidateOptions {
    * machine exists, its input fits the child's context, and no cycle of invokes leads back to this machine.
    */
   machines?: Record<string, FlowSpec>;
+  /** The spec of a machine an invoke starts, for the cost bound a `budget` is checked against. */
+  resolveMachine?: (machineId: string) => FlowSpec | undefined;
 }
 
 export interface ValidationResult {
@@ -91,7 +97,14 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
     return { spec: undefined, problems, ok: false };
   }
   const problems = checkSpec(parsed.data, options);
+  if (parsed.data.budget !== undefined) problems.push(...checkBudget(parsed.data, options));
   return { spec: parsed.data, problems, ok: !hasErrors(problems) };
+}
+
+/** The cost bound against the spec's budget: a path over it is an error at the call that crosses it. */
+function checkBudget(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
+  const cost = computeCost(spec, options);
+  return [...cost.problems, ...budgetProblems(spec, cost)];
 }
 
 function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_AGENT_ITERATIONS,
   agentToolName,
   pointer,
   type AgentToolSpec,
@@ -14,8 +15,6 @@ import { mapped, object, seq, type Doc, type Member } from './doc.ts';
 import { compileAt, templateDoc } from './expressions.ts';
 import { literalDoc, stringDoc } from './literal.ts';
 import { actionList, transitionDoc, type TransitionScope } from './transitions.ts';
-
-const DEFAULT_AGENT_ITERATIONS = 5;
 
 /** The actor names a machine's invokes use: one per tool, one per model kind and output type. */
 export interface ActorNames {
@@ -181,6 +180,8 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   if (invoke.temperature !== undefined)
     members.push({ key: 'temperature', value: String(invoke.temperature), pointer: pointer(...at, 'temperature') });
   if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
+  if (invoke.maxTokens !== undefined)
+    members.push({ key: 'maxTokens', value: String(invoke.maxTokens), pointer: pointer(...at, 'maxTokens') });
   if (invoke.llm === 'agent') {
     const tools = invoke.tools ?? [];
     members.push({ key: 'tools', value: literalDoc(tools.map(agentToolName)) });

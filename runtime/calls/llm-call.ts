@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldMapToZod, type FieldMap } from '@flowing/spec';
+import { AGENT_TOOL_CALLS_PER_ITERATION, fieldMapToZod, type FieldMap } from '@flowing/spec';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
 import type { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
@@ -177,7 +177,7 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
     }
     case 'agent': {
       const maxIterations = Math.min(request.maxIterations, call.limits.maxAgentIterations);
-      const maxToolCalls = maxIterations * 4;
+      const maxToolCalls = maxIterations * AGENT_TOOL_CALLS_PER_ITERATION;
       // The loop stops on its own limits (or with the call); the tool calls it makes hang off it.
       const loop = deadline.child();
       let toolCalls = 0;

@@ -16,6 +16,8 @@ export interface LlmRequestBase {
   /** Sampling settings from the spec, sent to real models as they are. */
   temperature?: number;
   topP?: number;
+  /** The most tokens one answer of this call may have (sent as `max_completion_tokens`); the cost bound counts it. */
+  maxTokens?: number;
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';

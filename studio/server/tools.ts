@@ -7,11 +7,12 @@ export async function listTools(context: StudioContext) {
   const catalog = await context.tools();
   return Object.values(catalog)
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map(({ name, description, idempotent, risk, errors, inputSchema, outputSchema, file }) => ({
+    .map(({ name, description, idempotent, risk, retries, errors, inputSchema, outputSchema, file }) => ({
       name,
       description,
       idempotent,
       risk,
+      retries,
       errors: errors ?? [],
       inputSchema,
       outputSchema,

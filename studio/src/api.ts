@@ -33,6 +33,8 @@ export interface ToolSummary {
   description?: string;
   idempotent: boolean;
   risk: 'low' | 'medium' | 'high';
+  /** Retries of the tool's definition. */
+  retries?: number;
   errors: string[];
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;

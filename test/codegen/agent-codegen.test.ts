@@ -17,6 +17,7 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
       tools: ['trace_shipment', { tool: 'query_order', bind: { customer_id: "context.customer.id ?? ''" } }],
       output: { intent: { type: 'enum', values: ['order_query', 'refund', 'other'] }, orderIds: { type: 'array', items: { type: 'string' } } },
       temperature: 0.2,
+      maxTokens: 300,
       onDone: [{ guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } }, { target: 'idle' }],
       onError: 'failed',
     };
@@ -42,6 +43,7 @@ describe('agent calls in generated code', () => {
     expect(machine).toContain('} satisfies Pick<ToolInput<typeof orderSupportTools.query_order>, "customer_id">');
     expect(machine).toContain('tools: ["trace_shipment", "query_order"]');
     expect(machine).toContain('temperature: 0.2');
+    expect(machine).toContain('maxTokens: 300');
   }, 60_000);
 
   it('maps a guard on an output field the agent does not have to that guard', async () => {

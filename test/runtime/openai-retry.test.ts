@@ -120,8 +120,8 @@ describe('model requests are retried after transient failures', () => {
 describe('sampling settings', () => {
   it('sends temperature and top_p with every request of the call', async () => {
     fake.enqueue(reply('{"label":"nope"}'), reply('{"label":"other"}'));
-    await provider().classify({ ...classify, temperature: 0.2, topP: 0.9 }, { signal: new AbortController().signal });
-    for (const request of fake.requests) expect(request.body).toMatchObject({ temperature: 0.2, top_p: 0.9 });
+    await provider().classify({ ...classify, temperature: 0.2, topP: 0.9, maxTokens: 64 }, { signal: new AbortController().signal });
+    for (const request of fake.requests) expect(request.body).toMatchObject({ temperature: 0.2, top_p: 0.9, max_completion_tokens: 64 });
   });
 
   it('leaves them out when the spec sets none', async () => {
@@ -129,5 +129,6 @@ describe('sampling settings', () => {
     await provider().classify(classify, { signal: new AbortController().signal });
     expect(fake.requests[0]!.body).not.toHaveProperty('temperature');
     expect(fake.requests[0]!.body).not.toHaveProperty('top_p');
+    expect(fake.requests[0]!.body).not.toHaveProperty('max_completion_tokens');
   });
 });

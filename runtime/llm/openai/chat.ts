@@ -34,7 +34,7 @@ export interface ChatCall {
   clock: Clock;
   retry: RetryPolicy;
   /** Sampling settings of the request, sent with every model request of the call. */
-  sampling: { temperature?: number; top_p?: number };
+  sampling: { temperature?: number; top_p?: number; max_completion_tokens?: number };
   onRetry?: LlmCallOptions['onRetry'];
   onTokens?: LlmCallOptions['onTokens'];
   /** Summed over every request of the call. */
@@ -66,6 +66,7 @@ export function startCall(
     sampling: {
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       ...(request.topP === undefined ? {} : { top_p: request.topP }),
+      ...(request.maxTokens === undefined ? {} : { max_completion_tokens: request.maxTokens }),
     },
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     ...(options.onTokens ? { onTokens: options.onTokens } : {}),

@@ -1,13 +1,13 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { fieldMapToZod, type FieldMap } from '@flowing/spec';
+import { fieldMapToZod, MAX_LLM_REPAIRS, type FieldMap } from '@flowing/spec';
 import { FlowingError } from '../../errors.ts';
 import type { ClassifyRequest, ExtractRequest } from '../types.ts';
 import { complete, type ChatCall } from './chat.ts';
 import { parseLenientJson } from './json-repair.ts';
 
 /** Validation feedback sends the model's answer back at most this many times. */
-export const MAX_REPAIRS = 2;
+export const MAX_REPAIRS = MAX_LLM_REPAIRS;
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string; issues?: unknown };
 

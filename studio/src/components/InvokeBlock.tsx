@@ -1,6 +1,7 @@
 import { Handle, Position } from '@xyflow/react';
 import type { Point } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { InvokeCost } from './CostPanel.tsx';
 
 interface InvokeFacts {
   tool?: string;
@@ -159,6 +160,7 @@ export function InvokeBlock({
             {b.text}
           </span>
         ))}
+        <InvokeCost stateName={stateName} />
       </div>
       <div className="invoke-block__ports">
         <span className="port-label port-label--done" style={{ left: done - 13 }}>

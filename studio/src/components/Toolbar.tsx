@@ -3,6 +3,7 @@ import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { ModeSwitch } from '../inspect/ModeSwitch.tsx';
 import { useInspect } from '../inspect/inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { CostButton } from './CostPanel.tsx';
 import { NewMachineButton } from './NewMachineButton.tsx';
 import { PromptDialog } from './PromptDialog.tsx';
 
@@ -100,6 +101,7 @@ export function Toolbar() {
         </div>
       )}
       <div className="toolbar__group toolbar__group--end">
+        {!inspecting && <CostButton />}
         <button
           type="button"
           disabled={!machineId || busy !== undefined}

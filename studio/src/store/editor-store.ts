@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { knownMachine } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
@@ -79,7 +80,8 @@ function describe(err: unknown): string {
 /** The one editor store: the spec being edited, selection, undo/redo history, dirty flag and the server round trips. */
 export const useEditor = create<EditorState & EditorActions>()((set, get) => {
   const validate = (spec: FlowSpec) =>
-    validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined }).problems;
+    validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined, resolveMachine: knownMachine })
+      .problems;
 
   return {
     machines: [],

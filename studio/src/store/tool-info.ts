@@ -12,6 +12,7 @@ export function toToolInfos(tools: readonly ToolSummary[]): Record<string, ToolI
       idempotent: tool.idempotent,
       risk: tool.risk,
       errors: tool.errors,
+      ...(tool.retries === undefined ? {} : { retries: tool.retries }),
       inputFields: Object.keys(properties),
       requiredInputFields: tool.inputSchema?.required ?? [],
     };
