@@ -1,13 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import {
-  escapeControlCharacters,
-  formatProblemLine,
-  parseSpecText,
-  problemForJson,
-  stringifyJsonSafely,
-} from '@flowing/spec';
+import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';

@@ -125,9 +125,10 @@ export function createCodegen(options: { rootDir: string }): Codegen {
 
     const specDir = dirname(specPath);
     const names = machineNames(spec.id);
-    const generated = [...generate(spec, { tools, machineDir: rel(specDir), machines }), ...(await mcpModulesFor(spec, tools, rootDir))].map(
-      (file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }),
-    );
+    const generated = [
+      ...generate(spec, { tools, machineDir: rel(specDir), machines }),
+      ...(await mcpModulesFor(spec, tools, rootDir)),
+    ].map((file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }));
     const implPath = join(specDir, names.implFile);
     const existingImpl = await readIfExists(implPath);
     const newImpl = implText(spec.id, existingImpl, Object.keys(spec.guards ?? {}), Object.keys(spec.actions ?? {}));
