@@ -1,7 +1,16 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
-import { escapeControlCharacters, formatProblemLine, parseSpecText, problemForJson, stringifyJsonSafely } from '@flowing/spec';
+import {
+  channelRoutes,
+  checkChannelProject,
+  escapeControlCharacters,
+  formatProblemLine,
+  parseSpecText,
+  pointer,
+  problemForJson,
+  stringifyJsonSafely,
+} from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
@@ -79,13 +88,25 @@ export async function validateCommand(files: string[], options: { json?: boolean
   const specs = await loadProjectSpecs(rootDir);
   const machines = machineCatalog(specs);
   const resolveMachine = (id: string) => specs.get(id)?.spec;
+  const checked = new Map<string, string>();
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
     const result = parseSpecText(text, { tools, machines, resolveMachine });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
+    if (result.spec) checked.set(result.spec.id, file);
   }
-  print(findings, options.json, { files: resolved.files });
+  // Channels are routed between machines: checked over every spec of the project, reported in the files named.
+  const everySpec = [...specs.values()].map((s) => s.spec);
+  for (const problem of checkChannelProject(everySpec)) {
+    const file = checked.get(problem.machine);
+    if (file) findings.push({ file, code: problem.code, severity: 'error', path: pointer(...problem.path), message: problem.message });
+  }
+  const routes = channelRoutes(everySpec);
+  print(findings, options.json, { files: resolved.files, routes });
+  if (!options.json && routes.length > 0) {
+    process.stdout.write(`channel routes:\n${routes.map((r) => `  ${r.pattern} -> ${r.machine} (key: ${r.key})`).join('\n')}\n`);
+  }
   if (!options.json && findings.length === 0) process.stdout.write(`${resolved.files.length} spec(s) valid\n`);
   return findings.some((f) => f.severity === 'error') ? EXIT_PROBLEMS : EXIT_OK;
 }

@@ -36,6 +36,8 @@ export interface MachineContract {
   eventFields: Record<string, FieldMap>;
   /** The invoke of each state that has one, by state name (the invoked actor's id). */
   invokes: Readonly<Record<string, InvokeInfo>>;
+  /** The channels the machine receives and the context field holding a receiving session's key (spec `channels`). */
+  channels?: { listen: readonly string[]; key: string };
 }
 
 /** Everything the runtime needs about one generated machine. Generated `<id>.machine.ts` modules export one. */
@@ -81,7 +83,7 @@ export function defineMachine<TMachine extends AnyStateMachine, TEvent extends {
  * needs. Each tool's input mapping is parsed here, once, into an arguments function; throws
  * FlowingError('MACHINE_INVALID') when a mapping does not parse.
  */
-export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>): MachineContract {
+export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' | 'channels'>): MachineContract {
   const invokes: Record<string, InvokeInfo> = {};
   for (const { name, spec: state } of listStates(spec)) {
     const invoke = state.invoke;
@@ -93,7 +95,7 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states'>
           ? { machine: invoke.machine, timeoutMs: invoke.timeoutMs }
           : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
-  return { contextFields: spec.context, eventFields: spec.events, invokes };
+  return { contextFields: spec.context, eventFields: spec.events, invokes, ...(spec.channels ? { channels: spec.channels } : {}) };
 }
 
 /**

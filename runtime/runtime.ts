@@ -18,6 +18,8 @@ import { sessionHandle, type HandleParts } from './session/session-handle.ts';
 import { Subscriptions } from './session/subscriptions.ts';
 import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
 import { createMemoryStore } from './store/memory.ts';
+import { deliverMessage, type ChannelMessage } from './channels/deliver.ts';
+import { ChannelRouter } from './channels/router.ts';
 import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
 import { runMigrations } from './migrate/run-migrations.ts';
 
@@ -48,6 +50,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
   const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const router = new ChannelRouter([...registry.byId.values()].map((info) => info.definition));
+  // Filled in below: delivering a message needs the runtime it belongs to.
+  let self: Runtime | undefined;
+  // One receiver's messages are delivered one after another, in the order they were stored.
+  const deliveries = new KeyedQueue();
   const queue = new KeyedQueue();
   const children = new ChildSessionRuns({
     store,
@@ -68,6 +75,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     crashPoint: crashPointsFrom(process.env.FLOWING_FAULT),
     random: options.random ?? Math.random,
     deliver: (id, events) => subscriptions.deliver(id, events),
+    channelTarget: (channel, key) => router.target(channel, key),
+    sendMessages: (from, sent) => {
+      for (const event of sent) {
+        const message = { ...(event.data as Omit<ChannelMessage, 'from'>), from };
+        deliveries.run((event.data as { to: string }).to, () =>
+          deliverMessage(self!, router, message).then(
+            (result) => {
+              if (!result.applied) warnUndelivered(message, `${result.code}: ${result.message}`);
+            },
+            (error: unknown) => warnUndelivered(message, error instanceof Error ? error.message : String(error)),
+          ),
+        );
+      }
+    },
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
     children,
@@ -106,7 +127,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return sessionHandle(parts, sessionId, info.definition.id);
   }
 
-  return {
+  self = {
     store,
     machines: registry.byId,
     createSession(machine, input, ids = {}) {
@@ -140,6 +161,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       runMigrations(versions, (sessionId) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {})), migrateOptions),
     sessionsByState: (machineId) => countByState(store, registry.get(machineId).definition.id),
   };
+  return self;
+}
+
+/**
+ * A message its receiver refused (the receiver's log has the refusal) or that could not reach it (no session could be
+ * made for its key): said on stderr with the message id, so it is never dropped silently.
+ */
+function warnUndelivered(message: ChannelMessage, reason: string): void {
+  process.emitWarning(`channel message ${message.messageId} on '${message.channel}' from ${message.from} was not applied: ${reason}`, {
+    code: 'CHANNEL_UNDELIVERED',
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -24,6 +24,7 @@ export {
   type ScriptedRules,
   type Budget,
   type AgentToolSpec,
+  type EmitSpec,
   type BoundToolSpec,
   agentToolName,
 } from './schema.ts';
@@ -108,3 +109,4 @@ export {
   type MachineCost,
 } from './cost/index.ts';
 export { mcpContract, mcpToolName, type McpToolHints } from './mcp.ts';
+export { CHANNEL_PATTERN, LISTEN_PATTERN, channelEventType, channelRoutes, checkChannelProject, emitSites, listensTo, overlappingRoutes, patternsOverlap, routeOf, type ChannelProblem, type ChannelRoute, type EmitSite } from './channels.ts';

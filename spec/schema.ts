@@ -43,12 +43,25 @@ export type GuardSpec = z.infer<typeof GuardSchema>;
 /** Context updates: context field -> expression. */
 export const AssignSchema = z.record(z.string(), ExpressionSchema);
 
+/**
+ * A message published on a channel: `channel` routes it (by the prefixes machines listen to), `key` picks the
+ * receiving session (its correlation key), `data` is the payload, field -> expression.
+ */
+export const EmitSchema = z.strictObject({
+  channel: z.string(),
+  key: ExpressionSchema,
+  data: AssignSchema.optional(),
+});
+export type EmitSpec = z.infer<typeof EmitSchema>;
+
 export const TransitionObjectSchema = z.strictObject({
   target: z.string().optional(),
   guard: GuardSchema.optional(),
   assign: AssignSchema.optional(),
   /** Named actions implemented in `<id>.impl.ts`, run in order after `assign`. */
   actions: z.array(z.string()).optional(),
+  /** Messages published after `assign` and `actions` (see EmitSchema). */
+  emit: z.array(EmitSchema).optional(),
   description: z.string().optional(),
 });
 export type TransitionObject = z.infer<typeof TransitionObjectSchema>;
@@ -60,6 +73,7 @@ export type TransitionSpec = z.infer<typeof TransitionSchema>;
 export const ActionBlockSchema = z.strictObject({
   assign: AssignSchema.optional(),
   actions: z.array(z.string()).optional(),
+  emit: z.array(EmitSchema).optional(),
 });
 export type ActionBlock = z.infer<typeof ActionBlockSchema>;
 
@@ -236,6 +250,12 @@ export const FlowSpecSchema = z.strictObject({
   events: z.record(z.string(), FieldMapSchema).default({}),
   guards: z.record(z.string(), NamedDeclarationSchema).optional(),
   actions: z.record(z.string(), NamedDeclarationSchema).optional(),
+  /**
+   * The channels this machine receives: `listen` names channels or prefixes (`billing.*`); a message on
+   * `billing.need_order` arrives as the event `BILLING_NEED_ORDER` (declared in `events` with its payload) at the
+   * session whose context field `key` holds the message's key, created for a new key.
+   */
+  channels: z.strictObject({ listen: z.array(z.string()).min(1), key: z.string() }).optional(),
   /** Model per call kind (`classify`, `extract`, ...) or `default`. */
   models: z.record(z.string(), z.string()).optional(),
   initial: z.string().optional(),

@@ -10,9 +10,11 @@ import {
   type LlmInvokeSpec,
   type MachineInvokeSpec,
   type ToolInvokeSpec,
+  type EmitSpec,
   agentToolName,
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
+import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
 import { listStates, transitionSites, type StateEntry } from './walk.ts';
@@ -164,6 +166,32 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   }
   for (const name of Object.keys(spec.guards ?? {})) checkName(name, ['guards', name], 'guard');
   for (const name of Object.keys(spec.actions ?? {})) checkName(name, ['actions', name], 'action');
+  if (spec.channels) checkListening(spec.channels);
+
+  /** What a machine receives: valid patterns, a string key field, an event declared for each pattern. */
+  function checkListening(channels: NonNullable<FlowSpec['channels']>) {
+    const key = spec.context[channels.key];
+    if (!key || key.type !== 'string')
+      report(
+        'SPEC_CHANNEL_KEY',
+        ['channels', 'key'],
+        `channels.key must name a string context field (the session's key); '${channels.key}' ${key ? `is a ${key.type}` : 'is not declared in "context"'}`,
+      );
+    channels.listen.forEach((pattern, i) => {
+      if (!LISTEN_PATTERN.test(pattern) || pattern.length > MAX_NAME_LENGTH) {
+        report('SPEC_CHANNEL_NAME', ['channels', 'listen', i], `${JSON.stringify(pattern)} must be a channel name or a prefix ending in .* (billing.*)`);
+        return;
+      }
+      const eventPrefix = channelEventType(pattern.endsWith('.*') ? pattern.slice(0, -1) : pattern);
+      const matches = (event: string) => (pattern.endsWith('.*') ? event.startsWith(eventPrefix) : event === eventPrefix);
+      if (!Object.keys(spec.events).some(matches))
+        report(
+          'SPEC_CHANNEL_NO_EVENTS',
+          ['channels', 'listen', i],
+          `no declared event receives '${pattern}': a message on channel a.b arrives as event A_B; declare it in "events" with its payload`,
+        );
+    });
+  }
 
   function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean) {
     if (type.type === 'enum') {
@@ -278,6 +306,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       if (!block) continue;
       checkAssign(block.assign, ['context'], [...at, key, 'assign']);
       checkActions(block.actions, [...at, key, 'actions']);
+      checkEmits(block.emit, ['context'], [...at, key, 'emit']);
     }
     for (const delay of Object.keys(state.after ?? {})) {
       const ms = Number(delay);
@@ -311,6 +340,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         }
         checkAssign(transition.assign, roots, [...here, 'assign']);
         checkActions(transition.actions, [...here, 'actions']);
+        checkEmits(transition.emit, roots, [...here, 'emit']);
       }
     }
     if (state.invoke) checkInvoke(state.invoke, [...at, 'invoke']);
@@ -322,6 +352,19 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         report('SPEC_UNKNOWN_CONTEXT_FIELD', [...segments, field], `context field '${field}' is not declared in "context"`);
       checkExpression(source, roots, [...segments, field]);
     }
+  }
+
+  function checkEmits(emits: EmitSpec[] | undefined, roots: ExpressionRoot[], segments: Array<string | number>) {
+    emits?.forEach((emit, i) => {
+      if (!CHANNEL_PATTERN.test(emit.channel) || emit.channel.length > MAX_NAME_LENGTH)
+        report(
+          'SPEC_CHANNEL_NAME',
+          [...segments, i, 'channel'],
+          `channel ${JSON.stringify(emit.channel)} must be dot-separated snake_case words (billing.need_order)`,
+        );
+      checkExpression(emit.key, roots, [...segments, i, 'key']);
+      for (const [field, source] of Object.entries(emit.data ?? {})) checkExpression(source, roots, [...segments, i, 'data', field]);
+    });
   }
 
   function checkActions(actions: string[] | undefined, segments: Array<string | number>) {

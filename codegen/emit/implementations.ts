@@ -3,6 +3,7 @@ import { camelCase, propertyKey } from '../names.ts';
 import { DocWriter, LINE_WIDTH, mapped, object, seq, slot, type Doc, type Member } from './doc.ts';
 import { compileAt, SITE_PARAMETER, type CompiledExpression, type ExpressionSite } from './expressions.ts';
 import { commentText } from './literal.ts';
+import type { EmitSpec } from '@flowing/spec';
 
 /** Where a guard or assign sits: its site, and for typed parameters the event name or the invoked actor. */
 export interface Place {
@@ -142,6 +143,11 @@ function nameImplementations(implementations: Implementation[], declared: Readon
 }
 
 /** `set` and the fields an assign writes: `setReply`, `setRefundIdAndReply`, `setAAndBAndC`, `setAAnd3More`. */
+function pascal(channel: string): string {
+  const c = camelCase(channel.replace(/\./g, '_'));
+  return c.charAt(0).toUpperCase() + c.slice(1);
+}
+
 function assignMeaning(fields: string[]): string {
   const words = fields.map((f) => {
     const c = camelCase(f);
@@ -165,7 +171,7 @@ export class ImplementationTable {
   guards: Member[] = [];
   actions: Member[] = [];
   /** What the module must declare or import for what was written: `EventOf`, `Output`, `toFlowError`, `asText`, ... */
-  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'toFlowError' | 'asText' | 'ToolInput'>();
+  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'emit' | 'toFlowError' | 'asText' | 'ToolInput'>();
   private readonly guardSpace: Namespace;
   private readonly actionSpace: Namespace;
 
@@ -214,6 +220,41 @@ export class ImplementationTable {
       ? undefined
       : commentText(fields.map((f) => `${f.field} = ${f.source}`).join('; '), COMMENT_WIDTH);
     return this.use(implementation, { place, pointer: (field) => pointer(field!), comment }, usesParam);
+  }
+
+  /**
+   * Adds one channel message (`emit` of a transition or entry/exit block): an XState `emit` of a `flowing.channel`
+   * event, which the runtime logs as `channel.sent` and routes once the step is stored.
+   */
+  emit(place: Place, message: EmitSpec, pointer: (part: string) => string): Reference {
+    const reads = SITE_PARAMETER[place.site];
+    const key = compileAt(message.key, place.site);
+    const data = Object.entries(message.data ?? {}).map(([field, source]) => ({ field, compiled: compileAt(source, place.site) }));
+    const all = [key, ...data.map((d) => d.compiled)];
+    const readsContext = all.some((c) => c.reads.has('context'));
+    const usesParam = reads !== undefined && all.some((c) => c.reads.has(reads));
+    this.uses.add('emit');
+    const body = (uses: readonly Use[]) =>
+      seq(
+        'emit(',
+        seq(
+          this.parameters(place, readsContext, usesParam),
+          ' => (',
+          object([
+            { key: 'type', value: '"flowing.channel"' },
+            { key: 'channel', value: JSON.stringify(message.channel), pointer: uses.map((u) => u.pointer('channel')) },
+            { key: 'key', value: seq('String(', key.doc, ')'), pointer: uses.map((u) => u.pointer('key')) },
+            {
+              key: 'data',
+              value: object(data.map(({ field, compiled }) => ({ key: propertyKey(field), value: compiled.doc, pointer: uses.map((u) => u.pointer(`data/${field}`)) }))),
+            },
+          ]),
+          ')',
+        ),
+        ')',
+      );
+    const implementation = this.actionSpace.add(codeOf(body([])), `emit${pascal(message.channel)}`, body);
+    return this.use(implementation, { place, pointer: (part) => pointer(part!), comment: undefined }, usesParam);
   }
 
   /** Names every guard and action (see Namespace) and fills in the references handed out so far. */

@@ -184,6 +184,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
             value: literalDoc(Object.fromEntries(Object.entries(spec.events).map(([e, f]) => [e, contractFields(f)]))),
           },
           { key: 'invokes', value: invokesDoc(states) },
+          ...(spec.channels ? [{ key: 'channels', value: literalDoc(spec.channels), pointer: pointer('channels') }] : []),
         ],
         true,
       ),
@@ -204,6 +205,7 @@ function writeImports(
   const invokes = listStates(spec).flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
   const xstate = [
     table.uses.has('assign') ? 'assign' : '',
+    table.uses.has('emit') ? 'emit' : '',
     'setup',
     hasActors ? 'type InputFrom' : '',
     table.uses.has('Output') ? 'type OutputFrom' : '',

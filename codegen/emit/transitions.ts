@@ -94,7 +94,7 @@ function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t
 export function actionList(
   table: ImplementationTable,
   place: Place,
-  block: Pick<TransitionObject, 'assign' | 'actions'>,
+  block: Pick<TransitionObject, 'assign' | 'actions' | 'emit'>,
   at: Array<string | number>,
 ): Doc | undefined {
   const list: Doc[] = [];
@@ -102,6 +102,9 @@ export function actionList(
     list.push(table.assign(place, block.assign, (field) => pointer(...at, 'assign', field)));
   }
   (block.actions ?? []).forEach((name, i) => list.push(mapped(pointer(...at, 'actions', i), JSON.stringify(name))));
+  (block.emit ?? []).forEach((message, i) =>
+    list.push(table.emit(place, message, (part) => pointer(...at, 'emit', i, ...part.split('/')))),
+  );
   if (list.length === 0) return undefined;
   return list.length === 1 ? list[0] : array(list);
 }

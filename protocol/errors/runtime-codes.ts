@@ -69,6 +69,7 @@ export const RUNTIME_ERROR_CODES = {
   RUN_BAD_CASE_NAME:
     '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
   RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',
+  CHANNEL_UNROUTED: 'A channel message was emitted on a channel no machine of the runtime listens to (logged as channel.failed).',
   MCP_CONFIG_INVALID: 'An MCP server entry is malformed, or names an environment variable that is not set (the message names it).',
   MCP_UNAVAILABLE: 'An MCP server could not be started or reached.',
   MCP_SERVER_CLOSED: 'An MCP server went away while a call was running (the next call connects again).',

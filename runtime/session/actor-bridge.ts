@@ -17,6 +17,8 @@ export interface ActorBridgeListener {
   onRestored(snapshot: AnyMachineSnapshot): void;
   /** The actor threw or failed, while processing `cause`. */
   onActorError(thrown: unknown, cause: ProcessedEvent | undefined): void;
+  /** The machine emitted a channel message (an `emit` of the spec). */
+  onEmit(message: { channel?: unknown; key?: unknown; data?: unknown }): void;
 }
 
 export interface ActorBridgeOptions {
@@ -64,6 +66,7 @@ export class ActorBridge {
     this.timerTracker = new TimerTracker(actor, options.clock);
     if (!options.inspect) hearRootOnly(actor, (event) => this.onInspect(event));
     options.directory.register(actor.system, options.calls);
+    actor.on('flowing.channel', (message) => this.listener.onEmit(message as { channel?: unknown; key?: unknown; data?: unknown }));
     // Without an error observer XState rethrows the actor's errors globally; with it, they end the session here.
     actor.subscribe({ error: (thrown) => this.onError(thrown) });
     this.restoringFlag = restoring;

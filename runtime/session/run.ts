@@ -102,6 +102,29 @@ export class SessionRun implements IdempotentRun {
   committed(stored: SessionRecord, events: readonly RuntimeEvent[]): void {
     this.host.onCommitted?.(stored);
     this.host.deliver(this.sessionId, events);
+    // Messages leave only once the step that sent them is stored: a crash before never delivers a message the log lacks.
+    if (this.host.sendMessages && events.some((e) => e.type === 'channel.sent')) {
+      this.host.sendMessages(this.sessionId, events.filter((e) => e.type === 'channel.sent'));
+    }
+  }
+
+  /** ActorBridge: the machine emitted a channel message; it is logged now and routed once stored (see committed). */
+  onEmit(message: { channel?: unknown; key?: unknown; data?: unknown }): void {
+    const { channel, key, data } = message;
+    if (typeof channel !== 'string' || typeof key !== 'string' || !data || typeof data !== 'object') return;
+    const target = this.host.channelTarget?.(channel, key);
+    const messageId = `${this.sessionId}-m${this.log.seq + 1}`;
+    if (!target) {
+      this.append('channel.failed', { messageId, channel, key, code: 'CHANNEL_UNROUTED', reason: `no machine listens to channel '${channel}'` });
+      return;
+    }
+    this.append('channel.sent', { messageId, channel, key, to: target.sessionId, machine: target.machine, data });
+  }
+
+  /** The session applied a channel message: logged with the sender, after the event it arrived as. */
+  async noteReceived(via: { channel: string; from: string; messageId: string }): Promise<void> {
+    this.append('channel.received', { messageId: via.messageId, channel: via.channel, from: via.from });
+    await this.flush();
   }
 
   /** RunLog: the store refused a commit; its refusal is the outcome, even when a lost lease was noticed a moment before. */

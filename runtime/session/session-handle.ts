@@ -7,7 +7,7 @@ import type { MachineInfo } from './machine-info.ts';
 import type { RunPool } from './run-pool.ts';
 import { checkEventId } from './event-ids.ts';
 import type { Subscriptions } from './subscriptions.ts';
-import type { SendResult, Session, SessionSnapshot } from './types.ts';
+import type { SendOptions, SendResult, Session, SessionSnapshot } from './types.ts';
 
 /** What a session handle works through: the runtime's queue, runs, store, admission and subscriptions. */
 export interface HandleParts {
@@ -24,15 +24,25 @@ export interface HandleParts {
  * waits on a child session goes to that child (and on down the tree); the parent then continues with the child's
  * end, in the same turn.
  */
-function deliver(parts: HandleParts, sessionId: string, event: { type: string }, eventId: string | undefined): Promise<SendResult> {
+function deliver(
+  parts: HandleParts,
+  sessionId: string,
+  event: { type: string },
+  eventId: string | undefined,
+  via: SendOptions['via'],
+): Promise<SendResult> {
   const { queue, pool } = parts;
   return queue.run(sessionId, () =>
     pool.withRun(sessionId, true, async (run) => {
       await run.whenQuiet();
       const childId = run.forwardTarget(event);
-      if (childId === undefined) return eventId === undefined ? run.send(event) : run.sendOnce(event, eventId);
+      if (childId === undefined) {
+        const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
+        if (via && result.applied && !result.duplicate) await run.noteReceived(via);
+        return result;
+      }
       // The event id goes along: the child refuses a repeat of it as this session would.
-      const result = await deliver(parts, childId, event, eventId);
+      const result = await deliver(parts, childId, event, eventId, via);
       run.wakeCalls();
       await run.whenQuiet();
       return { ...result, forwardedTo: result.forwardedTo ?? childId };
@@ -47,7 +57,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
     id: sessionId,
     machineId,
     send(event, sendOptions = {}) {
-      const { eventId } = sendOptions;
+      const { eventId, via } = sendOptions;
       const badId = eventId === undefined ? undefined : checkEventId(eventId);
       if (badId) return Promise.resolve({ applied: false as const, ...badId });
       if (sendOptions.queue === false && queue.has(sessionId)) {
@@ -58,7 +68,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       }
       const admitted = admission.enter();
       if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
-      return deliver(parts, sessionId, event, eventId).finally(admitted.leave);
+      return deliver(parts, sessionId, event, eventId, via).finally(admitted.leave);
     },
     async snapshot() {
       const current = pool.current(sessionId);

@@ -92,6 +92,8 @@ export interface SendOptions {
    * IDEMPOTENCY_KEY_REUSED. A session remembers its last EVENT_IDS_KEPT (64) ids.
    */
   eventId?: string;
+  /** Set by channel delivery: the message this event carries, logged as `channel.received` when it is applied. */
+  via?: { channel: string; from: string; messageId: string };
 }
 
 /** The answer of `session.cancel`: cancelled now, or refused because the session had already finished. */
