@@ -115,3 +115,4 @@ export type { StaleReason, StaleReasonCode } from './migrate/plan.ts';
 export type { StaleSession, StaleInfo } from './migrate/list.ts';
 export type { MigrationReport } from './migrate/run-migrations.ts';
 export type { MigratedData } from './migrate/carry.ts';
+export type { TracerLike, SpanLike, SpanOptionsLike } from './trace/types.ts';

@@ -17,11 +17,12 @@ import { RunPool, type RunStart } from './session/run-pool.ts';
 import { sessionHandle, type HandleParts } from './session/session-handle.ts';
 import { Subscriptions } from './session/subscriptions.ts';
 import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
+import type { SessionTracer } from './trace/session-tracer.ts';
+import type { TracerLike } from './trace/types.ts';
 import { createMemoryStore } from './store/memory.ts';
 import { deliverMessage, type ChannelMessage } from './channels/deliver.ts';
 import { ChannelRouter } from './channels/router.ts';
-import { countByState, listStaleSessions, type VersionScope } from './migrate/list.ts';
-import { runMigrations } from './migrate/run-migrations.ts';
+import type { VersionScope } from './migrate/list.ts';
 
 export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
 
@@ -55,6 +56,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let self: Runtime | undefined;
   // One receiver's messages are delivered one after another, in the order they were stored.
   const deliveries = new KeyedQueue();
+  const trace = options.tracer ? tracing(options.tracer) : undefined;
   const queue = new KeyedQueue();
   const children = new ChildSessionRuns({
     store,
@@ -74,7 +76,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     calls: new Semaphore(limits.maxConcurrentCalls),
     crashPoint: crashPointsFrom(process.env.FLOWING_FAULT),
     random: options.random ?? Math.random,
-    deliver: (id, events) => subscriptions.deliver(id, events),
     channelTarget: (channel, key) => router.target(channel, key),
     sendMessages: (from, sent) => {
       for (const event of sent) {
@@ -89,6 +90,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         );
       }
     },
+    deliver: trace
+      ? (id, events) => {
+          subscriptions.deliver(id, events);
+          trace((tracer) => tracer.events(events));
+        }
+      : (id, events) => subscriptions.deliver(id, events),
+    ...(trace ? { onQuiet: (id: string) => trace((tracer) => tracer.quiet(id, clock.now())) } : {}),
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
     children,
@@ -156,12 +164,49 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
       return sessionHandle(parts, sessionId, machineId);
     },
-    staleSessions: (query) => listStaleSessions(versions, query),
-    migrate: (migrateOptions) =>
-      runMigrations(versions, (sessionId) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {})), migrateOptions),
-    sessionsByState: (machineId) => countByState(store, registry.get(machineId).definition.id),
+    // The version tools are imported when first used, so that the cold start of a runtime does not pay for them.
+    async staleSessions(query) {
+      const { listStaleSessions } = await import('./migrate/list.ts');
+      return listStaleSessions(versions, query);
+    },
+    async migrate(migrateOptions) {
+      const { runMigrations } = await import('./migrate/run-migrations.ts');
+      const open = (sessionId: string) => queue.run(sessionId, () => pool.withRun(sessionId, false, async () => {}));
+      return runMigrations(versions, open, migrateOptions);
+    },
+    async sessionsByState(machineId) {
+      const { countByState } = await import('./migrate/list.ts');
+      return countByState(store, registry.get(machineId).definition.id);
+    },
   };
   return self;
+}
+
+/**
+ * Hands work to the session tracer in order, once it is loaded: its module and `@opentelemetry/api` are imported
+ * only now, for a runtime given a tracer. A tracer that cannot load or throws is reported once and never reaches a
+ * session.
+ */
+function tracing(tracer: TracerLike): (work: (tracer: SessionTracer) => void) => void {
+  let chain: Promise<SessionTracer | undefined> = import('./trace/session-tracer.ts')
+    .then((module) => module.createSessionTracer(tracer))
+    .catch((error: unknown) => {
+      process.emitWarning(`tracing is off: ${(error as Error).message ?? String(error)}`, { code: 'FLOWING_TRACER_UNAVAILABLE' });
+      return undefined;
+    });
+  let warned = false;
+  return (work) => {
+    chain = chain.then((loaded) => {
+      if (!loaded) return undefined;
+      try {
+        work(loaded);
+      } catch (error) {
+        if (!warned) process.emitWarning(`a span could not be recorded: ${(error as Error).message}`, { code: 'FLOWING_TRACER_THREW' });
+        warned = true;
+      }
+      return loaded;
+    });
+  };
 }
 
 /**

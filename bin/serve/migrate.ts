@@ -68,9 +68,13 @@ function printReport(report: MigrationReport, out: (line: string) => void) {
   const verb = report.dryRun ? 'would migrate' : 'migrated';
   for (const m of report.migrated) {
     const renamed = Object.entries(m.renamed).map(([from, to]) => `${from} -> ${to}`);
-    out(`${verb}  ${m.sessionId}  ${m.machineId}  ${m.fromVersion.slice(0, 12)} -> ${m.toVersion.slice(0, 12)}${m.hook ? '  (hook)' : ''}${renamed.length > 0 ? `  ${renamed.join(', ')}` : ''}`);
+    out(
+      `${verb}  ${m.sessionId}  ${m.machineId}  ${m.fromVersion.slice(0, 12)} -> ${m.toVersion.slice(0, 12)}${m.hook ? '  (hook)' : ''}${renamed.length > 0 ? `  ${renamed.join(', ')}` : ''}`,
+    );
   }
   for (const s of report.stale) out(`stale  ${formatStale(s)}`);
   for (const f of report.failed) out(`failed  ${f.sessionId}  ${f.error.code}: ${f.error.message}`);
-  out(`${report.migrated.length} ${verb}, ${report.stale.length} stale, ${report.failed.length} failed${report.dryRun ? ' (dry run: nothing written)' : ''}`);
+  out(
+    `${report.migrated.length} ${verb}, ${report.stale.length} stale, ${report.failed.length} failed${report.dryRun ? ' (dry run: nothing written)' : ''}`,
+  );
 }

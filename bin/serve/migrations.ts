@@ -13,7 +13,9 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export async function loadMigrationHooks(machineIds: readonly string[]): Promise<Record<string, AnyMigrationHook>> {
   const hooks: Record<string, AnyMigrationHook> = {};
   for (const id of machineIds) {
-    const file = [process.cwd(), PACKAGE_ROOT].map((root) => resolve(root, 'machines', id, `${id}.impl.ts`)).find((path) => existsSync(path));
+    const file = [process.cwd(), PACKAGE_ROOT]
+      .map((root) => resolve(root, 'machines', id, `${id}.impl.ts`))
+      .find((path) => existsSync(path));
     if (!file) continue;
     const module = (await import(pathToFileURL(file).href)) as { migrate?: unknown };
     if (module.migrate === undefined) continue;
@@ -31,7 +33,8 @@ function checkHook(value: unknown, where: string): AnyMigrationHook {
     throw invalid('has a fromVersion that is neither a spec hash nor a list of them');
   if (hook.states !== undefined) {
     if (hook.states === null || typeof hook.states !== 'object') throw invalid('has states that are not an object of old path to new path');
-    for (const [from, to] of Object.entries(hook.states)) if (typeof to !== 'string') throw invalid(`maps state '${from}' to a ${typeof to}, not a path`);
+    for (const [from, to] of Object.entries(hook.states))
+      if (typeof to !== 'string') throw invalid(`maps state '${from}' to a ${typeof to}, not a path`);
   }
   if (hook.context !== undefined && typeof hook.context !== 'function') throw invalid('has a context that is not a function');
   return hook as AnyMigrationHook;

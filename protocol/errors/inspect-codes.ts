@@ -4,7 +4,7 @@
  */
 export const INSPECT_ERROR_CODES = {
   REPLAY_MISSING_CALL: 'A replay asked for a tool or model call the recording does not hold (no real call is made instead).',
-REPLAY_VERSION_MISMATCH: 'The log was recorded under another version of the machine than the one it is replayed on.',
+  REPLAY_VERSION_MISMATCH: 'The log was recorded under another version of the machine than the one it is replayed on.',
   REPLAY_FORK_NEEDS_PARENT: "A forked session is replayed from where it was forked: its parent's log is needed (parentLog).",
   INSPECT_SEQ_OUT_OF_RANGE: 'The seq asked for is not an event of the session (0 to its last seq).',
   FORK_NO_STATE: 'There is no machine state yet at the seq asked for (fork at or after the first state.changed).',

@@ -32,9 +32,10 @@ export const RUNTIME_ERROR_CODES = {
     'The stored session was recorded under another version of the machine and does not fit the served one (details.reasons name why; a migration hook can carry it over).',
   STALE_STATE_REMOVED: 'A state the session is in is not in the served version of the machine.',
   STALE_STATE_CHANGED: 'A state the session is in has child states in the served version; the session does not know which to enter.',
-  STALE_CONTEXT_INVALID: "The session's context does not validate against the served version's context schema (a field changed type or is required now).",
+  STALE_CONTEXT_INVALID:
+    "The session's context does not validate against the served version's context schema (a field changed type or is required now).",
   STALE_CALL_IN_FLIGHT: 'A call is in flight in a state whose invoke changed in the served version.',
-  STALE_TIMER_CHANGED: "A pending `after` timer of the session is not declared in the served version (its delay or state changed).",
+  STALE_TIMER_CHANGED: 'A pending `after` timer of the session is not declared in the served version (its delay or state changed).',
   MIGRATION_HOOK_INVALID: "A machine's `migrate` export (its .impl.ts) is not a migration hook (the message names the field).",
   MIGRATION_HOOK_THREW: "The machine's migration hook threw while mapping the session's context.",
   CONTEXT_INVALID: 'A transition produced a context that does not match the declared context schema.',

@@ -69,6 +69,7 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
       usage: result.usage,
       latencyMs: clock.now() - startedAt,
       attempts: result.attempts,
+      ...(result.finishReason ? { finishReason: result.finishReason } : {}),
       output: result.output,
     });
     void call.commit(false);

@@ -101,7 +101,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
   async function finish<T>(call: ChatCall, work: Promise<T>): Promise<LlmResult<T>> {
     try {
       const output = await work;
-      return { output, model: call.model, usage: { ...call.usage }, attempts: call.attempts };
+      return {
+        output,
+        model: call.model,
+        usage: { ...call.usage },
+        attempts: call.attempts,
+        ...(call.finishReason ? { finishReason: call.finishReason } : {}),
+      };
     } catch (error) {
       const flow = error instanceof FlowingError ? error : new FlowingError('LLM_FAILED', String(error), { cause: error });
       const details = typeof flow.details === 'object' && flow.details !== null ? flow.details : {};

@@ -72,6 +72,8 @@ export interface LlmResult<TOutput> {
   usage: LlmUsage;
   /** Model requests made, repairs included. */
   attempts: number;
+  /** Why the model stopped its (last) answer, when the provider says: `stop`, `length`, `tool_calls` ... */
+  finishReason?: string;
 }
 
 /** One tool call made by an agent loop; the runtime runs it through the tool wrapper. */

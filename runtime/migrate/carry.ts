@@ -35,7 +35,7 @@ export async function planFor(
 export function staleError(record: SessionRecord, plan: Extract<ContinuationPlan, { ok: false }>): FlowingError {
   return new FlowingError(
     'SPEC_CHANGED',
-    `session '${record.sessionId}' was recorded under another version of '${record.machineId}' (spec hash ${plan.fromVersion.slice(0, 12)}, now ${plan.toVersion.slice(0, 12)}) and is not continued on it: ${plan.reasons.map((r) => r.message).join('; ')}${plan.hook ? '' : '. A migration hook (`migrate` in the machine\'s .impl.ts) applied with `flowing migrate` can carry it over'}`,
+    `session '${record.sessionId}' was recorded under another version of '${record.machineId}' (spec hash ${plan.fromVersion.slice(0, 12)}, now ${plan.toVersion.slice(0, 12)}) and is not continued on it: ${plan.reasons.map((r) => r.message).join('; ')}${plan.hook ? '' : ". A migration hook (`migrate` in the machine's .impl.ts) applied with `flowing migrate` can carry it over"}`,
     { details: { sessionId: record.sessionId, fromVersion: plan.fromVersion, toVersion: plan.toVersion, reasons: plan.reasons } },
   );
 }
@@ -51,7 +51,14 @@ export function migrationCommit(
   fence?: number,
 ): { request: CommitRequest; record: SessionRecord; event: RuntimeEvent } {
   const snapshot = { ...(record.snapshot as Record<string, unknown>), value: plan.value, context: plan.context };
-  const next: SessionRecord = { ...record, specHash: plan.toVersion, version: record.version + 1, seq: record.seq + 1, snapshot, updatedAt: now };
+  const next: SessionRecord = {
+    ...record,
+    specHash: plan.toVersion,
+    version: record.version + 1,
+    seq: record.seq + 1,
+    snapshot,
+    updatedAt: now,
+  };
   // An approval names its state by the node's own key, not by its path.
   if (record.approval) next.approval = { ...record.approval, state: renamedKey(record.approval.state, plan.renamed) };
   const data: MigratedData = {

@@ -23,7 +23,10 @@ const MAX_SCANNED = 10_000;
  * Every stored session that still takes events and whose recorded version is not the one served, visited once, with
  * its record: the sessions a version change concerns. Sessions of machines not served are skipped.
  */
-async function* olderVersions(scope: VersionScope, machineId?: string): AsyncGenerator<{ summary: SessionSummary; record: SessionRecord; info: MachineInfo }> {
+async function* olderVersions(
+  scope: VersionScope,
+  machineId?: string,
+): AsyncGenerator<{ summary: SessionSummary; record: SessionRecord; info: MachineInfo }> {
   let cursor: string | undefined;
   let scanned = 0;
   do {

@@ -223,10 +223,10 @@ function timerReasons(record: SessionRecord, info: MachineInfo): StaleReason[] {
 
 /** An XState state value from the dotted paths of its active leaves (the inverse of `activeStatePaths`). */
 export function stateValueOf(paths: readonly string[]): unknown {
-  return valueOf(paths.map((path) => path.split('.')));
+  return nestedValue(paths.map((path) => path.split('.')));
 }
 
-function valueOf(paths: readonly string[][]): unknown {
+function nestedValue(paths: readonly string[][]): unknown {
   if (paths.length === 1 && paths[0]!.length === 1) return paths[0]![0];
   const groups = new Map<string, string[][]>();
   for (const [head, ...rest] of paths) {
@@ -235,6 +235,6 @@ function valueOf(paths: readonly string[][]): unknown {
     groups.set(head!, group);
   }
   const out: Record<string, unknown> = {};
-  for (const [key, rests] of groups) out[key] = rests.length === 0 ? {} : valueOf(rests);
+  for (const [key, rests] of groups) out[key] = rests.length === 0 ? {} : nestedValue(rests);
   return out;
 }

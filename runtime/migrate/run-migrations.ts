@@ -6,7 +6,14 @@ import { olderVersions, type StaleSession, type VersionScope } from './list.ts';
 export interface MigrationReport {
   dryRun: boolean;
   /** Sessions carried onto the served version (or that would be). */
-  migrated: Array<{ sessionId: string; machineId: string; fromVersion: string; toVersion: string; hook: boolean; renamed: Record<string, string> }>;
+  migrated: Array<{
+    sessionId: string;
+    machineId: string;
+    fromVersion: string;
+    toVersion: string;
+    hook: boolean;
+    renamed: Record<string, string>;
+  }>;
   /** Sessions that stay under their version, with the reasons. */
   stale: StaleSession[];
   /** Sessions whose migration failed when written (another writer moved them on, the store refused). */
@@ -29,7 +36,13 @@ export async function runMigrations(
     if (!plan.ok) {
       report.stale.push({
         ...summary,
-        stale: { fromVersion: plan.fromVersion, toVersion: plan.toVersion, activeStates: plan.activeStates, reasons: plan.reasons, migratable: false },
+        stale: {
+          fromVersion: plan.fromVersion,
+          toVersion: plan.toVersion,
+          activeStates: plan.activeStates,
+          reasons: plan.reasons,
+          migratable: false,
+        },
       });
       continue;
     }

@@ -53,6 +53,8 @@ export interface RunHost {
   onCommitted?(record: SessionRecord): void;
   /** XState's inspection events of every session, with where they happened (the runtime's `inspect` option). */
   inspect?: XStateInspector;
+  /** A piece of work on the session is over and committed: it is quiet until its next event (the tracer's turn ends). */
+  onQuiet?(sessionId: string): void;
   /** The migration hook of a machine (the runtime's `migrations` option), applied when a session of an older version opens. */
   migrations?(machineId: string): AnyMigrationHook | undefined;
 }

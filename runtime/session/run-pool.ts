@@ -1,5 +1,4 @@
 import { FlowingError } from '../errors.ts';
-import { carryOver } from '../migrate/carry.ts';
 import type { JournalEntry, ParentLink, SessionRecord, SessionStore } from '../store/types.ts';
 import { NO_USAGE, sharedValue, EMPTY_LIST } from './compact.ts';
 import type { RunHost } from './host.ts';
@@ -68,6 +67,7 @@ export class RunPool {
       if (run) {
         await run.whenQuiet();
         await run.flush();
+        this.host.onQuiet?.(sessionId);
         this.park(run);
       }
       if (this.live.get(sessionId) === opening) this.live.delete(sessionId);
@@ -91,6 +91,7 @@ export class RunPool {
     try {
       await run.whenQuiet();
       await run.flush();
+      this.host.onQuiet?.(ids.sessionId);
     } finally {
       this.park(run);
       if (this.live.get(ids.sessionId) === running) this.live.delete(ids.sessionId);
@@ -174,6 +175,8 @@ export class RunPool {
       // A finished session has nothing to continue: it stays under the version it was recorded with.
       if (!active) throw finishedUnderOtherVersion(record, info);
       const hook = this.host.migrations?.(record.machineId);
+      // Loaded on the first session of an older version: a process that never meets one never imports it.
+      const { carryOver } = await import('../migrate/carry.ts');
       const carried = await carryOver(this.store, record, info, { now: this.host.clock.now(), fence, ...(hook ? { hook } : {}) });
       record = carried.record;
       this.host.deliver(sessionId, [carried.event]);

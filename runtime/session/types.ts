@@ -6,6 +6,7 @@ import type { LlmProvider } from '../llm/types.ts';
 import type { ApprovalRecord, ParentLink, SessionStatus, SessionStore } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
 import type { AnyMigrationHook } from '../migrate/hook.ts';
+import type { TracerLike } from '../trace/types.ts';
 import type { StaleSession } from '../migrate/list.ts';
 import type { MigrationReport } from '../migrate/run-migrations.ts';
 import type { XStateInspector } from './host.ts';
@@ -42,6 +43,12 @@ export interface RuntimeOptions {
    * older version that does not fit the served one as it is gets carried over by its machine's hook when it opens.
    */
   migrations?: Readonly<Record<string, AnyMigrationHook>>;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer('my-service')` of `@opentelemetry/api`, an optional peer): each session
+   * turn, state, tool call and model call becomes a span, built from the committed log, under the log's trace id.
+   * Without one, nothing of tracing is loaded.
+   */
+  tracer?: TracerLike;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */

@@ -1,6 +1,7 @@
 import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatSpec, MACHINE_ID_PATTERN, SPEC_VERSION, validateSpec, type FlowSpec } from '@flowing/spec';
+import { newSpecSkeleton } from '@flowing/codegen';
+import { formatSpec, MACHINE_ID_PATTERN, validateSpec, type FlowSpec } from '@flowing/spec';
 import type { StudioContext } from './context.ts';
 import { StudioError } from './errors.ts';
 import { createAtomic, readIfExists, versionOf } from './files.ts';
@@ -16,14 +17,7 @@ const GENERATED_SUFFIXES = ['.machine.ts', '.registry.ts'] as const;
 
 /** The spec "New machine" writes: one initial state, placed so the editor needs no layout pass. */
 export function newMachineSpec(id: string): FlowSpec {
-  return {
-    specVersion: SPEC_VERSION,
-    id,
-    events: {},
-    initial: NEW_MACHINE_INITIAL_STATE,
-    states: { [NEW_MACHINE_INITIAL_STATE]: {} },
-    layout: { [NEW_MACHINE_INITIAL_STATE]: { x: 0, y: 0 } },
-  } as unknown as FlowSpec;
+  return { ...newSpecSkeleton(id, NEW_MACHINE_INITIAL_STATE), layout: { [NEW_MACHINE_INITIAL_STATE]: { x: 0, y: 0 } } };
 }
 
 /**

@@ -133,7 +133,7 @@ export async function saveMachine(
         });
       }
     } else {
-      before = parseLoose(current.toString("utf8"));
+      before = parseLoose(current.toString('utf8'));
       await writeAtomic(file, text);
     }
     return { version: versionOf(text), problems };

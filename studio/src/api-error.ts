@@ -8,6 +8,8 @@ export const CLIENT_ERROR_CODES = {
   STUDIO_UNREACHABLE: 'The studio server did not answer; is it still running?',
   STUDIO_BAD_RESPONSE: 'The studio server answered a failure that is not the error shape (not JSON, or no code).',
   RUNTIME_UNREACHABLE: 'The runtime did not answer; check its URL and that it runs.',
+  RUNTIME_CORS_REFUSED:
+    "The runtime answered, but not to this page's origin (the browser hid the answer): start it with flowing serve --cors <studio origin>.",
   RUNTIME_BAD_RESPONSE: 'The runtime answered a failure that is not the error shape (not JSON, or no code).',
 } as const;
 
@@ -59,6 +61,32 @@ export function unreachable(server: ApiServer, where: string, error: unknown): A
 }
 
 /**
+ * Why a request to another origin got no readable answer: when the same URL answers a no-cors request (an opaque
+ * response), the server is up and the browser withheld its answer for want of CORS headers for this page's origin;
+ * otherwise the server did not answer at all.
+ */
+async function blockedByCors(url: string): Promise<boolean> {
+  const target = new URL(url, window.location.href);
+  if (target.origin === window.location.origin) return false;
+  try {
+    await fetch(target, { mode: 'no-cors', cache: 'no-store' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The failure of a runtime on another origin that answers, but not to this page: it names the `--cors` fix. */
+export function corsRefused(where: string, url: string): ApiError {
+  const origin = window.location.origin;
+  return new ApiError('runtime', 0, {
+    code: 'RUNTIME_CORS_REFUSED',
+    message: `${where} answered, but the browser blocked reading it: the server does not allow this studio's origin ${origin}. Start it with flowing serve --cors ${origin}`,
+    details: { origin, url },
+  });
+}
+
+/**
  * `fetch`, answering the response when it is a success, throwing an ApiError otherwise. `acceptRefusal`: a refused
  * send (`{ applied: false, code, message }`, answered with a 4xx) is an answer, not a failure.
  */
@@ -73,6 +101,7 @@ export async function request(
   try {
     response = await fetch(url, init);
   } catch (error) {
+    if (server === 'runtime' && (await blockedByCors(url))) throw corsRefused(where, url);
     throw unreachable(server, where, error);
   }
   const text = await response.text();

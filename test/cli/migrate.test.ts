@@ -62,7 +62,9 @@ describe('flowing sessions --stale and flowing migrate', () => {
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
     const lines = listed.stdout.trim().split('\n');
-    expect(lines.find((l) => l.startsWith(ids.refund))).toMatch(/in active\.await_approval .*STALE_STATE_REMOVED.*the migration hook carries it over/);
+    expect(lines.find((l) => l.startsWith(ids.refund))).toMatch(
+      /in active\.await_approval .*STALE_STATE_REMOVED.*the migration hook carries it over/,
+    );
     expect(lines.find((l) => l.startsWith(ids.asking))).toMatch(/in active\.ask_order_id .*STALE_STATE_REMOVED/);
     expect(lines.find((l) => l.startsWith(ids.asking))).not.toMatch(/hook carries/);
     expect(lines.at(-1)).toBe('2 stale session(s)');
@@ -88,6 +90,11 @@ describe('flowing sessions --stale and flowing migrate', () => {
       await store.close();
     }
     const again = await flowing('sessions', '--stale', '--json', '--store', `sqlite:${file}`);
-    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).sessionId)).toEqual([ids.asking]);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).sessionId),
+    ).toEqual([ids.asking]);
   }, 60_000);
 });

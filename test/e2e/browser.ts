@@ -115,3 +115,49 @@ export async function zoomOutUntilVisible(page: Page, selectors: string[], maxSt
     await page.waitForTimeout(120);
   }
 }
+
+/** How far each edge label lies from its own edge's drawn path, in screen pixels (0 when the path runs through it). */
+export interface LabelDistance {
+  edgeId: string;
+  text: string;
+  distancePx: number;
+  /** How far the nearest label of another edge is from this edge's path (Infinity when there is none). */
+  nearestOtherPx: number;
+}
+
+/** Measures, for every edge label on the canvas, its distance to its own edge's path and to the other edges' paths. */
+export function readLabelDistances(page: Page, root = '.canvas'): Promise<LabelDistance[]> {
+  return page.evaluate((rootSelector) => {
+    const container = document.querySelector(rootSelector);
+    if (!container) return [];
+    const samples = new Map<string, Array<{ x: number; y: number }>>();
+    for (const edge of container.querySelectorAll<SVGGElement>('.react-flow__edge')) {
+      const path = edge.querySelector<SVGPathElement>('path.transition-edge');
+      const id = edge.dataset.id ?? edge.getAttribute('data-id') ?? '';
+      const matrix = path?.getScreenCTM();
+      if (!path || !matrix) continue;
+      const length = path.getTotalLength();
+      const points: Array<{ x: number; y: number }> = [];
+      for (let at = 0; at <= length; at += 2) {
+        const p = new DOMPoint(path.getPointAtLength(at).x, path.getPointAtLength(at).y).matrixTransform(matrix);
+        points.push({ x: p.x, y: p.y });
+      }
+      samples.set(id, points);
+    }
+    return [...container.querySelectorAll<HTMLElement>('.edge-label')].map((label) => {
+      const box = label.getBoundingClientRect();
+      const edgeId = label.dataset.edgeId ?? '';
+      let distancePx = Number.POSITIVE_INFINITY;
+      let nearestOtherPx = Number.POSITIVE_INFINITY;
+      // (No named helper functions in here: the test transform would wrap them in a helper the page does not have.)
+      for (const [id, points] of samples) {
+        for (const p of points) {
+          const d = Math.hypot(Math.max(box.left - p.x, 0, p.x - box.right), Math.max(box.top - p.y, 0, p.y - box.bottom));
+          if (id === edgeId) distancePx = Math.min(distancePx, d);
+          else nearestOtherPx = Math.min(nearestOtherPx, d);
+        }
+      }
+      return { edgeId, text: label.textContent ?? '', distancePx, nearestOtherPx };
+    });
+  }, root);
+}

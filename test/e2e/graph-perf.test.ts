@@ -24,6 +24,11 @@ function summary(values: number[]): { n: number; median: number; p95: number; ma
   return { n: sorted.length, median: at(0.5), p95: at(0.95), max: Math.round(sorted[sorted.length - 1]! * 10) / 10 };
 }
 
+/** Drags measured for the drop figure (their median is reported). */
+const DROPS = 5;
+/** What a fluid studio does at 300 states (issue 20), reported next to each figure; the asserted bounds are looser. */
+const TARGETS = { openMs: 1_500, layoutMs: 2_000, guardKeystrokeMs: 50, dropMs: 100 };
+
 describe('a 300-state machine in the studio (Performance API marks, Chromium)', () => {
   it('opens and lays out without blocking the page, drags a state and edits a guard fluidly', async () => {
     const studio = await startStudioServer();
@@ -56,17 +61,19 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       figures.longestMainThreadTaskDuringOpenMs = Math.round(await page.evaluate(() => (window as unknown as { longest: number }).longest));
       await screenshot(page, 'graph-perf-300-open');
 
-      // Drag a state 160 px with real mouse events; every frame and the drop are measured.
-      const box = (await page.locator('[data-testid=state-intake]').boundingBox())!;
-      await page.mouse.move(box.x + 60, box.y + 12);
-      await page.mouse.down();
-      await page.mouse.move(box.x + 220, box.y + 60, { steps: 30 });
-      await page.mouse.up();
-      await page.waitForTimeout(300);
+      // Drag a state with real mouse events, five times: every frame and every drop are measured.
+      await page.evaluate(() => performance.clearMeasures('flowing:edit'));
+      for (let drag = 0; drag < DROPS; drag++) {
+        const box = (await page.locator('[data-testid=state-intake]').boundingBox())!;
+        await page.mouse.move(box.x + 60, box.y + 12);
+        await page.mouse.down();
+        await page.mouse.move(box.x + 60 + (drag % 2 === 0 ? 160 : -160), box.y + 12 + (drag % 2 === 0 ? 48 : -48), { steps: 30 });
+        await page.mouse.up();
+        await expect.poll(() => measures(page, 'flowing:edit').then((m) => m.length)).toBe(drag + 1);
+      }
       const frames = await measures(page, 'flowing:drag-frame');
-      const drop = await measures(page, 'flowing:edit');
       figures.dragFrameMs = summary(frames);
-      figures.dropCommitMs = Math.round(drop[drop.length - 1]! * 10) / 10;
+      figures.dropCommitMs = summary(await measures(page, 'flowing:edit'));
 
       // Edit a guard in the panel, one keystroke at a time: each keystroke is an edit measured to the next frame.
       await page.click('[data-testid=edge-intake-on-START-0]');
@@ -80,9 +87,21 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         .poll(() => page.locator('[data-testid=edge-intake-on-START-0]').getAttribute('data-full-label'))
         .toBe('START [context.n >= 10]');
 
+      // The benchmark figures against the targets of a fluid studio (issue 20): medians where there are several.
+      const benchmark = {
+        openMs: [figures.openMs as number, TARGETS.openMs],
+        layoutMs: [figures.layoutInWorkerMs as number, TARGETS.layoutMs],
+        guardKeystrokeMs: [(figures.guardKeystrokeMs as { median: number }).median, TARGETS.guardKeystrokeMs],
+        dropMs: [(figures.dropCommitMs as { median: number }).median, TARGETS.dropMs],
+      };
+      figures.benchmark = Object.fromEntries(
+        Object.entries(benchmark).map(([name, [value, target]]) => [name, { value, target, met: value! <= target! }]),
+      );
       await mkdir(ARTIFACTS_DIR, { recursive: true });
       await writeFile(join(ARTIFACTS_DIR, 'graph-perf-300.json'), JSON.stringify(figures, null, 2) + '\n');
       console.log('300-state figures (ms):', JSON.stringify(figures));
+      for (const [name, [value, target]] of Object.entries(benchmark))
+        console.log(`benchmark 300 states ${name}: ${value} ms (target ${target} ms${value! <= target! ? '' : ', not met'})`);
       expect(frames.length).toBeGreaterThan(5);
       // Generous bounds (the figures above are what counts): a shared 2-core machine, and the Vite dev server when used.
       expect((figures.dragFrameMs as { median: number }).median).toBeLessThan(100);

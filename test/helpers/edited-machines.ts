@@ -26,7 +26,8 @@ export async function editedMachine(
   for (const file of files) await writeFile(join(projectDir, machineDir, file.path.split('/').at(-1)!), file.text);
   const module = (await import(pathToFileURL(join(projectDir, machineDir, `${id}.machine.ts`)).href)) as Record<string, unknown>;
   const definition = Object.values(module).find(
-    (value): value is AnyMachineDefinition => !!value && typeof value === 'object' && (value as { id?: unknown }).id === id && 'machine' in value,
+    (value): value is AnyMachineDefinition =>
+      !!value && typeof value === 'object' && (value as { id?: unknown }).id === id && 'machine' in value,
   );
   if (!definition) throw new Error(`the generated module of ${name} exports no machine '${id}'`);
   return { definition, spec };

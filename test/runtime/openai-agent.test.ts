@@ -70,6 +70,8 @@ describe('agent loop', () => {
       model: 'fake-agent',
       usage: { promptTokens: 130, completionTokens: 18 },
       attempts: 2,
+      // The last answer's reason: the model stopped after the tool call's result.
+      finishReason: 'stop',
     });
     expect(calls).toEqual([{ name: 'query_order', args: { order_id: 'A1001' } }]);
     expect(steps).toEqual([

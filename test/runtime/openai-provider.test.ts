@@ -52,6 +52,7 @@ describe('classify', () => {
       model: 'fake-default',
       usage: { promptTokens: 40, completionTokens: 6 },
       attempts: 1,
+      finishReason: 'stop',
     });
     const body = fake.requests[0]!.body;
     expect(body.response_format).toEqual({ type: 'json_object' });
@@ -132,6 +133,7 @@ describe('generate', () => {
       model: 'fake-writer',
       usage: { promptTokens: 12, completionTokens: 4 },
       attempts: 1,
+      finishReason: 'stop',
     });
     const body = fake.requests[0]!.body;
     expect(body.stream).toBe(true);

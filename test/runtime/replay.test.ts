@@ -293,7 +293,9 @@ describe('replay and the version a log was recorded under', () => {
     await after.session(session.id).send({ type: 'USER_MESSAGE', text: 'hello' });
     const log = await store.readEvents(session.id, 0);
     const migrated = log.find((e) => e.type === 'session.migrated')!;
-    await expect(replaySession({ machine: next, log: [{ ...log[0]!, data: { ...log[0]!.data, specHash: next.specHash } }, ...log.slice(1)] })).rejects.toMatchObject({
+    await expect(
+      replaySession({ machine: next, log: [{ ...log[0]!, data: { ...log[0]!.data, specHash: next.specHash } }, ...log.slice(1)] }),
+    ).rejects.toMatchObject({
       code: 'REPLAY_VERSION_MISMATCH',
       details: { seq: migrated.seq, fromVersion: orderSupport.specHash, toVersion: next.specHash },
     });

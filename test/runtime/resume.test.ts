@@ -176,7 +176,11 @@ describe('a session with a call in flight when the machine changed', () => {
     await expect(changed.resume(original.sessionId)).rejects.toMatchObject({ code: 'SPEC_CHANGED' });
 
     const { tools, counts } = countingTools(orderSupport.tools);
-    const same = createRuntime({ machines: [{ ...orderSupport, specHash: 'another-hash' }], store: createMemoryStore({ data: dump }), tools });
+    const same = createRuntime({
+      machines: [{ ...orderSupport, specHash: 'another-hash' }],
+      store: createMemoryStore({ data: dump }),
+      tools,
+    });
     expect(await same.staleSessions()).toEqual([]);
     await same.resume(original.sessionId);
     expect(counts.query_order).toBe(1);

@@ -12,15 +12,9 @@ import { editedMachine } from '../helpers/edited-machines.ts';
 import { copyProject } from '../helpers/project.ts';
 import { createBackend } from '../helpers/stores.ts';
 
-/** Retargets every transition of a spec state tree from one state to another. */
-function retarget(node: any, from: string, to: string): void {
-  if (Array.isArray(node)) return node.forEach((child) => retarget(child, from, to));
-  if (node === null || typeof node !== 'object') return;
-  for (const [key, value] of Object.entries(node)) {
-    if ((key === 'target' || key === 'onError' || key === 'onDone') && value === from) node[key] = to;
-    else if (typeof value === 'string' && value === from && key !== 'initial' && /^[A-Z_]+$/.test(key)) node[key] = to;
-    else retarget(value, from, to);
-  }
+/** Points every transition (and any other mention) of a spec's states at `to` instead of state `from`. */
+function retarget(spec: { states: unknown }, from: string, to: string): void {
+  spec.states = JSON.parse(JSON.stringify(spec.states).replaceAll(`"${from}"`, `"${to}"`));
 }
 
 interface Edit {
@@ -38,7 +32,7 @@ const EDITS: Edit[] = [
       const states = spec.states.active.states;
       states.await_manager = states.await_approval;
       delete states.await_approval;
-      retarget(spec.states, 'await_approval', 'await_manager');
+      retarget(spec, 'await_approval', 'await_manager');
     },
     hook: defineMigration({ states: { 'active.await_approval': 'active.await_manager' } }),
     stale: { await_approval: 'STALE_STATE_REMOVED' },
@@ -47,7 +41,7 @@ const EDITS: Edit[] = [
     name: 'remove-state',
     edit(spec) {
       delete spec.states.active.states.ask_order_id;
-      retarget(spec.states, 'ask_order_id', 'order_not_found');
+      retarget(spec, 'ask_order_id', 'order_not_found');
     },
     stale: { ask_order_id: 'STALE_STATE_REMOVED' },
   },
@@ -197,7 +191,12 @@ describe.each(['memory', 'sqlite'] as const)('waiting sessions when the served m
       expect((await after.session(refund.id).snapshot()).context).toMatchObject({ refundId: expect.any(String) });
       const migrated = (await after.session(refund.id).events()).filter((e) => e.type === 'session.migrated');
       expect(migrated.map((e) => e.data)).toEqual([
-        expect.objectContaining({ fromVersion: orderSupport.specHash, toVersion: machine.specHash, hook: true, state: { active: 'await_manager' } }),
+        expect.objectContaining({
+          fromVersion: orderSupport.specHash,
+          toVersion: machine.specHash,
+          hook: true,
+          state: { active: 'await_manager' },
+        }),
       ]);
       figures.migrated++;
     } finally {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPEC_SCHEMA_REFERENCE } from '@flowing/codegen';
 import { formatSpec, validateSpec } from '@flowing/spec';
 import { treeHashes } from '../helpers/project.ts';
 import { sendRaw, startStudioServer, type StudioTestServer } from '../helpers/studio-server.ts';
@@ -32,6 +33,8 @@ describe('POST /api/machines (New machine)', () => {
     expect(text).toBe(formatSpec(spec));
     expect(created.json.version).toBe(sha256(text));
     expect(spec).toMatchObject({ specVersion: 1, id: 'refund-desk', initial: 'idle' });
+    // The skeleton `flowing init` and codegen share: editors validate the new spec against the JSON Schema.
+    expect(spec.$schema).toBe(SPEC_SCHEMA_REFERENCE);
     expect(Object.keys(spec.states)).toEqual(['idle']);
     expect(validateSpec(spec).problems.filter((p) => p.severity === 'error')).toEqual([]);
 

@@ -130,6 +130,45 @@ describe('routes and label boxes from elkjs', () => {
     });
   }
 
+  it('puts each label of a row of invoke branches, error and timeout on its own route (the route runs through it)', async () => {
+    const spec = {
+      specVersion: 1,
+      id: 'label-rows',
+      events: { GO: {} },
+      initial: 'idle',
+      states: {
+        idle: { on: { GO: 'lookup' } },
+        lookup: {
+          invoke: {
+            tool: 'query_order',
+            onDone: [{ guard: "output.status == 'shipped'", target: 'shipped' }, { target: 'fallback' }],
+            onError: 'failed',
+          },
+          after: { '30000': 'timed_out' },
+        },
+        shipped: { type: 'final' },
+        fallback: { type: 'final' },
+        failed: { type: 'final' },
+        timed_out: { type: 'final' },
+      },
+    } as unknown as FlowSpec;
+    const geometry = await computeGeometry(spec, new ELK());
+    for (const [id, edge] of Object.entries(geometry.edges)) {
+      const label = edge.label!;
+      const through = edge.points.slice(1).some((b, i) => {
+        const a = edge.points[i]!;
+        return (
+          a.x === b.x &&
+          a.x > label.x + 1 &&
+          a.x < label.x + label.width - 1 &&
+          Math.min(a.y, b.y) <= label.y &&
+          Math.max(a.y, b.y) >= label.y + label.height
+        );
+      });
+      expect(through, `${id}: its label ${JSON.stringify(label)} is beside its route, not on it`).toBe(true);
+    }
+  });
+
   it('lets the branches of an invoke leave from its done and error ports, each transition from its own port otherwise', async () => {
     const spec = example('order-support');
     const { root } = toElkGraph(spec);

@@ -21,7 +21,13 @@ beforeAll(async () => {
   }
   await runtime.createSession(orderSupport);
   const server = createServer(runtime, { log: () => {} });
-  studio = await startStudio({ rootDir: project.dir, appDir: inject('studioAppDir'), port: 0, host: '127.0.0.1', runtimeApp: { fetch: server.fetch } });
+  studio = await startStudio({
+    rootDir: project.dir,
+    appDir: inject('studioAppDir'),
+    port: 0,
+    host: '127.0.0.1',
+    runtimeApp: { fetch: server.fetch },
+  });
 });
 
 afterAll(async () => {

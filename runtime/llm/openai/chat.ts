@@ -41,6 +41,8 @@ export interface ChatCall {
   usage: LlmUsage;
   /** Requests made so far, retries included. */
   attempts: number;
+  /** Why the model stopped its last answer (`stop`, `length`, `tool_calls` ...), as the API said. */
+  finishReason?: string;
 }
 
 /** Request fields besides the model, which the call supplies. */
@@ -150,6 +152,7 @@ async function completeOnce(call: ChatCall, params: ChatParams): Promise<ChatCom
       call.client.chat.completions.create({ ...call.sampling, ...params, model: call.model, stream: false }, requestOptions(call, guard)),
     );
     addUsage(call, completion.usage);
+    if (completion.choices[0]?.finish_reason) call.finishReason = completion.choices[0].finish_reason;
     const message = completion.choices[0]?.message;
     if (!message) throw new FlowingError('LLM_BAD_OUTPUT', `model '${call.model}' answered with no choices`);
     return message;
@@ -232,7 +235,10 @@ async function streamOnce(
           if (part.function?.name) slot.name += part.function.name;
           if (part.function?.arguments) slot.arguments += part.function.arguments;
         }
-        if (choice.finish_reason) finished = true;
+        if (choice.finish_reason) {
+          finished = true;
+          call.finishReason = choice.finish_reason;
+        }
       }
     }
     if (!finished)

@@ -25,9 +25,10 @@ function EditMode() {
       <main className="workspace">
         <Canvas />
         <SidePanel />
+        {/* Over the canvas and the side panel only: the problems list under them stays in view. */}
+        <GenerateView />
       </main>
       <ProblemsPanel />
-      <GenerateView />
       <ShortcutsDialog />
     </>
   );
@@ -44,8 +45,11 @@ function Studio() {
     const inspectFile = new URLSearchParams(window.location.search).get('inspect');
     if (inspectFile) useInspect.getState().setMode('inspect');
     void init().then(async () => {
+      // The machine the address names, else the first one: a first visit shows a machine, not an empty canvas.
       const fromHash = decodeURIComponent(window.location.hash.slice(1));
-      if (fromHash && useEditor.getState().machines.some((m) => m.id === fromHash)) await openMachine(fromHash);
+      const { machines, machineId } = useEditor.getState();
+      const first = machines.some((m) => m.id === fromHash) ? fromHash : machines[0]?.id;
+      if (first && machineId === undefined) await openMachine(first);
       if (inspectFile) await openSessionUrl(inspectFile);
     });
   }, []);

@@ -27,6 +27,7 @@ import {
 } from '../graph/index.ts';
 import type { SpecProblem } from '@flowing/spec';
 import { useAddState } from '../hooks/useAddState.ts';
+import { useStableCallback } from '../hooks/useStableCallback.ts';
 import { useFitView } from '../hooks/useFitView.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { ConnectDialog } from './ConnectDialog.tsx';
@@ -34,8 +35,26 @@ import { EmptyHint } from './EmptyHint.tsx';
 import { StateNode, type StateNodeView } from './StateNode.tsx';
 import { TransitionEdge, type TransitionEdgeView } from './TransitionEdge.tsx';
 import { growParents, markAfterPaint } from './canvas-helpers.ts';
+import { Icon } from './Icon.tsx';
+
+/**
+ * The previous array when every item is the same object as before (an edit that changed no state or transition
+ * view): React Flow then has nothing to adopt again.
+ */
+function sameOrNew<T>(last: { current: T[] }, next: T[]): T[] {
+  const previous = last.current;
+  if (previous.length === next.length && next.every((item, i) => item === previous[i])) return previous;
+  last.current = next;
+  return next;
+}
 
 const nodeTypes = { state: StateNode };
+const PRO_OPTIONS = { hideAttribution: true };
+const MINIMAP_STYLE = { width: 168, height: 112 };
+const minimapColor = (n: { data: unknown }) =>
+  (n.data as StateNodeView['data']).type === 'compound' || (n.data as StateNodeView['data']).type === 'parallel'
+    ? 'rgb(47 111 221 / 12%)'
+    : '#8a96a8';
 const edgeTypes = { transition: TransitionEdge };
 
 /** The graph editor canvas: states and transitions of the open machine, editable by drag, connect and double-click. */
@@ -65,44 +84,52 @@ export function Canvas() {
   const nodeViews = useRef(new Map<string, { key: string; view: StateNodeView }>());
   const edgeViews = useRef(new Map<string, { key: string; route: unknown; view: TransitionEdgeView }>());
 
+  const lastNodes = useRef<StateNodeView[]>([]);
+  const lastEdges = useRef<TransitionEdgeView[]>([]);
   const viewNodes = useMemo<StateNodeView[]>(
     () =>
-      (graph?.nodes ?? []).map((node) => {
-        const list = byElement.get(node.id) ?? [];
-        const errors = list.filter((p) => p.severity === 'error').length;
-        const box = specBoxes.get(node.id);
-        const laid = geometry?.nodes[node.id];
-        const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
-        const ports = current ? geometry?.ports[node.id] : undefined;
-        const selected = selection?.kind === 'state' && selection.id === node.id;
-        const key = JSON.stringify([
-          node.position,
-          node.parentId,
-          node.width,
-          node.height,
-          node.data,
-          errors,
-          list.length,
-          list[0]?.message,
-          selected,
-          ports,
-        ]);
-        const cached = nodeViews.current.get(node.id);
-        if (cached?.key === key) return cached.view;
-        const view: StateNodeView = {
-          id: node.id,
-          type: 'state',
-          position: node.position,
-          parentId: node.parentId,
-          width: node.width,
-          height: node.height,
-          zIndex: node.data.depth,
-          selected,
-          data: { ...node.data, errors, warnings: list.length - errors, firstProblem: list[0]?.message, ports },
-        };
-        nodeViews.current.set(node.id, { key, view });
-        return view;
-      }),
+      sameOrNew(
+        lastNodes,
+        (graph?.nodes ?? []).map((node) => {
+          const list = byElement.get(node.id) ?? [];
+          const errors = list.filter((p) => p.severity === 'error').length;
+          const box = specBoxes.get(node.id);
+          const laid = geometry?.nodes[node.id];
+          const current = !!box && !!laid && Math.abs(box.x - laid.x) < 0.5 && Math.abs(box.y - laid.y) < 0.5;
+          const ports = current ? geometry?.ports[node.id] : undefined;
+          const selected = selection?.kind === 'state' && selection.id === node.id;
+          const key = JSON.stringify([
+            node.position,
+            node.parentId,
+            node.width,
+            node.height,
+            node.data,
+            errors,
+            list.length,
+            list[0]?.message,
+            selected,
+            ports,
+          ]);
+          const cached = nodeViews.current.get(node.id);
+          if (cached?.key === key) return cached.view;
+          const view: StateNodeView = {
+            id: node.id,
+            type: 'state',
+            position: node.position,
+            parentId: node.parentId,
+            width: node.width,
+            height: node.height,
+            // The size is known (the node is drawn at exactly this size): a view without it would count as unmeasured,
+            // and each edit that hands React Flow the cached views would have it measure every state again.
+            measured: { width: node.width, height: node.height },
+            zIndex: node.data.depth,
+            selected,
+            data: { ...node.data, errors, warnings: list.length - errors, firstProblem: list[0]?.message, ports },
+          };
+          nodeViews.current.set(node.id, { key, view });
+          return view;
+        }),
+      ),
     [graph, byElement, selection, geometry, specBoxes],
   );
 
@@ -115,38 +142,41 @@ export function Canvas() {
 
   const edges = useMemo<TransitionEdgeView[]>(
     () =>
-      (graph?.edges ?? [])
-        .filter((e) => !e.data.dangling)
-        .map((edge) => {
-          const list = byElement.get(edge.id) ?? [];
-          const errors = list.filter((p) => p.severity === 'error').length;
-          const moving =
-            dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
-          const route = moving
-            ? undefined
-            : routeIfCurrent(
-                geometry,
-                { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') },
-                specBoxes,
-              );
-          const selected = selection?.kind === 'transition' && selection.id === edge.id;
-          const key = JSON.stringify([edge.source, edge.target, edge.sourceHandle, edge.data, errors, list[0]?.message, selected]);
-          const cached = edgeViews.current.get(edge.id);
-          if (cached?.key === key && cached.route === route) return cached.view;
-          const view: TransitionEdgeView = {
-            id: edge.id,
-            type: 'transition',
-            source: edge.source,
-            target: edge.target,
-            sourceHandle: edge.sourceHandle ?? 'out',
-            targetHandle: 'in',
-            selected,
-            markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-            data: { ...edge.data, errors, firstProblem: list[0]?.message, route },
-          };
-          edgeViews.current.set(edge.id, { key, route, view });
-          return view;
-        }),
+      sameOrNew(
+        lastEdges,
+        (graph?.edges ?? [])
+          .filter((e) => !e.data.dangling)
+          .map((edge) => {
+            const list = byElement.get(edge.id) ?? [];
+            const errors = list.filter((p) => p.severity === 'error').length;
+            const moving =
+              dragging !== undefined && [edge.source, edge.target].some((id) => id === dragging || id.startsWith(dragging + '/'));
+            const route = moving
+              ? undefined
+              : routeIfCurrent(
+                  geometry,
+                  { id: edge.id, source: edge.source, target: edge.target, text: edge.data.lines.join('\n') },
+                  specBoxes,
+                );
+            const selected = selection?.kind === 'transition' && selection.id === edge.id;
+            const key = JSON.stringify([edge.source, edge.target, edge.sourceHandle, edge.data, errors, list[0]?.message, selected]);
+            const cached = edgeViews.current.get(edge.id);
+            if (cached?.key === key && cached.route === route) return cached.view;
+            const view: TransitionEdgeView = {
+              id: edge.id,
+              type: 'transition',
+              source: edge.source,
+              target: edge.target,
+              sourceHandle: edge.sourceHandle ?? 'out',
+              targetHandle: 'in',
+              selected,
+              markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+              data: { ...edge.data, errors, firstProblem: list[0]?.message, route },
+            };
+            edgeViews.current.set(edge.id, { key, route, view });
+            return view;
+          }),
+      ),
     [graph, byElement, selection, geometry, specBoxes, dragging],
   );
 
@@ -183,10 +213,9 @@ export function Canvas() {
     if (!selection || selection.kind === 'machine' || centerRequest === 0) return;
     const center = (() => {
       if (selection.kind === 'state') {
-        const internal = flow.getInternalNode(selection.id);
-        if (!internal) return undefined;
-        const p = internal.internals.positionAbsolute;
-        return { x: p.x + (internal.measured.width ?? 0) / 2, y: p.y + (internal.measured.height ?? 0) / 2 };
+        // From the spec's boxes: a state added this moment has no measured node in React Flow yet.
+        const box = specBoxes.get(selection.id);
+        return box && { x: box.x + box.width / 2, y: box.y + box.height / 2 };
       }
       const label = edges.find((e) => e.id === selection.id)?.data?.route?.label;
       if (label) return { x: label.x + label.width / 2, y: label.y + label.height / 2 };
@@ -290,32 +319,44 @@ export function Canvas() {
     } else setPendingConnection(connection);
   };
 
+  // Stable identities: React Flow copies each handler into its store whenever it changes (see useStableCallback).
+  const handlers = {
+    onDoubleClick: useStableCallback(onDoubleClick),
+    onNodeDragStart: useStableCallback((_e: unknown, node: StateNodeView) => setDragging(node.id)),
+    onNodeDragStop: useStableCallback(onNodeDragStop),
+    onNodeClick: useStableCallback(onNodeClick),
+    onEdgeClick: useStableCallback(onEdgeClick),
+    onNodeDoubleClick: useStableCallback(onNodeDoubleClick),
+    onPaneClick: useStableCallback(() => select(null)),
+    onConnect: useStableCallback(onConnect),
+  };
+
   if (!spec) return <div className="canvas canvas--empty">Open a machine from the list to start.</div>;
   const pendingSource = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.source);
   const pendingTarget = pendingConnection && graph?.nodes.find((n) => n.id === pendingConnection.target);
   return (
     <div className="canvas" data-testid="canvas">
       <ReactFlow<StateNodeView, TransitionEdgeView>
-        onDoubleClick={onDoubleClick}
+        onDoubleClick={handlers.onDoubleClick}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
-        onNodeDragStart={(_e, node) => setDragging(node.id)}
-        onNodeDragStop={onNodeDragStop}
-        onNodeClick={onNodeClick}
-        onEdgeClick={onEdgeClick}
-        onNodeDoubleClick={onNodeDoubleClick}
-        onPaneClick={() => select(null)}
-        onConnect={onConnect}
+        onNodeDragStart={handlers.onNodeDragStart}
+        onNodeDragStop={handlers.onNodeDragStop}
+        onNodeClick={handlers.onNodeClick}
+        onEdgeClick={handlers.onEdgeClick}
+        onNodeDoubleClick={handlers.onNodeDoubleClick}
+        onPaneClick={handlers.onPaneClick}
+        onConnect={handlers.onConnect}
         deleteKeyCode={null}
         zoomOnDoubleClick={false}
         minZoom={0.1}
         maxZoom={2}
         elevateNodesOnSelect={false}
         onlyRenderVisibleElements={(graph?.nodes.length ?? 0) > 120}
-        proOptions={{ hideAttribution: true }}
+        proOptions={PRO_OPTIONS}
       >
         <Background gap={20} />
         <Controls showFitView={false} aria-label="zoom controls">
@@ -326,19 +367,15 @@ export function Canvas() {
             aria-label="fit view"
             data-testid="fit-view"
           >
-            ⤢
+            <Icon name="fit" />
           </ControlButton>
         </Controls>
         <MiniMap
           pannable
           zoomable
           ariaLabel="minimap"
-          style={{ width: 168, height: 112 }}
-          nodeColor={(n) =>
-            (n.data as StateNodeView['data']).type === 'compound' || (n.data as StateNodeView['data']).type === 'parallel'
-              ? 'rgb(47 111 221 / 12%)'
-              : '#8a96a8'
-          }
+          style={MINIMAP_STYLE}
+          nodeColor={minimapColor}
           nodeStrokeColor="#5f6b7a"
           nodeStrokeWidth={2}
           maskColor="rgb(240 242 246 / 65%)"

@@ -1,6 +1,7 @@
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import type { Point, StateNodeData } from '../graph/index.ts';
 import { InvokeBlock } from './InvokeBlock.tsx';
+import { Icon } from './Icon.tsx';
 
 /** Display data of a state node: the graph data, its problems, and the laid-out places of its done/error ports. */
 export type StateNodeView = Node<
@@ -35,7 +36,7 @@ export function StateNode({ data, selected, width }: NodeProps<StateNodeView>) {
       <div className={isGroup ? 'state-node__header state-node__header--group' : 'state-node__header'}>
         {data.isInitial && (
           <span className="state-node__initial" role="img" title="initial state" aria-label="initial state">
-            ▶
+            <Icon name="initial" size={11} />
           </span>
         )}
         <span className="state-node__name" title={data.name}>

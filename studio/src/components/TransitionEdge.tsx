@@ -85,6 +85,7 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
           style={style}
           data-testid={testId}
           data-full-label={data.fullLabel}
+          data-edge-id={id}
           title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}
           onClick={(event) => {
             event.stopPropagation();

@@ -9,6 +9,7 @@ import {
   type TransitionPlace,
 } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { Icon } from './Icon.tsx';
 
 const SITE_TITLES: Record<TransitionKind, string> = {
   on: 'on',
@@ -94,7 +95,7 @@ function SiteList({ edges }: { edges: GraphEdge[] }) {
                     data-testid="branch-fallback"
                     onClick={() => run((s) => markFallback(s, edge.id))}
                   >
-                    ⤓
+                    <Icon name="fallback" />
                   </button>
                 )}
               </>
@@ -194,7 +195,7 @@ export function TransitionsEditor({
           <input
             aria-label="event or delay in ms"
             placeholder={kind === 'after' ? 'ms, e.g. 5000' : 'EVENT or 5000 (ms)'}
-            className="mono"
+            className="mono new-transition__value"
             value={value}
             data-testid="new-transition-event"
             onChange={(e) => setValue(e.target.value.trim())}

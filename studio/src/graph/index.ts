@@ -56,3 +56,4 @@ export type {
   StateSkeleton,
 } from './types.ts';
 export { fillMissingLayout, statesWithoutLayout } from './layout-fill.ts';
+export { fitViewport, graphBounds } from './fit.ts';

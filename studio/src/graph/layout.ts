@@ -1,5 +1,6 @@
 import type { FlowSpec, Position } from '@flowing/spec';
 import { estimateLabel, type Box, type EdgeGeometry, type LabelMeasure, type LayoutGeometry, type Point } from './geometry.ts';
+import { attachLabelsToEdges } from './label-attach.ts';
 import { GROUP_HEADER, GROUP_PADDING, leafSize } from './sizes.ts';
 import { specToGraph } from './spec-to-graph.ts';
 import type { GraphEdge, GraphNode } from './types.ts';
@@ -189,6 +190,11 @@ export async function computeGeometry(spec: FlowSpec, elk: ElkLayouter, measure:
       text: text.get(edge.id) ?? '',
     };
   }
+  const groups = new Set(nodes.map((n) => n.parentId).filter((id) => id !== undefined));
+  attachLabelsToEdges(
+    routed,
+    Object.entries(boxes).map(([id, box]) => (groups.has(id) ? { ...box, height: GROUP_HEADER } : box)),
+  );
   return { layout, nodes: boxes, edges: routed, ports };
 }
 

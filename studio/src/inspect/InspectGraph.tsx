@@ -1,9 +1,28 @@
 import type { FlowSpec } from '@flowing/spec';
-import { Background, Controls, EdgeLabelRenderer, MarkerType, ReactFlow, ReactFlowProvider, type EdgeProps } from '@xyflow/react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import {
+  Background,
+  ControlButton,
+  Controls,
+  EdgeLabelRenderer,
+  MarkerType,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  type EdgeProps,
+} from '@xyflow/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Icon } from '../components/Icon.tsx';
 import { TransitionEdge, type TransitionEdgeView } from '../components/TransitionEdge.tsx';
 import type { StateNodeView } from '../components/StateNode.tsx';
-import { absoluteBoxes, fillMissingLayout, routeIfCurrent, statesWithoutLayout, type LayoutGeometry } from '../graph/index.ts';
+import {
+  absoluteBoxes,
+  fillMissingLayout,
+  fitViewport,
+  graphBounds,
+  routeIfCurrent,
+  statesWithoutLayout,
+  type LayoutGeometry,
+} from '../graph/index.ts';
 import { graphOf } from '../store/graph-cache.ts';
 import { layoutMachine } from '../store/layout-service.ts';
 import type { GraphMarks } from './graph-marks.ts';
@@ -146,6 +165,18 @@ function Graph({
     [graph, marks, laid, boxes],
   );
 
+  // Fit as the editor does: the whole machine when its text stays legible, else from its initial state, scrolling.
+  const flow = useReactFlow();
+  const pane = useRef<HTMLDivElement>(null);
+  const fit = useCallback(() => {
+    const found = graph && graphBounds(graph.nodes, laid?.geometry);
+    const rect = pane.current?.getBoundingClientRect();
+    if (found && rect && rect.width > 0) void flow.setViewport(fitViewport(found, rect));
+  }, [flow, graph, laid]);
+  useEffect(() => {
+    fit();
+  }, [fit]);
+
   const painted = useRef('');
   useEffect(() => {
     if (!graph || painted.current === markKey) return;
@@ -156,6 +187,7 @@ function Graph({
   if (!graph) return <div className="inspect-graph inspect-graph--loading">Laying out…</div>;
   return (
     <div
+      ref={pane}
       className="inspect-graph"
       data-testid="inspect-graph"
       data-active={[...(marks?.activeLeaves ?? [])].map((id) => graph.nodes.find((n) => n.id === id)?.data.layoutKey).join(' ')}
@@ -169,15 +201,18 @@ function Graph({
         nodesConnectable={false}
         elementsSelectable={false}
         deleteKeyCode={null}
-        fitView
-        fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }}
+        onInit={fit}
         minZoom={0.1}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
         onlyRenderVisibleElements={graph.nodes.length > 120}
       >
         <Background gap={20} />
-        <Controls showInteractive={false} aria-label="zoom controls" />
+        <Controls showInteractive={false} showFitView={false} aria-label="zoom controls">
+          <ControlButton onClick={fit} title="Fit view: the whole machine, text kept legible" aria-label="fit view">
+            <Icon name="fit" />
+          </ControlButton>
+        </Controls>
       </ReactFlow>
     </div>
   );

@@ -1,10 +1,35 @@
-import type { NodeProps } from '@xyflow/react';
+import { NodeToolbar, Position, useStore, type NodeProps } from '@xyflow/react';
 import { StateNode, type StateNodeView } from '../components/StateNode.tsx';
 
 /** Inspect marks carried by a state node, on top of the editor's display data. */
 export interface StateMarks {
   refusal?: { event: string; code: string; reason: string };
   visits?: number;
+}
+
+/** Room the refusal badge needs above a state, in screen pixels; with less, it goes under the state. */
+const BADGE_ROOM_PX = 30;
+/** About the widest a badge gets; a state closer than this to the right edge has its badge end at its right side. */
+const BADGE_WIDTH_PX = 280;
+
+/**
+ * The refusal at a state, drawn outside the zoomed canvas (React Flow's node toolbar): it keeps its font size at any
+ * zoom, and it sits above the state unless that would cut it off at the top of the canvas, then below.
+ */
+function RefusalBadge({ name, refusal, x, y }: { name: string; refusal: NonNullable<StateMarks['refusal']>; x: number; y: number }) {
+  const tx = useStore((s) => s.transform[0]);
+  const ty = useStore((s) => s.transform[1]);
+  const zoom = useStore((s) => s.transform[2]);
+  const paneWidth = useStore((s) => s.width);
+  const below = y * zoom + ty < BADGE_ROOM_PX;
+  const atEnd = x * zoom + tx + BADGE_WIDTH_PX > paneWidth;
+  return (
+    <NodeToolbar isVisible position={below ? Position.Bottom : Position.Top} align={atEnd ? 'end' : 'start'} offset={6}>
+      <div className="inspect-refusal" data-testid={`refusal-${name}`} title={refusal.reason}>
+        ✕ {refusal.event} refused: {refusal.code}
+      </div>
+    </NodeToolbar>
+  );
 }
 
 /**
@@ -17,9 +42,7 @@ export function InspectStateNode(props: NodeProps<StateNodeView>) {
     <>
       <StateNode {...props} />
       {marks?.refusal && (
-        <div className="inspect-refusal" data-testid={`refusal-${props.data.name}`} title={marks.refusal.reason}>
-          ✕ {marks.refusal.event} refused: {marks.refusal.code}
-        </div>
+        <RefusalBadge name={props.data.name} refusal={marks.refusal} x={props.positionAbsoluteX} y={props.positionAbsoluteY} />
       )}
       {marks?.visits !== undefined && marks.visits > 1 && (
         <span className="inspect-visits" title="times entered">

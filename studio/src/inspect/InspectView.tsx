@@ -1,5 +1,5 @@
 import type { FlowSpec } from '@flowing/spec';
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { graphOf } from '../store/graph-cache.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { ContextPanel } from './ContextPanel.tsx';
@@ -14,22 +14,29 @@ import { SessionControls } from './SessionControls.tsx';
 import { SessionsList } from './SessionsList.tsx';
 import { SourcePicker } from './SourcePicker.tsx';
 import { StartSessionForm } from './StartSessionForm.tsx';
+import { versionAt } from './event-summary.ts';
 import { useSessionAt } from './useSessionAt.ts';
 import { useSessionsPoll } from './useSessionsPoll.ts';
 import { useSessionStream } from './useSessionStream.ts';
 import './inspect.css';
+import { useHistory } from './history/history-store.ts';
 
-/** The spec the runtime serves for the machine (the one its code was generated from), else the editor's. */
+/**
+ * The spec the runtime serves for the machine (the one its code was generated from), else the editor's when the
+ * editor has that machine open.
+ */
 function useServedSpec(machineId: string | undefined): { spec: FlowSpec | undefined; served: boolean | undefined } {
-  const editorSpec = useEditor((s) => s.spec);
+  const openSpec = useEditor((s) => s.spec);
+  const openId = useEditor((s) => s.machineId);
   const runtimeMachines = useInspect((s) => s.runtimeMachines);
   return useMemo(() => {
     if (!machineId) return { spec: undefined, served: undefined };
+    const editorSpec = openId === machineId ? openSpec : undefined;
     if (runtimeMachines === null) return { spec: editorSpec, served: undefined };
     const machine = runtimeMachines.find((m) => m.id === machineId);
     if (!machine) return { spec: editorSpec, served: false };
     return { spec: (machine.spec as FlowSpec | null) ?? editorSpec, served: true };
-  }, [machineId, runtimeMachines, editorSpec]);
+  }, [machineId, runtimeMachines, openSpec, openId]);
 }
 
 /** The selected session on the graph, its controls, events and context. */
@@ -40,6 +47,7 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
   const view = useSessionAt(events, index);
   const before = useSessionAt(events, index - 1);
   const live = useSessionAt(events, events.length - 1);
+  const version = versionAt(events, index);
   const graph = graphOf(spec);
   const marks = useMemo(() => graphMarks(graph, spec.id, events, index, view), [graph, spec.id, events, index, view]);
   const accepted = useMemo(() => {
@@ -64,6 +72,12 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
     <>
       <div className="inspect__center">
         <SessionControls sessionId={sessionId} live={live} />
+        {version && (
+          <p className="inspect-version" data-testid="inspect-version" data-version={version.version}>
+            version {version.version.slice(0, 12)}
+            {version.migratedFrom && ` (migrated from ${version.migratedFrom.slice(0, 12)})`}
+          </p>
+        )}
         <InspectGraph spec={spec} marks={marks} markKey={markKey} onPainted={onPainted} />
         {/* ── History slot: scrubber, step buttons, timeline, fork, export/open (studio/src/inspect/history/). ── */}
         <HistoryPanel />
@@ -85,30 +99,45 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
 export function InspectView({ machineId }: { machineId: string | undefined }) {
   const selected = useInspect((s) => s.selectedSessionId);
   const sessions = useInspect((s) => s.sessions);
-  const { spec, served } = useServedSpec(machineId);
+  const selectedMachine = sessions.find((s) => s.sessionId === selected)?.machineId;
+  // A session is drawn on its own machine's graph: the open machine's, or the one the runtime serves for it.
+  const shownMachine = selectedMachine ?? machineId;
+  const { spec } = useServedSpec(shownMachine);
+  const fileOpen = useHistory((s) => s.file !== null);
+  const { spec: openSpec, served: openServed } = useServedSpec(machineId);
   useSessionsPoll(machineId);
   useSessionStream();
-  const selectedMachine = sessions.find((s) => s.sessionId === selected)?.machineId;
+  useEffect(() => {
+    // Another machine opened from the toolbar: a selected session of the previous one is no longer shown.
+    const state = useInspect.getState();
+    const of = state.sessions.find((s) => s.sessionId === state.selectedSessionId)?.machineId;
+    if (machineId && of && of !== machineId) state.selectSession(null);
+  }, [machineId]);
   return (
     <main className="inspect" data-testid="inspect-view" data-machine={machineId ?? ''}>
       <div className="inspect__left">
         <SourcePicker />
         {!machineId && <p className="inspect-hint">Open a machine to inspect its sessions.</p>}
-        {machineId && served === false && (
+        {machineId && openServed === false && (
           <p className="inspect-notice" role="status" data-testid="inspect-generate-first">
             The runtime does not serve <strong>{machineId}</strong>: generate first (Edit mode → Generate), then reopen Inspect.
           </p>
         )}
-        {spec && served !== false && <StartSessionForm key={spec.id} spec={spec} />}
+        {openSpec && openServed !== false && <StartSessionForm key={openSpec.id} spec={openSpec} />}
         <SessionsList />
       </div>
-      {spec && selected && (selectedMachine === undefined || selectedMachine === spec.id) ? (
+      {spec && selected && spec.id === shownMachine ? (
         <SessionPane spec={spec} sessionId={selected} />
+      ) : fileOpen && !selected ? (
+        // A session file (opened here or by `flowing inspect FILE`): its graph, events and scrubber fill the window.
+        <div className="inspect__center inspect__center--file">
+          <HistoryPanel />
+        </div>
       ) : (
         <div className="inspect__center inspect__center--empty">
           <p className="inspect-hint">
             {selected
-              ? 'This session belongs to another machine; open that machine to see it on its graph.'
+              ? `The runtime serves no graph for ${shownMachine}, the machine of this session.`
               : 'Start a session or pick one from the list.'}
           </p>
           {/* ── History slot (an opened file shows here too). ── */}

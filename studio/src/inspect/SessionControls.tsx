@@ -2,6 +2,7 @@ import type { SessionAt } from '@flowing/protocol';
 import { useState } from 'react';
 import { runAction } from './inspect-actions.ts';
 import { useInspect } from './inspect-store.ts';
+import { shortId } from './short-id.ts';
 
 const FINISHED = new Set(['done', 'error', 'cancelled']);
 
@@ -24,8 +25,8 @@ export function SessionControls({ sessionId, live }: { sessionId: string; live: 
         >
           {streamState}
         </span>
-        <code className="inspect-controls__id" title="session id">
-          {sessionId}
+        <code className="inspect-controls__id" title={`session ${sessionId}`} data-testid="session-id">
+          {shortId(sessionId, 40)}
         </code>
         <button
           type="button"

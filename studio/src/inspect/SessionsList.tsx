@@ -1,13 +1,16 @@
 import { SESSION_STATUSES, type SessionStatus } from '@flowing/protocol';
 import { useInspect } from './inspect-store.ts';
 import { timeText } from './event-summary.ts';
+import { shortId } from './short-id.ts';
+import { pickSession } from './inspect-actions.ts';
 
 /** The sessions of the open machine, newest first, filtered by status, with attention and approval badges. */
 export function SessionsList() {
   const sessions = useInspect((s) => s.sessions);
   const selected = useInspect((s) => s.selectedSessionId);
   const statusFilter = useInspect((s) => s.statusFilter);
-  const { selectSession, setStatusFilter } = useInspect.getState();
+  const allMachines = useInspect((s) => s.allMachines);
+  const { setStatusFilter, setAllMachines } = useInspect.getState();
   const toggle = (status: SessionStatus) =>
     setStatusFilter(statusFilter.includes(status) ? statusFilter.filter((s) => s !== status) : [...statusFilter, status]);
   return (
@@ -31,6 +34,10 @@ export function SessionsList() {
           </label>
         ))}
       </fieldset>
+      <label className="inspect-sessions__all">
+        <input type="checkbox" checked={allMachines} onChange={() => setAllMachines(!allMachines)} data-testid="inspect-all-machines" />
+        every machine's sessions
+      </label>
       <ul className="inspect-sessions__list" data-testid="inspect-sessions">
         {sessions.length === 0 && <li className="inspect-hint">No sessions{statusFilter.length > 0 ? ' with these statuses' : ''} yet.</li>}
         {sessions.map((s) => (
@@ -38,7 +45,7 @@ export function SessionsList() {
             <button
               type="button"
               className={s.sessionId === selected ? 'inspect-session inspect-session--selected' : 'inspect-session'}
-              onClick={() => selectSession(s.sessionId)}
+              onClick={() => void pickSession(s.sessionId, s.machineId)}
               data-testid="inspect-session"
               data-session-id={s.sessionId}
               data-status={s.status}
@@ -55,7 +62,7 @@ export function SessionsList() {
                 </span>
               )}
               <span className="inspect-session__id" title={s.sessionId}>
-                {s.sessionId.slice(0, 8)}
+                {shortId(s.sessionId)}
               </span>
               <span className="inspect-session__machine">{s.machineId}</span>
               <span

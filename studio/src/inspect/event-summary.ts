@@ -12,12 +12,27 @@ export function stateText(value: unknown): string {
   return parts.length === 1 ? parts[0]! : `{${parts.join(', ')}}`;
 }
 
+/**
+ * The version (spec hash) of the machine a session ran under at event `index`: the one its log started with, or the
+ * one the last `session.migrated` up to there carried it to.
+ */
+export function versionAt(events: readonly RuntimeEvent[], index: number): { version: string; migratedFrom?: string } | undefined {
+  for (let i = Math.min(index, events.length - 1); i >= 0; i--) {
+    const event = events[i]!;
+    if (event.type === 'session.migrated') return { version: str(event.data.toVersion), migratedFrom: str(event.data.fromVersion) };
+    if (event.type === 'session.started') return { version: str(event.data.specHash) };
+  }
+  return undefined;
+}
+
 /** The one-line summary of an event in the event list. */
 export function summarize(event: RuntimeEvent): string {
   const d = event.data;
   switch (event.type) {
     case 'session.started':
-      return `machine ${str(d.machineId)}${d.input ? `, input ${json(d.input)}` : ''}`;
+      return `machine ${str(d.machineId)} version ${str(d.specHash).slice(0, 12)}${d.input ? `, input ${json(d.input)}` : ''}`;
+    case 'session.migrated':
+      return `version ${str(d.fromVersion).slice(0, 12)} → ${str(d.toVersion).slice(0, 12)}, now in ${stateText(d.state)}${d.hook ? ' (migration hook)' : ''}`;
     case 'state.changed':
       return `→ ${stateText(d.state)} ← ${str(d.event) || '(init)'}${'context' in d ? ' · context changed' : ''}`;
     case 'transition.rejected':

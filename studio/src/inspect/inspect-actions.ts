@@ -1,6 +1,7 @@
 import { describeError } from '../api-error.ts';
 import { runtimeClient, type RuntimeClient } from './runtime-client.ts';
 import { useInspect, type RuntimeSource } from './inspect-store.ts';
+import { useEditor } from '../store/editor-store.ts';
 
 /** The client for a source (embedded or remote; the token stays in memory). */
 export function clientFor(source: RuntimeSource): RuntimeClient {
@@ -35,7 +36,7 @@ export async function refreshSessions(machineId: string | undefined): Promise<bo
   const store = useInspect.getState();
   try {
     const { sessions } = await currentClient().listSessions({
-      ...(machineId ? { machine: machineId } : {}),
+      ...(machineId && !store.allMachines ? { machine: machineId } : {}),
       status: store.statusFilter,
       limit: 100,
     });
@@ -45,13 +46,26 @@ export async function refreshSessions(machineId: string | undefined): Promise<bo
       before.length === sessions.length &&
       before.every((s, i) => s.sessionId === sessions[i]!.sessionId && s.version === sessions[i]!.version);
     if (!same) store.setSessions(sessions);
-    if (useInspect.getState().sourceError?.startsWith('RUNTIME_UNREACHABLE')) store.setSourceError(null);
+    if (/^RUNTIME_(UNREACHABLE|CORS_REFUSED)/.test(useInspect.getState().sourceError ?? '')) store.setSourceError(null);
     return true;
   } catch (error) {
     const { code, message } = describeFailure(error);
     store.setSourceError(`${code}: ${message}`);
     return false;
   }
+}
+
+/**
+ * Selects a session from the list; a session of a machine the project has but the editor has not open opens that
+ * machine first (after asking, when the open one has unsaved edits), so the session is drawn on its own graph.
+ */
+export async function pickSession(sessionId: string, machineId: string): Promise<void> {
+  const editor = useEditor.getState();
+  if (machineId !== editor.machineId && editor.machines.some((m) => m.id === machineId)) {
+    if (editor.dirty && !window.confirm(`Discard unsaved changes to ${editor.machineId}?`)) return;
+    await editor.openMachine(machineId);
+  }
+  useInspect.getState().selectSession(sessionId);
 }
 
 /** Runs one user action and records its answer: applied, refused with the runtime's code, or failed. */

@@ -26,6 +26,8 @@ export interface InspectState {
   sessions: SessionSummary[];
   /** Show only these statuses (empty: all). */
   statusFilter: SessionStatus[];
+  /** List the sessions of every machine the runtime serves, not only the open machine's. */
+  allMachines: boolean;
   selectedSessionId: string | null;
   /** The selected session's log in seq order, each seq once. */
   events: RuntimeEvent[];
@@ -44,6 +46,7 @@ export interface InspectActions {
   setLastAnswer(answer: ActionAnswer): void;
   setSessions(sessions: SessionSummary[]): void;
   setStatusFilter(statuses: SessionStatus[]): void;
+  setAllMachines(all: boolean): void;
   selectSession(sessionId: string | null): void;
   /** Replaces the log (a session opened from a file, or re-read after a reset). */
   setEvents(events: RuntimeEvent[]): void;
@@ -62,6 +65,7 @@ export const useInspect = create<InspectState & InspectActions>()((set, get) => 
   lastAnswer: null,
   sessions: [],
   statusFilter: [],
+  allMachines: false,
   selectedSessionId: null,
   events: [],
   cursor: null,
@@ -84,6 +88,7 @@ export const useInspect = create<InspectState & InspectActions>()((set, get) => 
   setLastAnswer: (lastAnswer) => set({ lastAnswer }),
   setSessions: (sessions) => set({ sessions }),
   setStatusFilter: (statusFilter) => set({ statusFilter }),
+  setAllMachines: (allMachines) => set({ allMachines }),
   selectSession: (selectedSessionId) => {
     if (selectedSessionId === get().selectedSessionId) return;
     set({ selectedSessionId, events: [], cursor: null, streamState: 'idle', lastAnswer: null });

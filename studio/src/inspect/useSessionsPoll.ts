@@ -12,9 +12,10 @@ export const SESSIONS_POLL_MS = 1_000;
 export function useSessionsPoll(machineId: string | undefined): void {
   const source = useInspect((s) => s.source);
   const statusFilter = useInspect((s) => s.statusFilter);
+  const allMachines = useInspect((s) => s.allMachines);
   // refreshSessions reads the source and the filter from the store; a change of either restarts the poll, so that the
   // list is read again at once rather than at the next tick.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: source and statusFilter are triggers, read from the store by refreshSessions
+  // biome-ignore lint/correctness/useExhaustiveDependencies: source, statusFilter and allMachines are triggers, read from the store by refreshSessions
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -28,5 +29,5 @@ export function useSessionsPoll(machineId: string | undefined): void {
       stopped = true;
       if (timer) clearTimeout(timer);
     };
-  }, [machineId, source, statusFilter]);
+  }, [machineId, source, statusFilter, allMachines]);
 }

@@ -98,8 +98,12 @@ export function HistoryPanel() {
       )}
       {file && sessionId === null && <OfflineView drawn={fileGraph} />}
       <Scrubber offline={file !== null} />
-      {events.length > 0 && <AtCursor view={view} />}
-      {events.length > 0 && <Timeline events={events} index={index} />}
+      {events.length > 0 && (
+        <div className="history-details">
+          <AtCursor view={view} />
+          <Timeline events={events} index={index} />
+        </div>
+      )}
       {forkEvent && sessionId && (
         <ForkDialog key={forkAt} sessionId={sessionId} event={forkEvent} context={cache.at(events, forkAt!).context} />
       )}

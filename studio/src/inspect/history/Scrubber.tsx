@@ -1,6 +1,7 @@
 import { useInspect, viewedIndex } from '../inspect-store.ts';
 import { jumpTo, moveCursorTo, stepBy } from './cursor.ts';
 import type { JumpTarget } from './jumps.ts';
+import { Icon } from '../../components/Icon.tsx';
 
 const JUMPS: Array<{ target: JumpTarget; label: string }> = [
   { target: 'rejection', label: 'rejection' },
@@ -29,7 +30,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
           onClick={() => moveCursorTo(0)}
           data-testid="step-first"
         >
-          ⏮
+          <Icon name="first" />
         </button>
         <button
           type="button"
@@ -39,7 +40,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
           onClick={() => stepBy(-1)}
           data-testid="step-back"
         >
-          ◀
+          <Icon name="back" />
         </button>
         <input
           type="range"
@@ -59,7 +60,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
           onClick={() => stepBy(1)}
           data-testid="step-forward"
         >
-          ▶
+          <Icon name="forward" />
         </button>
         <button
           type="button"
@@ -69,7 +70,7 @@ export function Scrubber({ offline }: { offline: boolean }) {
           onClick={() => moveCursorTo(events.length - 1)}
           data-testid="step-last"
         >
-          ⏭
+          <Icon name="last" />
         </button>
         {!offline && (
           <button
