@@ -54,6 +54,11 @@ export const SLOW_LANE = [
   'test/cli/cost.test.ts',
   // the CLI started four times over a project copy with a regenerated machine (about 15 s)
   'test/cli/migrate.test.ts',
+  // codegen runs over a project copy, 40-60 s each: agent calls in generated code, order-support's model calls per request
+  'test/codegen/agent-codegen.test.ts',
+  'test/runtime/order-support-calls.test.ts',
+  // a measurement: first streamed token through a spawned `flowing serve`, p50 over rounds
+  'test/server/first-token.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

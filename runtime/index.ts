@@ -73,6 +73,7 @@ export type {
   SessionPage,
   StoreFeedListener,
   StoreDurability,
+  StoreWriteFailure,
 } from './store/types.ts';
 export { STORE_ERROR_CODES, type StoreErrorCode } from './store/errors.ts';
 export { systemClock, type Clock } from './clock.ts';

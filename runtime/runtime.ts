@@ -9,6 +9,7 @@ import { resolveLimits, RunAdmission, Semaphore } from './limits.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { RunHost } from './session/host.ts';
 import { ChildSessionRuns } from './session/children.ts';
+import { DamagedSessions } from './session/damaged.ts';
 import { KeyedQueue } from './session/keyed-queue.ts';
 import { LeaseKeeper } from './session/lease.ts';
 import { MachineRegistry } from './session/machine-registry.ts';
@@ -50,7 +51,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? systemClock;
   const directory = new CallDirectory();
   const registry = new MachineRegistry(options.machines, directory, options.tools);
-  const subscriptions = new Subscriptions((id, after) => store.readEvents(id, after));
+  const damaged = new DamagedSessions();
+  const subscriptions = new Subscriptions(
+    (id, after, limit) => store.readEvents(id, after, limit),
+    (id, error) => damaged.note(id, error),
+  );
   const router = new ChannelRouter([...registry.byId.values()].map((info) => info.definition));
   // Filled in below: delivering a message needs the runtime it belongs to.
   let self: Runtime | undefined;
@@ -107,7 +112,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
   const pool = new RunPool(host, store, queue, leases, options.warmSessions ?? DEFAULT_WARM_SESSIONS);
-  const parts: HandleParts = { store, queue, pool, admission, subscriptions, machine: (machineId) => registry.get(machineId) };
+  const parts: HandleParts = { store, queue, pool, admission, subscriptions, damaged, machine: (machineId) => registry.get(machineId) };
   const versions: VersionScope = {
     store,
     machine: (machineId) => registry.byId.get(machineId),

@@ -101,9 +101,16 @@ export type LlmKind = (typeof LLM_KINDS)[number];
 
 /** Offline rules for the scripted provider: not a model, deterministic fixtures. */
 export const ScriptedRulesSchema = z.strictObject({
-  /** classify: label -> keywords (case-insensitive); the first label with a hit wins, else the last label. */
+  /**
+   * classify: label -> keywords (case-insensitive); the first label with a hit wins, else the last label. extract and
+   * agent output: enum value -> keywords, the same way for each enum field (default keyword: the value itself).
+   */
   keywords: z.record(z.string(), z.array(z.string())).optional(),
-  /** extract: field -> regular expression; the first capture group (or whole match) fills the field. */
+  /**
+   * extract and agent output: field (a dotted path inside object fields) -> regular expression; the first capture group
+   * (or whole match) fills the field, an array field takes every match. Required fields nothing fills get '' / 0 /
+   * false / the last enum value / [].
+   */
   patterns: z.record(z.string(), z.string()).optional(),
   /** generate/agent: reply template with {{ expression }} holes; defaults to the prompt. */
   reply: z.string().optional(),

@@ -71,6 +71,15 @@ export function formatEvent(event: RuntimeEvent): string {
     case 'llm.failed':
       summary = `${d.kind} ${d.error?.code}: ${d.error?.message}`;
       break;
+    case 'llm.retry':
+      summary = `${d.kind} attempt ${d.attempt} in ${d.delayMs} ms after ${d.error?.code}`;
+      break;
+    case 'tool.progress':
+      summary = `${d.tool}: ${d.message}`;
+      break;
+    case 'tool.bind_overridden':
+      summary = `${d.tool}: the model sent ${short(d.sent)}; the bound value was used`;
+      break;
     case 'message.delta':
       summary = short(d.text);
       break;

@@ -94,7 +94,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     }
     if (call.signal.aborted)
       throw new FlowingError('CANCELLED', `the ${request.kind} call was cancelled before it started`, { cause: call.signal.reason });
-    return startCall(client, model, call, request, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock, retry);
+    const onRetry = call.onRetry;
+    // A retried request's error is logged as it happens, before `finish` could mask a key the server echoed in it.
+    const masked: LlmCallOptions = onRetry ? { ...call, onRetry: (r) => onRetry(withoutKey(r, apiKey)) } : call;
+    return startCall(client, model, masked, request, call.timeoutMs ?? timeoutMs, call.clock ?? systemClock, retry);
   }
 
   /** Runs the call; its failures carry the attempts and the usage so far, since tokens were spent either way. */

@@ -1,5 +1,6 @@
 import { FINISHED_STATUSES } from '@flowing/protocol';
 import type { SSEStreamingApi } from 'hono/streaming';
+import type { FlowError } from '../errors.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { Session } from '../runtime.ts';
 import { TERMINAL_EVENT_TYPES } from './constants.ts';
@@ -13,10 +14,18 @@ export interface EventPipeOptions {
   endWhenFinished: boolean;
 }
 
+/** The data of the `error` event that ends a stream which cannot go on: a code, a message and the seq concerned. */
+export interface StreamError extends FlowError {
+  /** The damaged event's seq (FLOW_STORE_CORRUPT), else the last seq written. */
+  seq: number;
+}
+
 /**
  * Writes a session's events with `seq > afterSeq` to an SSE stream, once and in order (`id:` = seq, `event:` = type,
  * `data:` = the JSON envelope), with a `retry:` hint first and a `:` comment every `heartbeatMs`. The subscription
  * reads stored events first and then live ones, so a reconnect with Last-Event-ID continues exactly after it.
+ * A stream that cannot go on (a damaged event row, a session gone from the store) ends with an `error` event (no
+ * id: it is not a log event) whose data is a StreamError.
  */
 export class EventPipe {
   private queue: RuntimeEvent[] = [];
@@ -26,6 +35,8 @@ export class EventPipe {
   private stopped = false;
   private unsubscribe?: () => void;
   private heartbeat?: ReturnType<typeof setInterval>;
+  private failure?: StreamError;
+  private checking = false;
   /** Resolves when the pipe stops: the session finished, the client went away, or `stop` was called. */
   readonly done: Promise<void>;
 
@@ -67,15 +78,30 @@ export class EventPipe {
   private async run(afterSeq: number): Promise<void> {
     // A bare `retry:` field (no data line) sets the client's reconnection time without dispatching a message.
     await this.stream.write(`retry: ${this.options.retryMs}\n\n`);
-    this.heartbeat = setInterval(() => void this.stream.write(': keep-alive\n\n'), this.options.heartbeatMs);
+    this.heartbeat = setInterval(() => {
+      void this.stream.write(': keep-alive\n\n');
+      void this.checkSessionExists();
+    }, this.options.heartbeatMs);
     this.heartbeat.unref?.();
-    this.unsubscribe = this.session.subscribe(afterSeq, (event) => {
-      this.queue.push(event);
-      this.wake?.();
-    });
+    this.unsubscribe = this.session.subscribe(
+      afterSeq,
+      (event) => {
+        this.queue.push(event);
+        this.wake?.();
+      },
+      (error) => {
+        const cause = ((error.details as { cause?: FlowError } | undefined)?.cause ?? error) as FlowError;
+        const seq = (cause.details as { seq?: unknown } | undefined)?.seq;
+        this.fail({ code: cause.code, message: cause.message, seq: typeof seq === 'number' ? seq : this.written + 1 });
+      },
+    );
     let endingSeen = false;
     while (!this.stopped) {
       const event = this.queue.shift();
+      if (!event && this.failure) {
+        await this.stream.writeSSE({ event: 'error', data: JSON.stringify(this.failure) });
+        break;
+      }
       if (!event) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
@@ -92,6 +118,34 @@ export class EventPipe {
       if (this.options.endWhenFinished && endingSeen && this.queue.length === 0 && (await this.finishedAt(event.seq))) break;
     }
     this.stop();
+  }
+
+  /** Ends the stream with an `error` event once the events before it are written. */
+  private fail(error: StreamError) {
+    if (this.failure || this.stopped) return;
+    this.failure = error;
+    this.options.log({ level: 'warn', code: error.code, message: `stream of session ${this.session.id} ended: ${error.message}` });
+    this.wake?.();
+  }
+
+  /** A session removed from the store (expired, deleted, a Redis restarted without persistence) ends its streams. */
+  private async checkSessionExists() {
+    if (this.checking || this.stopped) return;
+    this.checking = true;
+    try {
+      await this.session.snapshot();
+    } catch (error) {
+      // Only a definite "not there" ends the stream; a store that does not answer now may answer at the next beat.
+      if ((error as { code?: unknown }).code === 'SESSION_NOT_FOUND') {
+        this.fail({
+          code: 'SESSION_NOT_FOUND',
+          message: `session ${this.session.id} is no longer in the store (expired, deleted, or lost by the store); its stream ends`,
+          seq: this.written,
+        });
+      }
+    } finally {
+      this.checking = false;
+    }
   }
 
   /** Whether the session has finished and `seq` is its last event. */

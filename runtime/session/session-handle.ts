@@ -1,7 +1,8 @@
-import { FlowingError } from '../errors.ts';
+import { FlowingError, toFlowError } from '../errors.ts';
 import type { RunAdmission } from '../limits.ts';
 import type { SessionStore } from '../store/types.ts';
 import { waitingChild } from './child-view.ts';
+import type { DamagedSessions } from './damaged.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { MachineInfo } from './machine-info.ts';
 import type { RunPool } from './run-pool.ts';
@@ -16,6 +17,7 @@ export interface HandleParts {
   pool: RunPool;
   admission: RunAdmission;
   subscriptions: Subscriptions;
+  damaged: DamagedSessions;
   machine(machineId: string): MachineInfo;
 }
 
@@ -52,7 +54,7 @@ function deliver(
 
 /** A handle on one session; holding it costs nothing in the runtime. */
 export function sessionHandle<TEvent extends { type: string }>(parts: HandleParts, sessionId: string, machineId: string): Session<TEvent> {
-  const { store, queue, pool, admission, subscriptions } = parts;
+  const { store, queue, pool, admission, subscriptions, damaged } = parts;
   return {
     id: sessionId,
     machineId,
@@ -60,6 +62,9 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       const { eventId, via } = sendOptions;
       const badId = eventId === undefined ? undefined : checkEventId(eventId);
       if (badId) return Promise.resolve({ applied: false as const, ...badId });
+      // A log found damaged is not written on: nothing could read the session whole again.
+      const corrupt = damaged.refusal(sessionId);
+      if (corrupt) return Promise.resolve({ applied: false as const, ...corrupt });
       if (sendOptions.queue === false && queue.has(sessionId)) {
         const current = pool.current(sessionId);
         const refusal = { code: 'BUSY', message: 'another event of this session is being applied; retry later or send with queue: true' };
@@ -98,7 +103,10 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       return view;
     },
     events(fromSeq = 0) {
-      return store.readEvents(sessionId, fromSeq);
+      return store.readEvents(sessionId, fromSeq).catch((error: unknown) => {
+        damaged.note(sessionId, toFlowError(error, 'STORE_UNAVAILABLE'));
+        throw error;
+      });
     },
     subscribe(fromSeq, listener, onError) {
       const stop = subscriptions.subscribe(sessionId, fromSeq, listener, onError);

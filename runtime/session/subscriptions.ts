@@ -23,7 +23,11 @@ interface Subscriber {
 export class Subscriptions {
   private readonly bySession = new Map<string, Set<Subscriber>>();
 
-  constructor(private readonly read: (sessionId: string, afterSeq: number) => Promise<readonly RuntimeEvent[]>) {}
+  constructor(
+    private readonly read: (sessionId: string, afterSeq: number, limit?: number) => Promise<readonly RuntimeEvent[]>,
+    /** Hears why a session's stored events could not be read (a damaged row, the store gone). */
+    private readonly onUnreadable: (sessionId: string, error: FlowError) => void = () => {},
+  ) {}
 
   subscribe(sessionId: string, fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void {
     const sub: Subscriber = { lastSeq: Math.max(0, Math.floor(fromSeq)), catchingUp: true, buffer: [], listener, closed: false };
@@ -50,9 +54,11 @@ export class Subscriptions {
     if (sub.closed) return;
     this.close(sessionId, sub);
     const cause = toFlowError(thrown, 'STORE_UNAVAILABLE');
-    const error = {
+    this.onUnreadable(sessionId, cause);
+    const error: FlowError = {
       code: 'SUBSCRIPTION_FAILED',
       message: `the events of session '${sessionId}' after seq ${sub.lastSeq} could not be read (${cause.code}: ${cause.message}); the subscription is closed, subscribe again from seq ${sub.lastSeq}`,
+      details: { afterSeq: sub.lastSeq, cause },
     };
     if (!sub.onError) {
       process.emitWarning(error.message, { code: error.code });
@@ -94,6 +100,7 @@ export class Subscriptions {
       try {
         stored = await this.read(sessionId, sub.lastSeq);
       } catch (error) {
+        await this.deliverBefore(sessionId, sub, error);
         this.fail(sessionId, sub, error);
         return;
       }
@@ -115,6 +122,19 @@ export class Subscriptions {
         sub.catchingUp = false;
         return;
       }
+    }
+  }
+
+  /** A damaged event (`details.seq`) does not hide the readable ones before it: they are delivered first. */
+  private async deliverBefore(sessionId: string, sub: Subscriber, error: unknown) {
+    const seq = (toFlowError(error).details as { seq?: unknown } | undefined)?.seq;
+    if (typeof seq !== 'number' || seq <= sub.lastSeq + 1) return;
+    try {
+      for (const event of await this.read(sessionId, sub.lastSeq, seq - 1 - sub.lastSeq)) {
+        if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
+      }
+    } catch {
+      // Nothing more is readable; the failure that follows says so.
     }
   }
 

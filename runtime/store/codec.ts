@@ -28,28 +28,29 @@ function checksum(body: string): string {
 }
 
 /** Parses a stored body after checking its checksum; anything else is `FLOW_STORE_CORRUPT` naming the session. */
-function decode(body: unknown, check: unknown, what: string, sessionId: string): unknown {
+function decode(body: unknown, check: unknown, what: string, sessionId: string, seq?: number): unknown {
   if (typeof body !== 'string' || typeof check !== 'string' || checksum(body) !== check) {
-    throw corrupt(`${what} of session '${sessionId}' fails its checksum`, sessionId);
+    throw corrupt(`${what} of session '${sessionId}' fails its checksum`, sessionId, undefined, seq);
   }
   try {
     return JSON.parse(body);
   } catch (cause) {
-    throw corrupt(`${what} of session '${sessionId}' is not valid JSON`, sessionId, cause);
+    throw corrupt(`${what} of session '${sessionId}' is not valid JSON`, sessionId, cause, seq);
   }
 }
 
-function unseal(sealed: unknown, what: string, sessionId: string): unknown {
+function unseal(sealed: unknown, what: string, sessionId: string, seq?: number): unknown {
   if (typeof sealed !== 'string' || sealed.length < CHECK_LENGTH)
-    throw corrupt(`${what} of session '${sessionId}' is truncated`, sessionId);
-  return decode(sealed.slice(CHECK_LENGTH), sealed.slice(0, CHECK_LENGTH), what, sessionId);
+    throw corrupt(`${what} of session '${sessionId}' is truncated`, sessionId, undefined, seq);
+  return decode(sealed.slice(CHECK_LENGTH), sealed.slice(0, CHECK_LENGTH), what, sessionId, seq);
 }
 
-function corrupt(message: string, sessionId: string, cause?: unknown) {
+/** FLOW_STORE_CORRUPT naming the session (`details.sessionId`) and, for an event, its seq (`details.seq`). */
+function corrupt(message: string, sessionId: string, cause?: unknown, seq?: number) {
   return storeError(
     'FLOW_STORE_CORRUPT',
     `${message}; the session is refused (others are unaffected). Restore it from a backup or delete it.`,
-    { sessionId, cause },
+    { sessionId, cause, ...(seq === undefined ? {} : { seq }) },
   );
 }
 
@@ -81,11 +82,11 @@ function checkRecord(value: unknown, sessionId: string): SessionRecord {
 
 /** A stored event, checked and frozen like the events the runtime appends. */
 export function decodeEvent(body: unknown, check: unknown, sessionId: string, seq: number): RuntimeEvent {
-  return checkEvent(decode(body, check, `event ${seq}`, sessionId), sessionId, seq);
+  return checkEvent(decode(body, check, `event ${seq}`, sessionId, seq), sessionId, seq);
 }
 
 export function unsealEvent(sealed: unknown, sessionId: string, seq: number): RuntimeEvent {
-  return checkEvent(unseal(sealed, `event ${seq}`, sessionId), sessionId, seq);
+  return checkEvent(unseal(sealed, `event ${seq}`, sessionId, seq), sessionId, seq);
 }
 
 function checkEvent(value: unknown, sessionId: string, seq: number): RuntimeEvent {
@@ -99,7 +100,7 @@ function checkEvent(value: unknown, sessionId: string, seq: number): RuntimeEven
     typeof e.data !== 'object' ||
     e.data === null
   ) {
-    throw corrupt(`event ${seq} of session '${sessionId}' does not match its position in the log`, sessionId);
+    throw corrupt(`event ${seq} of session '${sessionId}' does not match its position in the log`, sessionId, undefined, seq);
   }
   return freezeEvent(e as RuntimeEvent & { data: object });
 }

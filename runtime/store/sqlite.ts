@@ -8,7 +8,7 @@ import { storeError } from './errors.ts';
 import { FeedFollowers } from './feed.ts';
 import { encodeCursor, planList } from './query.ts';
 import { applySettings, migrate, readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
-import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary } from './types.ts';
+import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary, StoreWriteFailure } from './types.ts';
 
 /** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
 export const DEFAULT_SQLITE_FILE = '.flowing/sessions.db';
@@ -31,7 +31,15 @@ export interface SqliteStoreOptions {
   readPageSize?: number;
   /** Most commits written by one transaction of the group commit (default 256). */
   maxCommitsPerTransaction?: number;
+  /**
+   * The largest the database may grow, in bytes (SQLite's `max_page_count`); default: no limit but the disk's.
+   * A commit past it fails like one on a full disk: STORE_UNAVAILABLE (SQLITE_FULL), and `/readyz` says so.
+   */
+  maxBytes?: number;
 }
+
+/** How long a failed commit keeps `writeFailure()` (and `/readyz`) reporting it when no commit succeeds meanwhile. */
+const WRITE_FAILURE_WINDOW_MS = 30_000;
 
 /** What an acknowledged commit survives at each `synchronous` level, for `durability()`. */
 const SYNCHRONOUS_MEANING: Readonly<Record<SynchronousLevel, string>> = {
@@ -85,6 +93,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
   const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  if (options.maxBytes !== undefined) {
+    const pageSize = Number(db.pragma('page_size', { simple: true }));
+    db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+  }
+  let lastWriteFailure: StoreWriteFailure | undefined;
 
   const q = {
     version: db.prepare<[string], { version: number; seq: number }>('SELECT version, seq FROM sessions WHERE session_id = ?'),
@@ -159,8 +172,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
         if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
         writeGroup.immediate(group);
         ownCommits = true;
+        lastWriteFailure = undefined;
       } catch (error) {
         failed = translate(error, file);
+        const { code, message } = failed as { code?: unknown; message?: unknown };
+        if (code === 'STORE_UNAVAILABLE' || code === 'FLOW_STORE_CORRUPT')
+          lastWriteFailure = { code: String(code), message: String(message), at: Date.now() };
       }
       for (const pending of group) {
         if (failed !== undefined) pending.reject(failed);
@@ -229,6 +246,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     name: 'sqlite',
     file,
     settings: () => guard(() => readSettings(db)),
+    writeFailure() {
+      return lastWriteFailure && Date.now() - lastWriteFailure.at < WRITE_FAILURE_WINDOW_MS ? lastWriteFailure : undefined;
+    },
     async durability() {
       return { summary: `SQLite durability: WAL, synchronous=${synchronous} (${SYNCHRONOUS_MEANING[synchronous]})` };
     },

@@ -191,10 +191,23 @@ export interface SessionStore {
   follow?(sessionId: string, afterSeq: number, listener: StoreFeedListener): () => void;
   /** Session leases with fencing (stores shared between processes, e.g. Redis); the runtime holds one per step. */
   readonly leases?: SessionLeases;
+  /**
+   * The last commit failure of a store whose reads can go on while its writes fail (SQLite on a full disk), when it
+   * is recent (30 s) and no commit succeeded since; `/readyz` answers 503 with it.
+   */
+  writeFailure?(): StoreWriteFailure | undefined;
   /** What an acknowledged commit survives, as one line for logs and `/readyz` (e.g. "Redis durability: snapshot only"). */
   durability?(): Promise<StoreDurability>;
   /** Releases connections and file handles; the store is unusable afterwards. */
   close?(): Promise<void>;
+}
+
+/** A commit that failed for a reason of the store itself (not a version conflict): its code, message and time. */
+export interface StoreWriteFailure {
+  code: string;
+  message: string;
+  /** When it failed (ms since the epoch). */
+  at: number;
 }
 
 /** What an acknowledged commit survives. */

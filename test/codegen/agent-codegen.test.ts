@@ -15,10 +15,16 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
       llm: 'agent',
       prompt: '{{ context.lastMessage }}',
       tools: ['trace_shipment', { tool: 'query_order', bind: { customer_id: "context.customer.id ?? ''" } }],
-      output: { intent: { type: 'enum', values: ['order_query', 'refund', 'other'] }, orderIds: { type: 'array', items: { type: 'string' } } },
+      output: {
+        intent: { type: 'enum', values: ['order_query', 'refund', 'other'] },
+        orderIds: { type: 'array', items: { type: 'string' } },
+      },
       temperature: 0.2,
       maxTokens: 300,
-      onDone: [{ guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } }, { target: 'idle' }],
+      onDone: [
+        { guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } },
+        { target: 'idle' },
+      ],
       onError: 'failed',
     };
     change(invoke);
@@ -31,10 +37,10 @@ async function generateWithAgent(change: (invoke: any) => void = () => {}) {
   }
 }
 
-const typeErrors = (result: Awaited<ReturnType<typeof generateWithAgent>>) => result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
+const typeErrors = (result: Awaited<ReturnType<typeof generateWithAgent>>) =>
+  result.problems.filter((p) => p.code === 'CODEGEN_TYPE_ERROR');
 
 describe('agent calls in generated code', () => {
-
   it('types the structured output for onDone guards and assigns, and passes the bound arguments', async () => {
     const result = await generateWithAgent();
     expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
@@ -44,14 +50,14 @@ describe('agent calls in generated code', () => {
     expect(machine).toContain('tools: ["trace_shipment", "query_order"]');
     expect(machine).toContain('temperature: 0.2');
     expect(machine).toContain('maxTokens: 300');
-  }, 60_000);
+  }, 120_000);
 
   it('maps a guard on an output field the agent does not have to that guard', async () => {
     const result = await generateWithAgent((invoke) => {
       invoke.onDone[0].guard = "output.intnt == 'refund'";
     });
     expect(typeErrors(result).map((e) => e.path)).toEqual([`${AT}/onDone/0/guard`]);
-  }, 60_000);
+  }, 120_000);
 
   it('maps a bound value of the wrong type to that binding', async () => {
     const result = await generateWithAgent((invoke) => {
@@ -60,7 +66,7 @@ describe('agent calls in generated code', () => {
     const errors = typeErrors(result);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.path.startsWith(`${AT}/tools/1/bind`))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses a binding of a field the tool does not take, naming it', async () => {
     const result = await generateWithAgent((invoke) => {
@@ -70,5 +76,5 @@ describe('agent calls in generated code', () => {
     expect(result.problems.filter((p) => p.severity === 'error').map((p) => [p.code, p.path])).toEqual([
       ['SPEC_UNKNOWN_TOOL_INPUT', `${AT}/tools/1/bind/customer`],
     ]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -32,7 +32,8 @@ afterEach(() => {
 
 const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
-const openai = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000, retryBaseMs: 10 });
+const openai = () =>
+  createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000, retryBaseMs: 10 });
 
 /** fetch_trip: looks a trip up for a customer; `B2` is not found; tracks how many run at once; logs its progress. */
 function tripTool() {
@@ -131,7 +132,11 @@ function tripAgent(tool: ReturnType<typeof tripTool>['tool'], output?: FieldMap,
   return defineTestMachine(spec, machine, [tool]);
 }
 
-async function ask(llm: LlmProvider, text: string, options: { output?: FieldMap; limits?: RuntimeLimits; scripted?: { patterns?: Record<string, string> } } = {}) {
+async function ask(
+  llm: LlmProvider,
+  text: string,
+  options: { output?: FieldMap; limits?: RuntimeLimits; scripted?: { patterns?: Record<string, string> } } = {},
+) {
   const trip = tripTool();
   const machine = tripAgent(trip.tool, options.output, options.scripted);
   const runtime = createRuntime({ machines: [machine], llm, ...(options.limits ? { limits: options.limits } : {}) });
@@ -214,7 +219,13 @@ describe('streamed agent replies, retries and the budget', () => {
     fake.enqueue(httpError(503, 'overloaded'), reply('fine'));
     const { events, context } = await ask(openai(), 'hello');
     expect(ofType(events, 'llm.retry')).toEqual([
-      { callId: 'helping@2', kind: 'agent', attempt: 2, delayMs: expect.any(Number), error: { code: 'LLM_FAILED', message: expect.stringContaining('503') } },
+      {
+        callId: 'helping@2',
+        kind: 'agent',
+        attempt: 2,
+        delayMs: expect.any(Number),
+        error: { code: 'LLM_FAILED', message: expect.stringContaining('503') },
+      },
     ]);
     expect(ofType(events, 'llm.completed')[0]).toMatchObject({ attempts: 2 });
     expect(context.answer).toBe('fine');

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FlowingError } from '../../runtime/errors.ts';
+import type { FlowingError } from '../../runtime/errors.ts';
 import { createOpenAIProvider } from '../../runtime/llm/openai.ts';
 import type { AgentRequest, AgentToolCaller, LlmCallOptions } from '../../runtime/llm/types.ts';
 import { reply, startFakeOpenAI, streamed, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
@@ -125,7 +125,10 @@ describe('structured output', () => {
 describe('bound tool arguments', () => {
   it('leaves bound arguments out of the schema the model sees', async () => {
     fake.enqueue(reply('done'));
-    await provider().agent({ ...request, bound: { query_order: { customer_id: 'cust-7' } } }, { ...live(), callTool: async () => ({ ok: true, output: {} }), toolSchemas });
+    await provider().agent(
+      { ...request, bound: { query_order: { customer_id: 'cust-7' } } },
+      { ...live(), callTool: async () => ({ ok: true, output: {} }), toolSchemas },
+    );
     const tool = (fake.requests[0]!.body.tools as Array<{ function: { parameters: { properties: object; required: string[] } } }>)[0]!;
     expect(Object.keys(tool.function.parameters.properties)).toEqual(['order_id']);
     expect(tool.function.parameters.required).toEqual(['order_id']);

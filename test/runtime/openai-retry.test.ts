@@ -46,7 +46,10 @@ async function failure(promise: Promise<unknown>): Promise<FlowingError> {
 
 describe('model requests are retried after transient failures', () => {
   it('waits the Retry-After of a 429, then takes the 200', async () => {
-    fake.enqueue(httpError(429, 'slow down', { 'retry-after': '1' }), reply('{"label":"order_query"}', { usage: { prompt: 9, completion: 3 } }));
+    fake.enqueue(
+      httpError(429, 'slow down', { 'retry-after': '1' }),
+      reply('{"label":"order_query"}', { usage: { prompt: 9, completion: 3 } }),
+    );
     const { retries, options } = recordRetries();
     const result = await provider().classify(classify, options);
     expect(result.output).toEqual({ label: 'order_query' });

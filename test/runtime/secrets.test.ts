@@ -212,10 +212,10 @@ const bearerHeaders = (apiKey: string) => proxy.received().match(new RegExp(`^au
 /** The OpenAI provider pointed at the recording proxy, its key given as an option or in OPENAI_API_KEY. */
 function openaiProvider(apiKey: string, keyGivenAs: 'option' | 'OPENAI_API_KEY'): LlmProvider {
   vi.stubEnv('FLOWING_MODEL', '');
-  if (keyGivenAs === 'option') return createOpenAIProvider({ baseURL: proxy.baseURL, apiKey, timeoutMs: 5_000 });
+  if (keyGivenAs === 'option') return createOpenAIProvider({ baseURL: proxy.baseURL, apiKey, timeoutMs: 5_000, retryBaseMs: 1 });
   vi.stubEnv('OPENAI_API_KEY', apiKey);
   vi.stubEnv('OPENAI_BASE_URL', proxy.baseURL);
-  return createOpenAIProvider({ timeoutMs: 5_000 });
+  return createOpenAIProvider({ timeoutMs: 5_000, retryBaseMs: 1 });
 }
 
 async function openBackend(kind: StoreKind): Promise<StoreBackend> {
@@ -254,12 +254,14 @@ describe.each(['sqlite', 'redis'] as const)('a model API key on the %s store', (
       output = captureOutput();
 
       // A whole conversation: classify, extract, three tools, a streamed reply; then small talk whose model call
-      // fails with a 500, which ends the session.
+      // fails with a 500 three times (the first echoing the key, logged as a retry), which ends the session.
       fake.enqueue(
         reply('{"label": "order_query"}'),
         reply('{"orderId": "A1001"}'),
         streamed(['Order A1001 ', 'has shipped.']),
         reply('{"label": "other"}'),
+        httpError(500, `the model server broke with key ${apiKey}`),
+        httpError(500, 'the model server broke'),
         httpError(500, 'the model server broke'),
       );
       const conversation = await runtime.createSession(orderSupport);
@@ -283,7 +285,8 @@ describe.each(['sqlite', 'redis'] as const)('a model API key on the %s store', (
       output.stop();
 
       // The key was really in use: every request reached the server carrying it.
-      expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 500, 401]);
+      expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 500, 500, 500, 401]);
+      expect(eventsOfType(conversationEvents, 'llm.retry')).toHaveLength(2);
       expect(bearerHeaders(apiKey)).toBe(fake.requests.length);
       // The run did what it should, so the events below are the ones a real run writes, failures included.
       expect(

@@ -107,7 +107,10 @@ describe('flowing serve and flowing sessions', () => {
     const aofDir = await mkdtemp(join(tmpdir(), 'flowing-serve-aof-'));
     const aof = await startRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { dir: aofDir });
     expectations.push(
-      { store: ['--store', plain.url], summary: /^flowing serve: Redis durability: no persistence \(no RDB snapshots, no append-only file/ },
+      {
+        store: ['--store', plain.url],
+        summary: /^flowing serve: Redis durability: no persistence \(no RDB snapshots, no append-only file/,
+      },
       { store: ['--store', aof.url], summary: /^flowing serve: Redis durability: append-only file, fsync always$/ },
     );
     try {

@@ -43,6 +43,10 @@ export function summarize(event: RuntimeEvent): string {
       return `${str(d.tool)} attempt ${str(d.attempt)} in ${str(d.delayMs)} ms: ${str((d.error as { code?: string } | undefined)?.code)}`;
     case 'tool.completed':
       return `${str(d.tool)} → ${json(d.output)} (${str(d.durationMs)} ms)`;
+    case 'tool.progress':
+      return `${str(d.tool)}: ${clip(str(d.message), 100)}`;
+    case 'tool.bind_overridden':
+      return `${str(d.tool)}: the model sent ${json(d.sent)}; the bound value was used`;
     case 'tool.failed':
       return `${str(d.tool)} failed: ${str((d.error as { code?: string } | undefined)?.code)} ${clip(str((d.error as { message?: string } | undefined)?.message ?? ''), 60)}`;
     case 'tool.unknown_outcome':
@@ -57,6 +61,8 @@ export function summarize(event: RuntimeEvent): string {
       return `${str(d.kind)} → ${json(d.output)} (${str(d.latencyMs)} ms)`;
     case 'llm.failed':
       return `${str(d.kind)} failed: ${str((d.error as { code?: string } | undefined)?.code)}`;
+    case 'llm.retry':
+      return `${str(d.kind)} attempt ${str(d.attempt)} in ${str(d.delayMs)} ms: ${str((d.error as { code?: string } | undefined)?.code)}`;
     case 'agent.step':
       return clip(json(d, 100), 100);
     case 'message.delta':

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { validateSpec, type ToolInfo } from '../../spec/index.ts';
+
+const tools: Record<string, ToolInfo> = {
+  fetch_trip: {
+    name: 'fetch_trip',
+    idempotent: true,
+    risk: 'low',
+    inputFields: ['trip_id', 'customer_id'],
+    requiredInputFields: ['trip_id'],
+  },
+  lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
+};
+
+function spec(invoke: Record<string, unknown>): unknown {
+  return {
+    specVersion: 1,
+    id: 'mini',
+    context: { customerId: { type: 'string', default: '' }, text: { type: 'string', default: '' } },
+    events: { GO: {} },
+    initial: 'idle',
+    states: {
+      idle: { on: { GO: 'helping' } },
+      helping: { invoke: { onDone: 'idle', onError: 'idle', ...invoke } },
+    },
+  };
+}
+
+const agent = {
+  llm: 'agent',
+  prompt: '{{ context.text }}',
+  tools: ['lookup', { tool: 'fetch_trip', bind: { customer_id: 'context.customerId' } }],
+  output: { intent: { type: 'enum', values: ['a', 'b'] }, ids: { type: 'array', items: { type: 'string' } } },
+  temperature: 0.3,
+  topP: 0.9,
+  scripted: { keywords: { a: ['alpha'] }, patterns: { ids: '[A-Z][0-9]+' } },
+};
+const problems = (invoke: Record<string, unknown>) =>
+  validateSpec(spec(invoke), { tools })
+    .problems.filter((p) => p.severity === 'error')
+    .map((p) => [p.code, p.path]);
+
+describe('agent calls in the spec', () => {
+  it('accepts bound tools, structured output, sampling settings and scripted rules for the output fields', () => {
+    expect(problems(agent)).toEqual([]);
+  });
+
+  it('refuses a bound expression that reads the event, a field the tool lacks and an empty binding', () => {
+    expect(problems({ ...agent, tools: [{ tool: 'fetch_trip', bind: { customer_id: 'event.id', trip: 'context.text' } }] })).toEqual([
+      ['SPEC_EXPRESSION_UNKNOWN_ROOT', '/states/helping/invoke/tools/0/bind/customer_id'],
+      ['SPEC_UNKNOWN_TOOL_INPUT', '/states/helping/invoke/tools/0/bind/trip'],
+    ]);
+    expect(problems({ ...agent, tools: [{ tool: 'fetch_trip', bind: {} }] })).toEqual([
+      ['SPEC_LLM_INCOMPLETE', '/states/helping/invoke/tools/0/bind'],
+    ]);
+  });
+
+  it('refuses the same tool listed twice, bound or not', () => {
+    expect(
+      problems({ ...agent, tools: ['fetch_trip', { tool: 'fetch_trip', bind: { customer_id: 'context.customerId' } }] }).map((p) => p[0]),
+    ).toContain('SPEC_DUPLICATE_NAME');
+  });
+
+  it('refuses output on a call kind other than agent, and sampling settings out of range', () => {
+    expect(problems({ llm: 'classify', input: 'context.text', labels: ['a'], output: agent.output })).toEqual([
+      ['SPEC_LLM_FIELD_NOT_ALLOWED', '/states/helping/invoke/output'],
+    ]);
+    expect(problems({ ...agent, temperature: 3 }).map((p) => p[0])).toEqual(['SPEC_SCHEMA']);
+  });
+});
