@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { join, relative, resolve } from 'node:path';
 import {
@@ -10,12 +10,14 @@ import {
   pointer,
   problemForJson,
   stringifyJsonSafely,
-  type FlowSpec,
 } from '@flowing/spec';
 import { createCodegen, flowSchemaText, writeFileAtomic } from './codegen.ts';
 import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
 import { loadToolCatalog } from './tool-catalog.ts';
+import { findSpecFiles, loadMachineCatalog, loadProjectSpecs, machineCatalog } from './machine-catalog.ts';
+
+export { findSpecFiles, loadProjectSpecs };
 
 interface Finding extends Problem {
   file: string;
@@ -25,35 +27,6 @@ const EXIT_OK = 0;
 const EXIT_PROBLEMS = 1;
 const EXIT_USAGE = 2;
 const SCHEMA_FILE = 'machines/flow.schema.json';
-
-/** Every `machines/*\/*.flow.json` under the root, sorted. */
-export async function findSpecFiles(rootDir: string): Promise<string[]> {
-  const machines = join(rootDir, 'machines');
-  const dirs = await readdir(machines, { withFileTypes: true }).catch(() => []);
-  const files: string[] = [];
-  for (const dir of dirs
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort()) {
-    for (const file of (await readdir(join(machines, dir))).sort()) {
-      if (file.endsWith('.flow.json')) files.push(`machines/${dir}/${file}`);
-    }
-  }
-  return files;
-}
-
-/**
- * The project's specs by machine id (those whose schema matches), with their files: what a machine invoke resolves
- * to, for the cost bound and the budget check.
- */
-export async function loadProjectSpecs(rootDir: string): Promise<Map<string, { file: string; spec: FlowSpec }>> {
-  const specs = new Map<string, { file: string; spec: FlowSpec }>();
-  for (const file of await findSpecFiles(rootDir)) {
-    const spec = parseSpecText(await readFile(join(rootDir, file), 'utf8')).spec;
-    if (spec && !specs.has(spec.id)) specs.set(spec.id, { file, spec });
-  }
-  return specs;
-}
 
 async function resolveFiles(rootDir: string, files: string[]): Promise<{ files: string[] } | { error: string }> {
   if (files.length === 0) return { files: await findSpecFiles(rootDir) };
@@ -113,11 +86,12 @@ export async function validateCommand(files: string[], options: { json?: boolean
   const failedTools = new Set(loadFailures.map((f) => f.file));
   const findings: Finding[] = [...loadFailures];
   const specs = await loadProjectSpecs(rootDir);
+  const machines = machineCatalog(specs);
   const resolveMachine = (id: string) => specs.get(id)?.spec;
   const checked = new Map<string, string>();
   for (const file of resolved.files) {
     const text = await readFile(resolve(rootDir, file), 'utf8');
-    const result = parseSpecText(text, { tools, resolveMachine });
+    const result = parseSpecText(text, { tools, machines, resolveMachine });
     for (const problem of explainUnknownTools(result.problems, failedTools)) findings.push({ file, ...problem });
     if (result.spec) findings.push(...fileNameProblems(file, result.spec.id));
     if (result.spec) checked.set(result.spec.id, file);
@@ -153,6 +127,7 @@ export async function codegenCommand(
   }
   const codegen = createCodegen({ rootDir });
   const tools = await loadToolCatalog(rootDir);
+  const machines = await loadMachineCatalog(rootDir);
   const findings: Finding[] = [];
   const report: Array<{ spec: string; files: Array<{ path: string; changed: boolean }>; timings: Record<string, number> }> = [];
   const drifted: string[] = [];
@@ -177,6 +152,7 @@ export async function codegenCommand(
       write: !options.check,
       typeCheck: !options.check,
       tools: options.check ? tools : undefined,
+      machines,
     });
     for (const problem of result.problems) findings.push({ file, ...problem });
     report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });

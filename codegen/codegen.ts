@@ -10,6 +10,7 @@ import type { Problem } from './problems.ts';
 import { explainUnknownTools } from './import-failure.ts';
 import { implText, toolStub, type ToolStub } from './scaffold.ts';
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.ts';
+import { loadMachineCatalog, type MachineCatalog } from './machine-catalog.ts';
 import { writeAll } from './write.ts';
 
 export { writeFileAtomic } from './write.ts';
@@ -43,6 +44,8 @@ export interface GenerateOptions {
    * Generate that saves the spec only when its code type-checks). The file is neither read nor written.
    */
   text?: string;
+  /** The project's machines (default: read from machines/), for checking and typing machine invokes. */
+  machines?: MachineCatalog;
 }
 
 export interface Codegen {
@@ -105,7 +108,8 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     };
     let tools = opts.tools ?? (await loadToolCatalog(rootDir, { onError }));
     t = lap('loadTools', t);
-    let validation = parseSpecText(text, { tools });
+    const machines = opts.machines ?? (await loadMachineCatalog(rootDir));
+    let validation = parseSpecText(text, { tools, machines });
     // Tools the spec names but tools/ lacks get stubs, in memory until the whole run has succeeded.
     const stubs: ToolStub[] = [];
     const onlyUnknownTools =
@@ -117,7 +121,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
         if ((await readIfExists(join(rootDir, stub.path))) === undefined) stubs.push(stub);
       }
       tools = { ...tools, ...Object.fromEntries(stubs.map((stub) => [stub.entry.name, stub.entry])) };
-      validation = parseSpecText(text, { tools });
+      validation = parseSpecText(text, { tools, machines });
     }
     t = lap('validate', t);
     const spec = validation.spec;
@@ -126,9 +130,10 @@ export function createCodegen(options: { rootDir: string }): Codegen {
 
     const specDir = dirname(specPath);
     const names = machineNames(spec.id);
-    const generated = [...generate(spec, { tools, machineDir: rel(specDir) }), ...(await mcpModulesFor(spec, tools, rootDir))].map(
-      (file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }),
-    );
+    const generated = [
+      ...generate(spec, { tools, machineDir: rel(specDir), machines }),
+      ...(await mcpModulesFor(spec, tools, rootDir)),
+    ].map((file) => ({ regions: [], ...file, absolute: join(rootDir, file.path) }));
     const implPath = join(specDir, names.implFile);
     const existingImpl = await readIfExists(implPath);
     const newImpl = implText(spec.id, existingImpl, Object.keys(spec.guards ?? {}), Object.keys(spec.actions ?? {}));
@@ -185,7 +190,7 @@ function missingTools(spec: FlowSpec, tools: ToolCatalog): Map<string, string[]>
   for (const { spec: state } of listStates(spec)) {
     const invoke = state.invoke;
     if (!invoke) continue;
-    const names = 'tool' in invoke ? [invoke.tool] : (invoke.tools ?? []).map(agentToolName);
+    const names = 'tool' in invoke ? [invoke.tool] : 'llm' in invoke ? (invoke.tools ?? []).map(agentToolName) : [];
     for (const name of names) {
       if (tools[name]) continue;
       const fields = new Set(missing.get(name) ?? []);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { formatSpec, type FlowSpec } from '@flowing/spec';
-import { emitMachineModule } from './emit/machine.ts';
+import { formatSpec, listStates, machineInvokes, type FlowSpec } from '@flowing/spec';
+import { emitMachineModule, type ChildModuleRef } from './emit/machine.ts';
 import { emitRegistryModule, toolsUsedBy, type ToolModuleRef } from './emit/registry.ts';
 import type { SourceRegion } from './emit/writer.ts';
 import { importSpecifier, machineNames, toolExportName } from './names.ts';
@@ -27,11 +27,25 @@ export function specHash(spec: FlowSpec): string {
  * catalog always give byte-identical text.
  * @example generate(spec, { tools: await loadToolCatalog(root) })
  */
-export function generate(spec: FlowSpec, options: { tools?: ToolCatalog; machineDir?: string } = {}): GeneratedFile[] {
+export function generate(
+  spec: FlowSpec,
+  options: { tools?: ToolCatalog; machineDir?: string; machines?: Readonly<Record<string, FlowSpec>> } = {},
+): GeneratedFile[] {
   const names = machineNames(spec.id);
   const dir = options.machineDir ?? `machines/${spec.id}`;
   const hash = specHash(spec);
   const common = { specFile: names.specFile, specHash: hash, generatorVersion: GENERATOR_VERSION };
+  // Invoked machines live beside this one (`machines/<id>/`); their modules are imported for their types only.
+  const children: Record<string, ChildModuleRef> = {};
+  for (const { invoke } of machineInvokes(listStates(spec))) {
+    const child = machineNames(invoke.machine);
+    const specifier = importSpecifier(posix.relative(dir, posix.join(posix.dirname(dir), invoke.machine, child.machineFile)));
+    const known = options.machines && Object.hasOwn(options.machines, invoke.machine) ? options.machines[invoke.machine] : undefined;
+    children[invoke.machine] = {
+      specifier: specifier.startsWith('.') ? specifier : `./${specifier}`,
+      hasOutput: known ? known.output !== undefined : true,
+    };
+  }
   const modules: Record<string, ToolModuleRef> = {};
   for (const tool of toolsUsedBy(spec)) {
     const entry = options.tools?.[tool];
@@ -42,7 +56,7 @@ export function generate(spec: FlowSpec, options: { tools?: ToolCatalog; machine
       exportName: entry?.exportName ?? toolExportName(tool),
     };
   }
-  const machine = emitMachineModule(spec, common);
+  const machine = emitMachineModule(spec, { ...common, children });
   return [
     { path: `${dir}/${names.machineFile}`, text: machine.text, regions: machine.regions },
     { path: `${dir}/${names.registryFile}`, text: emitRegistryModule(spec, { ...common, modules }), regions: [] },

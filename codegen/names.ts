@@ -36,6 +36,7 @@ export const MODULE_NAMES: ReadonlySet<string> = new Set([
   'defineMachine',
   'fromLlm',
   'fromTool',
+  'fromMachine',
   'toFlowError',
   'FlowError',
   'actors',
@@ -57,6 +58,7 @@ export interface MachineNames {
   context: string;
   event: string;
   input: string;
+  output: string;
   tools: string;
   guards: string;
   actions: string;
@@ -76,6 +78,7 @@ export function machineNames(id: string): MachineNames {
     context: `${pascal}Context`,
     event: `${pascal}Event`,
     input: `${pascal}Input`,
+    output: `${pascal}Output`,
     tools: `${camel}Tools`,
     guards: `${camel}Guards`,
     actions: `${camel}Actions`,

@@ -61,6 +61,7 @@ export type {
   SessionPage,
   PendingApproval,
   SessionView,
+  ChildWaitView,
   EventPage,
   SendAnswer,
   StreamResult,

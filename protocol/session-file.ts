@@ -31,7 +31,7 @@ export interface SessionFileHeader {
 export interface JournalEntry {
   /** `<invoke id>@<step>` (agent tool calls add `/<n>`); stable across resumes. */
   key: string;
-  kind: 'tool' | 'llm';
+  kind: 'tool' | 'llm' | 'machine';
   name: string;
   idempotent: boolean;
   startedAt: number;
@@ -100,7 +100,7 @@ const FlowErrorShape = z.strictObject({ code: z.string().max(200), message: z.st
 const JournalLine = z.strictObject({
   journal: z.strictObject({
     key: z.string().min(1).max(400),
-    kind: z.enum(['tool', 'llm']),
+    kind: z.enum(['tool', 'llm', 'machine']),
     name: z.string().min(1).max(200),
     idempotent: z.boolean(),
     startedAt: z.number(),

@@ -114,6 +114,22 @@ export interface SessionView {
   /** A forked session's parent and the seq of the parent's event it was forked at; null for any other session. */
   parentId: string | null;
   forkedAt: number | null;
+  /** A child session's parent: the session whose machine invoke started it, the invoking state and call, its depth. */
+  invokedBy?: { sessionId: string; state: string; callId: string; depth: number } | null;
+  /** The child session a machine invoke of this session waits on, and what that child waits for. */
+  waitingOn?: ChildWaitView | null;
+}
+
+/** A child session a parent waits on: its state of affairs, its pending approval, and the child it waits on in turn. */
+export interface ChildWaitView {
+  sessionId: string;
+  machineId: string;
+  /** The parent's state whose invoke started the child. */
+  state: string;
+  status: SessionStatus;
+  pendingApproval: PendingApproval | null;
+  error: { code: string; message: string } | null;
+  waitingOn: ChildWaitView | null;
 }
 
 /** `GET /sessions/:id/events?after=&limit=`: one page of the log; `nextAfter` is set while more events follow. */

@@ -75,3 +75,17 @@ export function fromLlm(
     return kind === 'agent' && (input as AgentRequest).output ? (output as AgentOutput).output : output;
   });
 }
+
+/**
+ * The actor of a machine invoke, for generated code: typed by the child's input and output. Only the Flowing runtime
+ * runs a child session (it replaces this actor through `machine.provide`); under bare XState it fails with
+ * MACHINE_CALL_OUTSIDE_RUNTIME.
+ */
+export function fromMachine<TInput, TOutput>(machineId: string) {
+  return fromPromise<TOutput, TInput>(async () => {
+    throw new FlowingError(
+      'MACHINE_CALL_OUTSIDE_RUNTIME',
+      `invoking machine '${machineId}' starts a child session, which only a Flowing runtime (createRuntime) can do`,
+    );
+  });
+}

@@ -2,6 +2,8 @@
 export const DEFAULT_STEPS_PER_TURN = 1_000;
 /** 256 MiB of events and journal writes per session (an order-support turn logs about 9.5 KB: 28,000 turns). */
 export const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
+/** How deep child sessions (machine invokes) may nest: a root session's child is at depth 1. */
+export const DEFAULT_MACHINE_DEPTH = 8;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 export const DEFAULT_MAX_AGENT_ITERATIONS = 10;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 8_000;

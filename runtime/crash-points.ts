@@ -9,6 +9,10 @@ export const CRASH_POINTS = [
   'after-effect-before-complete',
   'after-complete-before-transition',
   'after-approval-persist',
+  // machine calls: the parent's start of the call is stored, the child not yet created; the child ended, the parent
+  // has not yet recorded it
+  'machine-before-child',
+  'machine-child-ended',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

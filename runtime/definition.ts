@@ -8,6 +8,7 @@ import {
   type FlowSpec,
   type LlmInvokeSpec,
   type SpecLimits,
+  type MachineInvokeSpec,
   type ToolInvokeSpec,
 } from '@flowing/spec';
 import { FlowingError } from './errors.ts';
@@ -24,7 +25,9 @@ export type ToolArgs = (context: never) => unknown;
 export type ToolInvokeInfo = Pick<ToolInvokeSpec, 'tool' | 'retries' | 'timeoutMs'> & { args: ToolArgs };
 /** What the runtime reads of a model call invoke: its kind and timeout (the request itself comes from the machine). */
 export type LlmInvokeInfo = Pick<LlmInvokeSpec, 'llm' | 'timeoutMs'>;
-export type InvokeInfo = ToolInvokeInfo | LlmInvokeInfo;
+/** What the runtime reads of a machine invoke: the machine its child session runs (the input comes from the machine). */
+export type MachineInvokeInfo = Pick<MachineInvokeSpec, 'machine' | 'timeoutMs'>;
+export type InvokeInfo = ToolInvokeInfo | LlmInvokeInfo | MachineInvokeInfo;
 
 /** The part of a spec the runtime checks at run time; generated modules emit it instead of a copy of the spec. */
 export interface MachineContract {
@@ -91,7 +94,9 @@ export function contractOf(spec: Pick<FlowSpec, 'context' | 'events' | 'states' 
     invokes[name] =
       'tool' in invoke
         ? { tool: invoke.tool, args: argsOf(name, invoke.input ?? {}), retries: invoke.retries, timeoutMs: invoke.timeoutMs }
-        : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
+        : 'machine' in invoke
+          ? { machine: invoke.machine, timeoutMs: invoke.timeoutMs }
+          : { llm: invoke.llm, timeoutMs: invoke.timeoutMs };
   }
   return {
     contextFields: spec.context,

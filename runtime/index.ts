@@ -15,7 +15,7 @@ export {
   type ToolErrorExample,
 } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
-export { fromTool, fromLlm, asText } from './actors.ts';
+export { fromTool, fromLlm, fromMachine, asText } from './actors.ts';
 export type { ToolCallInput } from './calls/context.ts';
 export {
   defineMachine,

@@ -5,6 +5,7 @@ import {
   DEFAULT_MAX_CONCURRENT_CALLS,
   DEFAULT_MAX_LOG_BYTES,
   DEFAULT_STEPS_PER_TURN,
+  DEFAULT_MACHINE_DEPTH,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   DEFAULT_RETRY_BASE_MS,
   DEFAULT_RETRY_MAX_MS,
@@ -40,6 +41,8 @@ export interface RuntimeLimits {
    * before it reaches the session, so nothing is logged or stored for it.
    */
   overflow?: 'queue' | 'refuse';
+  /** How deep child sessions may nest (default 8); a machine invoke beyond fails with MACHINE_DEPTH_EXCEEDED. */
+  machineDepth?: number;
   /** Upper bound on agent iterations, whatever the spec asks. */
   maxAgentIterations?: number;
   /** Tool results longer than this (JSON characters) are cut before a model sees them. */
@@ -62,6 +65,7 @@ export function resolveLimits(limits: RuntimeLimits = {}): ResolvedLimits {
     tokenBudget: limits.tokenBudget ?? Number.POSITIVE_INFINITY,
     maxConcurrentCalls: limits.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS,
     overflow: limits.overflow ?? 'queue',
+    machineDepth: limits.machineDepth ?? DEFAULT_MACHINE_DEPTH,
     maxAgentIterations: limits.maxAgentIterations ?? DEFAULT_MAX_AGENT_ITERATIONS,
     maxToolResultChars: limits.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
     llmTimeoutMs: limits.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,

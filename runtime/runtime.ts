@@ -8,6 +8,7 @@ import { planFork } from './inspect/fork.ts';
 import { resolveLimits, RunAdmission, Semaphore } from './limits.ts';
 import { createScriptedProvider } from './llm/scripted.ts';
 import type { RunHost } from './session/host.ts';
+import { ChildSessionRuns } from './session/children.ts';
 import { DamagedSessions } from './session/damaged.ts';
 import { KeyedQueue } from './session/keyed-queue.ts';
 import { LeaseKeeper } from './session/lease.ts';
@@ -61,6 +62,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // One receiver's messages are delivered one after another, in the order they were stored.
   const deliveries = new KeyedQueue();
   const trace = options.tracer ? tracing(options.tracer) : undefined;
+  const queue = new KeyedQueue();
+  const children = new ChildSessionRuns({
+    store,
+    queue,
+    pool: () => pool,
+    machine: (machineId) => registry.get(machineId),
+    newId,
+    cancel: (sessionId, reason) => sessionHandle(parts, sessionId, '').cancel(reason),
+  });
   const host: RunHost = {
     store,
     clock,
@@ -75,7 +85,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     sendMessages: (from, sent) => {
       for (const event of sent) {
         const message = { ...(event.data as Omit<ChannelMessage, 'from'>), from };
-        deliveries.run((event.data as { to: string }).to, () =>
+        void deliveries.run((event.data as { to: string }).to, () =>
           deliverMessage(self!, router, message).then(
             (result) => {
               if (!result.applied) warnUndelivered(message, `${result.code}: ${result.message}`);
@@ -94,14 +104,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(trace ? { onQuiet: (id: string) => trace((tracer) => tracer.quiet(id, clock.now())) } : {}),
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
+    children,
+    onTurnEnd: (record) => children.turnEnded(record),
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.migrations ? { migrations: (machineId: string) => options.migrations?.[machineId] } : {}),
   };
-  const queue = new KeyedQueue();
   const admission = new RunAdmission(limits.maxConcurrentCalls, limits.overflow);
   const leases = store.leases ? new LeaseKeeper(store.leases, options.lease) : undefined;
   const pool = new RunPool(host, store, queue, leases, options.warmSessions ?? DEFAULT_WARM_SESSIONS);
-  const parts: HandleParts = { store, queue, pool, admission, subscriptions, damaged };
+  const parts: HandleParts = { store, queue, pool, admission, subscriptions, damaged, machine: (machineId) => registry.get(machineId) };
   const versions: VersionScope = {
     store,
     machine: (machineId) => registry.byId.get(machineId),

@@ -17,6 +17,7 @@ export {
   type InvokeSpec,
   type ToolInvokeSpec,
   type LlmInvokeSpec,
+  type MachineInvokeSpec,
   type LlmKind,
   type ActionBlock,
   type Position,
@@ -42,6 +43,7 @@ export {
   type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
+export { machineInvokes } from './machine-checks.ts';
 export {
   RESERVED_NAMES,
   RESERVED_WORDS,

@@ -96,6 +96,24 @@ export const SPEC_PROBLEM_CODES = {
     summary: 'A branch of a transition list comes after a branch without a guard, which always wins: it is never taken.',
   },
   SPEC_DEAD_END: { severity: 'warning', summary: 'A non-final state has no way out (no transition, no invoke, no final child).' },
+  SPEC_UNKNOWN_MACHINE: { severity: 'error', summary: 'A machine invoke names a machine the project does not have.' },
+  SPEC_MACHINE_CYCLE: {
+    severity: 'error',
+    summary: 'Machine invokes form a cycle (a machine that, through its children, invokes itself); recursion is refused.',
+  },
+  SPEC_UNKNOWN_MACHINE_INPUT: { severity: 'error', summary: "A machine invoke's input names a field the child's context does not have." },
+  SPEC_MISSING_MACHINE_INPUT: {
+    severity: 'error',
+    summary: 'A required context field of the invoked machine (no default, not optional) has no input mapping.',
+  },
+  SPEC_UNKNOWN_OUTPUT_FIELD: {
+    severity: 'error',
+    summary: "A final state's `output` names a field the machine's `output` does not declare.",
+  },
+  SPEC_MISSING_OUTPUT: {
+    severity: 'error',
+    summary: "A top-level final state lacks a required field of the machine's declared `output`.",
+  },
   SPEC_BUDGET_EXCEEDED: {
     severity: 'error',
     summary:

@@ -166,7 +166,20 @@ export const LlmInvokeSchema = z.strictObject({
 });
 export type LlmInvokeSpec = z.infer<typeof LlmInvokeSchema>;
 
-export const InvokeSchema = z.union([ToolInvokeSchema, LlmInvokeSchema]);
+/**
+ * Starts a child session of another machine of the project; the state waits for it. `onDone` gets the child's
+ * output (what its final state returns), `onError` its failure.
+ */
+export const MachineInvokeSchema = z.strictObject({
+  /** The id of the machine to run as a child session. */
+  machine: z.string(),
+  /** Child context field -> expression over the parent's `context`: the child session's input. */
+  input: z.record(z.string(), ExpressionSchema).optional(),
+  ...invokeCommon,
+});
+export type MachineInvokeSpec = z.infer<typeof MachineInvokeSchema>;
+
+export const InvokeSchema = z.union([ToolInvokeSchema, LlmInvokeSchema, MachineInvokeSchema]);
 export type InvokeSpec = z.infer<typeof InvokeSchema>;
 
 export const STATE_TYPES = ['atomic', 'compound', 'parallel', 'final'] as const;
@@ -188,6 +201,8 @@ export interface StateSpec {
   invoke?: InvokeSpec;
   /** Compound/parallel: taken when a final child is reached (for parallel: when every region is final). */
   onDone?: TransitionSpec;
+  /** Top-level final states: what the machine returns, output field -> expression over `context`. */
+  output?: Record<string, string>;
   entry?: ActionBlock;
   exit?: ActionBlock;
 }
@@ -204,6 +219,7 @@ export const StateSchema: z.ZodType<StateSpec> = z.lazy(() =>
     always: TransitionSchema.optional(),
     invoke: InvokeSchema.optional(),
     onDone: TransitionSchema.optional(),
+    output: z.record(z.string(), ExpressionSchema).optional(),
     entry: ActionBlockSchema.optional(),
     exit: ActionBlockSchema.optional(),
   }),
@@ -245,6 +261,8 @@ export const FlowSpecSchema = z.strictObject({
   id: z.string(),
   description: z.string().optional(),
   context: FieldMapSchema.default({}),
+  /** What the machine returns when it ends in a final state (a machine invoking it reads it as `output`). */
+  output: FieldMapSchema.optional(),
   events: z.record(z.string(), FieldMapSchema).default({}),
   guards: z.record(z.string(), NamedDeclarationSchema).optional(),
   actions: z.record(z.string(), NamedDeclarationSchema).optional(),

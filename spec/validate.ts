@@ -8,10 +8,12 @@ import {
   type FlowSpec,
   type InvokeSpec,
   type LlmInvokeSpec,
+  type MachineInvokeSpec,
   type ToolInvokeSpec,
   type EmitSpec,
   agentToolName,
 } from './schema.ts';
+import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
 import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
@@ -37,6 +39,11 @@ export interface ToolInfo {
 export interface ValidateOptions {
   /** Tools available in tools/. When omitted, tool names and contracts are not checked. */
   tools?: Record<string, ToolInfo>;
+  /**
+   * The project's machines by id (their parsed specs). When given, machine invokes are checked against them: the
+   * machine exists, its input fits the child's context, and no cycle of invokes leads back to this machine.
+   */
+  machines?: Record<string, FlowSpec>;
   /** The spec of a machine an invoke starts, for the cost bound a `budget` is checked against. */
   resolveMachine?: (machineId: string) => FlowSpec | undefined;
 }
@@ -373,7 +380,20 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     if (invoke.onError === undefined)
       report('SPEC_INVOKE_WITHOUT_ONERROR', at, 'an invoke without "onError" leaves the session stuck when the call fails');
     if ('tool' in invoke) checkToolInvoke(invoke, at);
+    else if ('machine' in invoke) checkMachineInvokeHere(invoke, at);
     else checkLlmInvoke(invoke, at);
+  }
+
+  function checkMachineInvokeHere(invoke: MachineInvokeSpec, at: Array<string | number>) {
+    if (!MACHINE_ID_PATTERN.test(invoke.machine) || invoke.machine.length > MAX_NAME_LENGTH) {
+      report('SPEC_INVALID_ID', [...at, 'machine'], `machine id ${JSON.stringify(invoke.machine)} must be kebab-case, e.g. billing`);
+      return;
+    }
+    for (const [field, source] of Object.entries(invoke.input ?? {})) {
+      checkName(field, [...at, 'input', field], 'machine input field');
+      checkExpression(source, ['context'], [...at, 'input', field]);
+    }
+    if (options.machines) checkMachineInvoke(spec, invoke, at, options.machines, report);
   }
 
   function checkToolInvoke(invoke: ToolInvokeSpec, at: Array<string | number>) {
@@ -530,6 +550,14 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
   }
 
+  for (const [field, type] of Object.entries(spec.output ?? {})) {
+    if (checkName(field, ['output', field], 'output field')) checkFieldType(type, ['output', field], false);
+  }
+  for (const entry of states) {
+    for (const [field, source] of Object.entries(entry.spec.output ?? {}))
+      checkExpression(source, ['context'], [...entry.pointer, 'output', field]);
+  }
+  checkOutputs(spec, states, report);
   checkGraph(spec, states, byName, options.tools, report);
   checkFallbackBranches(states, report);
   checkUnreachableBranches(states, report);

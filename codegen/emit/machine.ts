@@ -12,6 +12,15 @@ export interface EmitMachineOptions {
   specFile: string;
   specHash: string;
   generatorVersion: string;
+  /** Import specifier of each invoked machine's generated module, by machine id, and whether it declares an output. */
+  children?: Readonly<Record<string, ChildModuleRef>>;
+}
+
+/** Where an invoked machine's generated module is, seen from this machine's folder. */
+export interface ChildModuleRef {
+  specifier: string;
+  /** False when the child declares no `output` (its module then exports no output type). */
+  hasOutput: boolean;
 }
 
 export interface EmittedModule {
@@ -25,9 +34,14 @@ interface Actor {
 }
 
 /** One actor per tool, and one per model call kind and output type; states differ only in their input mapping. */
-function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[]; byState: Map<string, string> } {
+function planActors(
+  states: StateEntry[],
+  names: MachineNames,
+  children: EmitMachineOptions['children'],
+): { actors: Actor[]; byState: Map<string, string> } {
   const byState = new Map<string, string>();
   const tools = new Map<string, Actor>();
+  const machines = new Map<string, Actor>();
   const models = new Map<string, Array<{ typeArgument: string; states: string[]; create: Doc }>>();
   for (const entry of states) {
     const invoke = entry.spec.invoke;
@@ -38,6 +52,14 @@ function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[
       byState.set(entry.name, name);
       continue;
     }
+    if ('machine' in invoke) {
+      const name = `machine.${invoke.machine}`;
+      const child = machineNames(invoke.machine);
+      const output = children?.[invoke.machine]?.hasOutput === false ? 'Record<string, never>' : child.output;
+      machines.set(name, { name, create: `fromMachine<${child.input}, ${output}>(${JSON.stringify(invoke.machine)})` });
+      byState.set(entry.name, name);
+      continue;
+    }
     const typeArgument = llmTypeArgument(invoke);
     const kinds = models.get(invoke.llm) ?? [];
     models.set(invoke.llm, kinds);
@@ -45,7 +67,8 @@ function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[
     if (!group) kinds.push((group = { typeArgument, states: [], create: seq(`fromLlm${typeArgument}(`, JSON.stringify(invoke.llm), ')') }));
     group.states.push(entry.name);
   }
-  const actors = [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const byName = (a: Actor, b: Actor) => a.name.localeCompare(b.name);
+  const actors = [...tools.values()].sort(byName);
   for (const [kind, groups] of [...models.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     for (const group of groups) {
       // Several output types of one kind (two classify calls with other labels) need one actor each.
@@ -54,6 +77,7 @@ function planActors(states: StateEntry[], names: MachineNames): { actors: Actor[
       group.states.forEach((state) => byState.set(state, name));
     }
   }
+  actors.push(...[...machines.values()].sort(byName));
   return { actors, byState };
 }
 
@@ -68,7 +92,7 @@ function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
 export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): EmittedModule {
   const names = machineNames(spec.id);
   const states = listStates(spec);
-  const { actors, byState } = planActors(states, names);
+  const { actors, byState } = planActors(states, names, options.children);
   const declaredGuards = Object.keys(spec.guards ?? {}).map((name) => ({
     key: propertyKey(name),
     value: `${names.guards}.${name}`,
@@ -88,6 +112,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
     order: new Map(states.map((s, i) => [s, i])),
     toolArgs: [],
     contextType: names.context,
+    outputType: names.output,
     registry: names.tools,
   };
   const machineStates = statesDoc(
@@ -101,7 +126,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const out = new DocWriter();
   out.line(`// Generated from ${options.specFile} by flowing codegen — do not edit.`);
   out.line(`// Change the spec and run \`flowing codegen\`. spec sha256:${options.specHash} generator:flowing@${options.generatorVersion}`);
-  writeImports(out, spec, names, table, actors.length > 0);
+  writeImports(out, spec, names, table, actors.length > 0, options.children);
   out.line();
   writeTypes(out, spec, names, table.uses.has('EventOf'));
   if (actors.length > 0) {
@@ -128,7 +153,7 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   const setupMembers: Member[] = [
     {
       key: 'types',
-      value: `{} as { context: ${names.context}; events: ${names.event}; input: ${names.input}${allInputOptional(spec) ? ' | undefined' : ''} }`,
+      value: `{} as { context: ${names.context}; events: ${names.event}; input: ${names.input}${allInputOptional(spec) ? ' | undefined' : ''}${spec.output ? `; output: ${names.output}` : ''} }`,
     },
   ];
   if (actors.length > 0) setupMembers.push({ value: 'actors' });
@@ -139,6 +164,8 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   config.push({ key: 'context', value: contextFactory(spec) });
   if (spec.initial !== undefined) config.push({ key: 'initial', value: JSON.stringify(spec.initial) });
   config.push({ key: 'states', value: machineStates });
+  // The machine returns what its final state returned (XState hands a top-level final state's output to the root).
+  if (spec.output) config.push({ key: 'output', value: `({ event }) => event.output as ${names.output}` });
   out.line(seq(`export const ${names.machine} = setup(`, object(setupMembers, true), ').createMachine(', object(config, true), ');'));
   out.line();
   out.line(`/** The machine with its tools and run-time contract, for \`createRuntime({ machines: [${names.definition}] })\`. */`);
@@ -168,7 +195,14 @@ export function emitMachineModule(spec: FlowSpec, options: EmitMachineOptions): 
   return { text: out.toString(), regions: out.regions };
 }
 
-function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table: ImplementationTable, hasActors: boolean): void {
+function writeImports(
+  out: DocWriter,
+  spec: FlowSpec,
+  names: MachineNames,
+  table: ImplementationTable,
+  hasActors: boolean,
+  children: EmitMachineOptions['children'],
+): void {
   const invokes = listStates(spec).flatMap((s) => (s.spec.invoke ? [s.spec.invoke] : []));
   const xstate = [
     table.uses.has('assign') ? 'assign' : '',
@@ -184,12 +218,20 @@ function writeImports(out: DocWriter, spec: FlowSpec, names: MachineNames, table
     'defineMachine',
     llm ? 'fromLlm' : '',
     invokes.some((i) => 'tool' in i) ? 'fromTool' : '',
+    invokes.some((i) => 'machine' in i) ? 'fromMachine' : '',
     table.uses.has('toFlowError') ? 'toFlowError' : '',
     table.uses.has('FlowError') ? 'type FlowError' : '',
     table.uses.has('ToolInput') ? 'type ToolInput' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);
   out.line(`import { ${names.tools} } from "./${importSpecifier(names.registryFile)}";`);
+  const invoked = [...new Set(invokes.flatMap((i) => ('machine' in i ? [i.machine] : [])))].sort();
+  for (const id of invoked) {
+    const child = machineNames(id);
+    const types = children?.[id]?.hasOutput === false ? [child.input] : [child.input, child.output];
+    const specifier = children?.[id]?.specifier ?? `../${id}/${importSpecifier(child.machineFile)}`;
+    out.line(`import type { ${types.join(', ')} } from ${JSON.stringify(specifier)};`);
+  }
   const impl = [
     spec.guards && Object.keys(spec.guards).length ? names.guards : '',
     spec.actions && Object.keys(spec.actions).length ? names.actions : '',
@@ -222,6 +264,18 @@ function writeTypes(out: DocWriter, spec: FlowSpec, names: MachineNames, eventOf
         ? `Partial<${context_}>`
         : `Partial<${context_}> & Pick<${context_}, ${required.join(' | ')}>`;
   out.line(`export type ${names.input} = ${input};`);
+  if (spec.output) {
+    out.line();
+    out.line(
+      seq(
+        `export interface ${names.output} `,
+        typeLiteral(
+          fieldMembers(spec.output, (field) => pointer('output', field)),
+          true,
+        ),
+      ),
+    );
+  }
   if (eventOf) {
     out.line();
     out.line(`type EventOf<TType extends ${names.event}["type"]> = Extract<${names.event}, { type: TType }>;`);
@@ -260,6 +314,10 @@ function invokesDoc(states: StateEntry[]): Doc {
     if (!invoke) continue;
     if ('llm' in invoke) {
       members.push({ key: propertyKey(name), value: literalDoc({ llm: invoke.llm, timeoutMs: invoke.timeoutMs }) });
+      continue;
+    }
+    if ('machine' in invoke) {
+      members.push({ key: propertyKey(name), value: literalDoc({ machine: invoke.machine, timeoutMs: invoke.timeoutMs }) });
       continue;
     }
     const info: Member[] = [

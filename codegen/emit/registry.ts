@@ -15,7 +15,7 @@ export function toolsUsedBy(spec: FlowSpec): string[] {
     const invoke = state.invoke;
     if (!invoke) continue;
     if ('tool' in invoke) names.add(invoke.tool);
-    else invoke.tools?.forEach((t) => names.add(agentToolName(t)));
+    else if ('llm' in invoke) invoke.tools?.forEach((t) => names.add(agentToolName(t)));
   }
   return [...names].sort();
 }

@@ -6,6 +6,7 @@ import {
   type ExpressionRoot,
   type InvokeSpec,
   type LlmInvokeSpec,
+  type MachineInvokeSpec,
   type StateEntry,
   type ToolInvokeSpec,
 } from '@flowing/spec';
@@ -45,6 +46,7 @@ function stateDoc(scope: TransitionScope, actors: ActorNames, entry: StateEntry,
     if (actions !== undefined) members.push({ key, value: actions });
   }
   if (state.invoke) members.push({ key: 'invoke', value: invokeDoc(scope, entry, state.invoke, actors.byState.get(entry.name)!) });
+  if (state.output && entry.type === 'final' && !entry.parent) members.push({ key: 'output', value: outputDoc(scope, state.output, at) });
   const on = Object.entries(state.on ?? {});
   if (on.length > 0) {
     members.push({
@@ -99,10 +101,16 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
   const base = camelCase(entry.name);
   const members: Member[] = [
     { key: 'id', value: JSON.stringify(entry.name) },
-    { key: 'src', value: JSON.stringify(actor), pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'llm') },
+    {
+      key: 'src',
+      value: JSON.stringify(actor),
+      pointer: pointer(...at, 'tool' in invoke ? 'tool' : 'machine' in invoke ? 'machine' : 'llm'),
+    },
     'tool' in invoke
       ? { key: 'input', value: toolInputDoc(scope, entry, invoke, actor, at), pointer: pointer(...at, 'input') }
-      : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
+      : 'machine' in invoke
+        ? { key: 'input', value: machineInputDoc(invoke, actor, at), pointer: pointer(...at, 'input') }
+        : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
     members.push({
@@ -192,6 +200,31 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
     members.push({ key: 'scripted', value: object(rules), pointer: pointer(...at, 'scripted') });
   }
   return inputFunction(reads, actor, object(members));
+}
+
+/**
+ * `({ context }): Input<"machine.x"> => ({ field: ... })`: the child session's input, typed by the child's input
+ * type, so a field the child's context lacks is a type error on its mapping.
+ */
+function machineInputDoc(invoke: MachineInvokeSpec, actor: string, at: Array<string | number>): Doc {
+  const reads = new Set<ExpressionRoot>();
+  const members = Object.entries(invoke.input ?? {}).map(([field, source]) => {
+    const compiled = compileAt(source, 'context');
+    compiled.reads.forEach((r) => reads.add(r));
+    return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
+  });
+  return inputFunction(reads, actor, object(members));
+}
+
+/** A top-level final state's `output`: `({ context }): XOutput => ({ ... })`, typed by the machine's declared output. */
+function outputDoc(scope: TransitionScope, output: Record<string, string>, at: Array<string | number>): Doc {
+  const reads = new Set<ExpressionRoot>();
+  const members = Object.entries(output).map(([field, source]) => {
+    const compiled = compileAt(source, 'context');
+    compiled.reads.forEach((r) => reads.add(r));
+    return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'output', field) };
+  });
+  return seq(reads.has('context') ? '({ context })' : '()', `: ${scope.outputType} => (`, object(members), ')');
 }
 
 /**

@@ -18,6 +18,8 @@ export interface TransitionScope {
   toolArgs: Member[];
   /** The name of the machine's context type. */
   contextType: string;
+  /** The name of the machine's output type. */
+  outputType: string;
   /** The name of the machine's tool registry (`<machine>Tools`). */
   registry: string;
 }

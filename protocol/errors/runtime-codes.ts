@@ -28,6 +28,9 @@ export const RUNTIME_ERROR_CODES = {
   RUNTIME_BAD_OPTIONS: 'An option of createRuntime is invalid (the message names it).',
   BUDGET_EXCEEDED: 'The session exceeded its token budget.',
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
+  MACHINE_CALL_OUTSIDE_RUNTIME: 'A machine invoke ran under bare XState; only a Flowing runtime starts child sessions.',
+  MACHINE_DEPTH_EXCEEDED: 'A machine invoke would nest child sessions deeper than limits.machineDepth (default 8).',
+  CHILD_FAILED: 'The child session a machine invoke started ended in error or was cancelled (details name the child).',
   MACHINE_INVALID: 'A machine definition handed to the runtime is inconsistent (an expression in its spec does not parse).',
   SPEC_CHANGED:
     'The stored session was recorded under another version of the machine and does not fit the served one (details.reasons name why; a migration hook can carry it over).',

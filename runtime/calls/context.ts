@@ -6,7 +6,7 @@ import type { Deadline } from '../deadline.ts';
 import type { RuntimeEventType } from '../events.ts';
 import type { ResolvedLimits, Semaphore } from '../limits.ts';
 import type { LlmProvider, LlmUsage } from '../llm/types.ts';
-import type { ApprovalRecord, JournalEntry } from '../store/types.ts';
+import type { ApprovalRecord, JournalEntry, ParentLink, SessionRecord } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
 
 /** What a generated machine passes to a tool actor. */
@@ -14,6 +14,17 @@ export interface ToolCallInput<TArgs = unknown> {
   args: TArgs;
   /** From the spec's `idempotencyKey` expression, when it has one. */
   idempotencyKey?: string;
+}
+
+/** How a machine call reaches the sessions of its runtime: its child session, started or found again. */
+export interface ChildSessions {
+  /** The stored record of a session, if there is one. */
+  load(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Starts a child session with its input; resolves with its record once it is quiet (waiting, finished or failed). */
+  start(machineId: string, input: unknown, sessionId: string, parent: ParentLink): Promise<SessionRecord>;
+  /** Lets a stored child continue (a run a crash interrupted resumes); resolves with its record once it is quiet. */
+  attach(sessionId: string): Promise<SessionRecord>;
+  cancel(sessionId: string, reason: string): Promise<void>;
 }
 
 /**
@@ -60,4 +71,17 @@ export interface CallContext {
   crashPoint(label: CrashPoint): void;
   /** The context of a call made inside this one (an agent's tool call), under its own key and deadline. */
   nested(key: string, deadline: Deadline): CallContext;
+  /** The invoke id (the invoking state's name) this call belongs to. */
+  readonly invokeId: string;
+  /** How deep the session is in a tree of child sessions (0 for a session nobody invoked). */
+  readonly depth: number;
+  /** The sessions of the runtime, for a machine call's child session. */
+  readonly children: ChildSessions;
+  /**
+   * The call waits for something outside the session (its child waits for a person): the session is quiet
+   * (`waiting`) meanwhile. Resolves when the session is woken in its turn, rejects when the call's deadline aborts.
+   */
+  pause(): Promise<void>;
+  /** True once the session's run stopped as a whole (parked, cancelled, taken over), not just this call's state left. */
+  readonly runStopped: boolean;
 }

@@ -17,6 +17,8 @@ export interface CallSite {
   call(invokeId: string, input: unknown, spec: CallSpec, body: (call: CallContext) => Promise<unknown>): Promise<unknown>;
   /** XState stopped the invoke's actor (its state was left, the session stopped): its call is aborted. */
   stop(invokeId: string): void;
+  /** True while the call of the invoke is paused (it waits outside the session, which is quiet meanwhile). */
+  isPaused(invokeId: string): boolean;
 }
 
 /**

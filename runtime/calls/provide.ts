@@ -10,10 +10,11 @@ import { fromCall } from './call-actor.ts';
 import type { CallDirectory } from './directory.ts';
 import type { ToolCallInput } from './context.ts';
 import { callLlm } from './llm-call.ts';
+import { callMachine } from './machine-call.ts';
 import { callTool } from './tool-call.ts';
 
 /**
- * Replaces a generated machine's `tool.<name>` and `llm.<kind>.<state>` actors with the runtime's journaled,
+ * Replaces a generated machine's `tool.<name>`, `llm.<kind>.<state>` and `machine.<id>` actors with the runtime's journaled,
  * logged, limited versions (see `fromCall`). An invoked actor finds the session it runs in through the runtime's
  * directory, by its actor system.
  */
@@ -57,6 +58,16 @@ export function provideRuntimeActors(
           );
         },
         () => new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`),
+      );
+    } else if (name.startsWith('machine.')) {
+      const machineId = name.slice('machine.'.length);
+      actors[name] = fromCall<unknown>(
+        directory,
+        (site, input, self) => {
+          const invoke = info().invokes.get(self.id);
+          return site.call(self.id, input, invoke ? { invoke } : {}, (call) => callMachine(call, machineId, input));
+        },
+        () => new FlowingError('MACHINE_CALL_OUTSIDE_RUNTIME', `actor '${name}' runs outside a Flowing session`),
       );
     }
   }

@@ -193,7 +193,7 @@ function callReasons(
     const entry = entries.get(key);
     if (entry?.completed) continue;
     const invoke = info.definition.invokes[invokeId];
-    const now = invoke === undefined ? undefined : 'tool' in invoke ? invoke.tool : invoke.llm;
+    const now = invoke === undefined ? undefined : 'tool' in invoke ? invoke.tool : 'machine' in invoke ? invoke.machine : invoke.llm;
     const same = invoke !== undefined && entry !== undefined && now === entry.name && !Object.values(renamed).includes(invokeId);
     if (same) continue;
     reasons.push({

@@ -98,10 +98,13 @@ export class ActorBridge {
     return this.actor !== undefined && !this.stoppedFlag;
   }
 
-  /** True while an invoked call is still running (a finished one stays among the children until its state is left). */
+  /**
+   * True while an invoked call is still running (a finished one stays among the children until its state is left;
+   * a paused one waits outside the session).
+   */
   get callRunning(): boolean {
     const children = this.actor?.getSnapshot().children as Record<string, { getSnapshot(): { status: string } } | undefined> | undefined;
-    for (const id in children) if (children[id]?.getSnapshot().status === 'active') return true;
+    for (const id in children) if (children[id]?.getSnapshot().status === 'active' && !this.options.calls.isPaused(id)) return true;
     return false;
   }
 

@@ -10,7 +10,7 @@ import type { RunHost } from './host.ts';
 import type { RunLog } from './run-log.ts';
 
 /** What the ledger needs of its runtime (shared by every call of every session). */
-export type LedgerServices = Pick<RunHost, 'clock' | 'limits' | 'calls' | 'random' | 'llm' | 'crashPoint'>;
+export type LedgerServices = Pick<RunHost, 'clock' | 'limits' | 'calls' | 'random' | 'llm' | 'crashPoint' | 'children'>;
 
 /** What the ledger asks of the session it belongs to. */
 export interface LedgerOwner {
@@ -21,6 +21,12 @@ export interface LedgerOwner {
   approval(): ApprovalRecord | undefined;
   consumeApproval(): void;
   needsAttention(entry: JournalEntry): void;
+  /** How deep the session is in a tree of child sessions. */
+  readonly depth: number;
+  /** A call paused (see CallContext.pause): the session may be quiet now. */
+  callPaused(): void;
+  /** True once the session's run stopped as a whole. */
+  readonly runStopped: boolean;
 }
 
 /**
@@ -35,6 +41,8 @@ export class CallLedger implements CallSite {
   private readonly inflight = new Set<Promise<unknown>>();
   /** The Deadline of the call of each invoke in flight. */
   private readonly deadlines = new Map<string, Deadline>();
+  /** Calls paused until the session is woken, by invoke id: how to wake each. */
+  private readonly paused = new Map<string, () => void>();
 
   constructor(
     private readonly services: LedgerServices,
@@ -48,7 +56,7 @@ export class CallLedger implements CallSite {
     this.inputs.set(invokeId, input);
     const deadline = new Deadline(this.services.clock);
     this.deadlines.set(invokeId, deadline);
-    const running = body(new RunCallContext(this.services, this.owner, this.log, key, deadline, spec));
+    const running = body(new RunCallContext(this.services, this.owner, this, this.log, invokeId, key, deadline, spec));
     this.inflight.add(running);
     const settled = () => {
       deadline.dispose();
@@ -61,6 +69,31 @@ export class CallLedger implements CallSite {
 
   stop(invokeId: string): void {
     this.deadlines.get(invokeId)?.abort();
+  }
+
+  isPaused(invokeId: string): boolean {
+    return this.paused.has(invokeId);
+  }
+
+  /** The invoke ids of the paused calls. */
+  pausedInvokes(): IterableIterator<string> {
+    return this.paused.keys();
+  }
+
+  /** Pauses the call of `invokeId` until `wake`, or until its deadline aborts. */
+  pause(invokeId: string, deadline: Deadline): Promise<void> {
+    const woken = new Promise<void>((resolve) => this.paused.set(invokeId, resolve));
+    this.owner.callPaused();
+    return deadline.race(woken).finally(() => this.paused.delete(invokeId));
+  }
+
+  /** Wakes every paused call (in the session's turn); true when there was one. */
+  wake(): boolean {
+    if (this.paused.size === 0) return false;
+    const waking = [...this.paused.values()];
+    this.paused.clear();
+    for (const resume of waking) resume();
+    return true;
   }
 
   /** Journal key of the latest call of an invoke. */
@@ -100,7 +133,9 @@ class RunCallContext implements CallContext {
   constructor(
     private readonly services: LedgerServices,
     private readonly owner: LedgerOwner,
+    private readonly ledger: CallLedger,
     private readonly log: RunLog,
+    readonly invokeId: string,
     readonly key: string,
     readonly deadline: Deadline,
     spec: CallSpec,
@@ -161,6 +196,18 @@ class RunCallContext implements CallContext {
     this.services.crashPoint(label);
   }
   nested(key: string, deadline: Deadline): CallContext {
-    return new RunCallContext(this.services, this.owner, this.log, key, deadline, {});
+    return new RunCallContext(this.services, this.owner, this.ledger, this.log, this.invokeId, key, deadline, {});
+  }
+  get depth() {
+    return this.owner.depth;
+  }
+  get children() {
+    return this.services.children;
+  }
+  pause(): Promise<void> {
+    return this.ledger.pause(this.invokeId, this.deadline);
+  }
+  get runStopped() {
+    return this.owner.runStopped;
   }
 }

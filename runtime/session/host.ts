@@ -1,4 +1,5 @@
 import type { InspectionEvent } from 'xstate';
+import type { ChildSessions } from '../calls/context.ts';
 import type { CallDirectory } from '../calls/directory.ts';
 import type { Clock } from '../clock.ts';
 import type { CrashPoints } from '../crash-points.ts';
@@ -44,6 +45,10 @@ export interface RunHost {
   channelTarget?(channel: string, key: string): { machine: string; sessionId: string } | undefined;
   /** Random number in [0, 1) for backoff jitter (injectable for tests). */
   random(): number;
+  /** The runtime's sessions as a machine call reaches them (its child sessions). */
+  children: ChildSessions;
+  /** A run's turn ended (quiet and committed): a finished child session wakes the parent waiting for it. */
+  onTurnEnd?(record: SessionRecord): void;
   /** Hears every record a run committed (the runtime arms the session's timer wake-up from it). */
   onCommitted?(record: SessionRecord): void;
   /** XState's inspection events of every session, with where they happened (the runtime's `inspect` option). */

@@ -194,6 +194,7 @@ export class RunLog {
       updatedAt: this.clock.now(),
     };
     if (base.fork) record.fork = base.fork;
+    if (base.parent) record.parent = base.parent;
     if (draft.approval) record.approval = draft.approval;
     if (draft.error) record.error = draft.error;
     if (draft.calls) record.calls = draft.calls;

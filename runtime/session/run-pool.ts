@@ -1,5 +1,5 @@
 import { FlowingError } from '../errors.ts';
-import type { JournalEntry, SessionRecord, SessionStore } from '../store/types.ts';
+import type { JournalEntry, ParentLink, SessionRecord, SessionStore } from '../store/types.ts';
 import { NO_USAGE, sharedValue, EMPTY_LIST } from './compact.ts';
 import type { RunHost } from './host.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
@@ -10,7 +10,7 @@ import { TimerWakeups } from './timers.ts';
 
 /** Where a new run starts: a new session's input, or the state another session had (a fork, see planFork). */
 export type RunStart =
-  | { kind: 'create'; input: unknown }
+  | { kind: 'create'; input: unknown; parent?: ParentLink }
   | {
       kind: 'fork';
       parentId: string;
@@ -72,6 +72,7 @@ export class RunPool {
       }
       if (this.live.get(sessionId) === opening) this.live.delete(sessionId);
       await lease?.release();
+      if (run) this.host.onTurnEnd?.(run.log.stored);
     }
   }
 
@@ -95,6 +96,7 @@ export class RunPool {
       this.park(run);
       if (this.live.get(ids.sessionId) === running) this.live.delete(ids.sessionId);
       await lease?.release();
+      this.host.onTurnEnd?.(run.log.stored);
     }
     return run;
   }
@@ -228,8 +230,15 @@ function newRun(host: RunHost, info: MachineInfo, ids: { sessionId: string; trac
     updatedAt: now,
   };
   if (from.kind === 'create') {
+    if (from.parent) record.parent = from.parent;
     const run = new SessionRun(host, info, record, []);
-    run.append('session.started', { machineId, specHash, input: from.input ?? null });
+    const parent = from.parent && {
+      parentId: from.parent.sessionId,
+      parentState: from.parent.state,
+      parentCallId: from.parent.callId,
+      depth: from.parent.depth,
+    };
+    run.append('session.started', { machineId, specHash, input: from.input ?? null, ...parent });
     run.start({ input: from.input });
     return run;
   }

@@ -1,4 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
+import { childSessionId } from '../calls/machine-call.ts';
 import type { FlowError } from '../errors.ts';
 import type { RuntimeEvent, RuntimeEventType } from '../events.ts';
 import type { ApprovalRecord, JournalEntry, SessionRecord, SessionStatus } from '../store/types.ts';
@@ -157,6 +158,57 @@ export class SessionRun implements IdempotentRun {
 
   needsAttention(entry: JournalEntry): void {
     this.failures.unknownOutcome(entry);
+  }
+
+  /** CallLedger: how deep this session is in a tree of child sessions. */
+  get depth(): number {
+    return this.log.stored.parent?.depth ?? 0;
+  }
+
+  /** CallLedger: a call paused; with no other call running the session waits (quiet) until it is woken. */
+  callPaused(): void {
+    if (!this.actor.live || this.status !== 'running' || this.actor.callRunning) return;
+    this.status = 'waiting';
+    this.log.scheduleCommit();
+    this.quiet.set();
+  }
+
+  get runStopped(): boolean {
+    return this.actor.stopped;
+  }
+
+  /** Wakes the paused calls (a child they wait for moved on); the session runs until it is quiet again. */
+  wakeCalls(): void {
+    if (!this.actor.live || !this.calls.wake()) return;
+    this.status = 'running';
+    this.quiet.busy();
+  }
+
+  /**
+   * The child session an APPROVE or REJECT goes to instead of this session: the one a paused machine call waits on,
+   * when this session has no approval of its own pending.
+   */
+  forwardTarget(event: unknown): string | undefined {
+    const type = (event as { type?: unknown } | null | undefined)?.type;
+    if ((type !== 'APPROVE' && type !== 'REJECT') || this.status !== 'waiting' || !this.actor.live) return undefined;
+    const own = this.approvals.current;
+    if (own && !own.decision) return undefined;
+    for (const invokeId of this.calls.pausedInvokes()) {
+      const key = this.calls.keyOf(invokeId);
+      if (key !== undefined) return childSessionId(this.sessionId, key);
+    }
+    return undefined;
+  }
+
+  /** The child sessions of the machine calls in flight (live, or in the stored record when there is no actor). */
+  childSessions(): string[] {
+    const calls = this.actor.live ? this.calls.inflightCalls(this.actor.persistedRaw()) : this.log.stored.calls;
+    const ids: string[] = [];
+    for (const invokeId in calls) {
+      const invoke = this.info.invokes.get(invokeId);
+      if (invoke && 'machine' in invoke) ids.push(childSessionId(this.sessionId, calls[invokeId]!));
+    }
+    return ids;
   }
 
   /** ActorBridge: a macrostep ended. */
@@ -337,10 +389,13 @@ export class SessionRun implements IdempotentRun {
       const refusal = checkStatus(this.status, this.outcome?.error)!;
       return { cancelled: false, code: refusal.code, message: refusal.message };
     }
+    const children = this.childSessions();
     if (this.actor.live) this.frozenSnapshot = this.actor.persistedRaw();
     this.status = 'cancelled';
     this.append('session.cancelled', { reason, state: this.snapshot?.value ?? null });
     this.actor.stop();
+    // Cancel goes down the tree: a child session has no use once its parent is cancelled.
+    await Promise.all(children.map((id) => this.host.children.cancel(id, `its parent ${this.sessionId} was cancelled: ${reason}`)));
     await this.calls.settled();
     this.quiet.set();
     await this.flush();

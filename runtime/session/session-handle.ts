@@ -1,12 +1,14 @@
 import { FlowingError, toFlowError } from '../errors.ts';
 import type { RunAdmission } from '../limits.ts';
 import type { SessionStore } from '../store/types.ts';
+import { waitingChild } from './child-view.ts';
 import type { DamagedSessions } from './damaged.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
+import type { MachineInfo } from './machine-info.ts';
 import type { RunPool } from './run-pool.ts';
 import { checkEventId } from './event-ids.ts';
 import type { Subscriptions } from './subscriptions.ts';
-import type { Session, SessionSnapshot } from './types.ts';
+import type { SendOptions, SendResult, Session, SessionSnapshot } from './types.ts';
 
 /** What a session handle works through: the runtime's queue, runs, store, admission and subscriptions. */
 export interface HandleParts {
@@ -16,6 +18,38 @@ export interface HandleParts {
   admission: RunAdmission;
   subscriptions: Subscriptions;
   damaged: DamagedSessions;
+  machine(machineId: string): MachineInfo;
+}
+
+/**
+ * Applies an event in the session's turn. An APPROVE or REJECT for a session that has no approval of its own but
+ * waits on a child session goes to that child (and on down the tree); the parent then continues with the child's
+ * end, in the same turn.
+ */
+function deliver(
+  parts: HandleParts,
+  sessionId: string,
+  event: { type: string },
+  eventId: string | undefined,
+  via: SendOptions['via'],
+): Promise<SendResult> {
+  const { queue, pool } = parts;
+  return queue.run(sessionId, () =>
+    pool.withRun(sessionId, true, async (run) => {
+      await run.whenQuiet();
+      const childId = run.forwardTarget(event);
+      if (childId === undefined) {
+        const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
+        if (via && result.applied && !result.duplicate) await run.noteReceived(via);
+        return result;
+      }
+      // The event id goes along: the child refuses a repeat of it as this session would.
+      const result = await deliver(parts, childId, event, eventId, via);
+      run.wakeCalls();
+      await run.whenQuiet();
+      return { ...result, forwardedTo: result.forwardedTo ?? childId };
+    }),
+  );
 }
 
 /** A handle on one session; holding it costs nothing in the runtime. */
@@ -39,16 +73,7 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       }
       const admitted = admission.enter();
       if ('refusal' in admitted) return Promise.resolve({ applied: false as const, ...admitted.refusal });
-      return queue
-        .run(sessionId, () =>
-          pool.withRun(sessionId, true, async (run) => {
-            await run.whenQuiet();
-            const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
-            if (via && result.applied && !result.duplicate) await run.noteReceived(via);
-            return result;
-          }),
-        )
-        .finally(admitted.leave);
+      return deliver(parts, sessionId, event, eventId, via).finally(admitted.leave);
     },
     async snapshot() {
       const current = pool.current(sessionId);
@@ -72,6 +97,9 @@ export function sessionHandle<TEvent extends { type: string }>(parts: HandlePart
       if (record.approval) view.approval = record.approval;
       if (record.error) view.error = record.error;
       if (record.fork) view.fork = { parentId: record.fork.parentId, forkedAt: record.fork.forkedAt };
+      if (record.parent) view.invokedBy = record.parent;
+      const waitingOn = await waitingChild(store, parts.machine, record);
+      if (waitingOn) view.waitingOn = waitingOn;
       return view;
     },
     events(fromSeq = 0) {

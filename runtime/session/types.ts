@@ -3,7 +3,7 @@ import type { AnyMachineDefinition, EventOf } from '../definition.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { RuntimeLimits } from '../limits.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import type { ApprovalRecord, SessionStatus, SessionStore } from '../store/types.ts';
+import type { ApprovalRecord, ParentLink, SessionStatus, SessionStore } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
 import type { AnyMigrationHook } from '../migrate/hook.ts';
 import type { TracerLike } from '../trace/types.ts';
@@ -72,6 +72,22 @@ export interface SessionSnapshot {
   error?: { code: string; message: string };
   /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
   fork?: { parentId: string; forkedAt: number };
+  /** Set on a child session: the session whose machine invoke started it, the invoking state and call, its depth. */
+  invokedBy?: ParentLink;
+  /** Set while a machine invoke of this session waits for its child: the child and what it waits for. */
+  waitingOn?: ChildWait;
+}
+
+/** A child session a parent waits on, and what the child waits for (its approval, its error, or its own child). */
+export interface ChildWait {
+  sessionId: string;
+  machineId: string;
+  /** The parent's state whose invoke started the child. */
+  state: string;
+  status: SessionStatus;
+  approval?: ApprovalRecord;
+  error?: { code: string; message: string };
+  waitingOn?: ChildWait;
 }
 
 export interface SendOptions {
@@ -151,6 +167,10 @@ export interface Runtime {
 }
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */
-export type SendResult =
+export type SendResult = (
   | { applied: true; state: unknown; status: SessionStatus; events: readonly RuntimeEvent[]; duplicate?: true }
-  | { applied: false; code: string; message: string; details?: unknown };
+  | { applied: false; code: string; message: string; details?: unknown }
+) & {
+  /** Set when the event went to the child session this session waits on (an APPROVE or REJECT for the child's approval). */
+  forwardedTo?: string;
+};

@@ -115,7 +115,13 @@ export function unsealJournal(sealed: unknown, sessionId: string, key: string): 
 
 function checkJournal(value: unknown, sessionId: string, key: string): JournalEntry {
   const j = value as Partial<JournalEntry> | null;
-  if (j === null || typeof j !== 'object' || j.key !== key || (j.kind !== 'tool' && j.kind !== 'llm') || typeof j.name !== 'string') {
+  if (
+    j === null ||
+    typeof j !== 'object' ||
+    j.key !== key ||
+    (j.kind !== 'tool' && j.kind !== 'llm' && j.kind !== 'machine') ||
+    typeof j.name !== 'string'
+  ) {
     throw corrupt(`journal entry '${key}' of session '${sessionId}' lacks required fields`, sessionId);
   }
   return j as JournalEntry;

@@ -59,6 +59,8 @@ export interface SessionRecord {
   calls?: Readonly<Record<string, string>>;
   /** Set on a session forked from another one: the parent and the event of its log the fork started from. */
   fork?: { parentId: string; forkedAt: number };
+  /** Set on a child session started by another session's machine invoke: the parent, its invoking state and call. */
+  parent?: ParentLink;
   /**
    * Deadlines (runtime clock, ms) of the pending `after` transitions, by delayed event type. A restored snapshot
    * schedules them again with the time left; the runtime wakes a quiet session up when the first one is due.
@@ -72,11 +74,20 @@ export interface SessionRecord {
   updatedAt: number;
 }
 
+/** Where a child session comes from: the session whose state invoked it, that call's journal key, its depth (1 = child). */
+export interface ParentLink {
+  sessionId: string;
+  state: string;
+  callId: string;
+  depth: number;
+}
+
 /** A tool or model call, recorded outside XState: `started` before it runs, `completed` after. */
 export interface JournalEntry {
   /** `<invoke id>@<step>` (agent tool calls add `/<n>`); stable across resumes. */
   key: string;
-  kind: 'tool' | 'llm';
+  kind: 'tool' | 'llm' | 'machine';
+  /** The tool, the model call kind, or the invoked machine's id. */
   name: string;
   idempotent: boolean;
   startedAt: number;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STATE_DEPTH, SPEC_PROBLEM_CODES, parseSpecText, validateSpec, type SpecProblemCode, type ToolInfo } from '../../spec/index.ts';
+import {
+  MAX_STATE_DEPTH,
+  SPEC_PROBLEM_CODES,
+  parseSpecText,
+  validateSpec,
+  type FlowSpec,
+  type SpecProblemCode,
+  type ToolInfo,
+} from '../../spec/index.ts';
 
 const tools: Record<string, ToolInfo> = {
   lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
@@ -55,9 +63,74 @@ function codesOf(spec: unknown, withTools = true): SpecProblemCode[] {
   return [...new Set(validateSpec(spec, withTools ? { tools } : {}).problems.map((p) => p.code))].sort();
 }
 
-type Case = { code: SpecProblemCode; path: string; mutate: (s: any) => void };
+type Case = { code: SpecProblemCode; path: string; mutate: (s: any) => void; machines?: () => Record<string, FlowSpec> };
+
+/** A child machine `billing` for machine invokes: needs `orderId`, may take `note`; `invokes` makes it invoke another. */
+function billingSpec(invokes?: string): FlowSpec {
+  const spec = {
+    specVersion: 1,
+    id: 'billing',
+    context: { orderId: { type: 'string' }, note: { type: 'string', optional: true } },
+    output: { refundId: { type: 'string' } },
+    initial: invokes ? 'call' : 'paid',
+    states: {
+      ...(invokes ? { call: { invoke: { machine: invokes, input: { id: 'context.orderId' }, onDone: 'paid', onError: 'paid' } } } : {}),
+      paid: { type: 'final', output: { refundId: "'r-1'" } },
+    },
+  };
+  return validateSpec(spec).spec!;
+}
+
+const machineInvoke = (input: Record<string, string>, machine = 'billing') => ({ machine, input, onDone: 'decide', onError: 'done' });
 
 const cases: Case[] = [
+  {
+    code: 'SPEC_UNKNOWN_MACHINE',
+    path: '/states/fetch/invoke/machine',
+    machines: () => ({ billing: billingSpec() }),
+    mutate: (s) => {
+      s.states.fetch.invoke = machineInvoke({ orderId: 'context.id' }, 'billing-v2');
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_MACHINE_INPUT',
+    path: '/states/fetch/invoke/input/ordr',
+    machines: () => ({ billing: billingSpec() }),
+    mutate: (s) => {
+      s.states.fetch.invoke = machineInvoke({ orderId: 'context.id', ordr: 'context.id' });
+    },
+  },
+  {
+    code: 'SPEC_MISSING_MACHINE_INPUT',
+    path: '/states/fetch/invoke/input',
+    machines: () => ({ billing: billingSpec() }),
+    mutate: (s) => {
+      s.states.fetch.invoke = machineInvoke({ note: 'context.id' });
+    },
+  },
+  {
+    code: 'SPEC_MACHINE_CYCLE',
+    path: '/states/fetch/invoke/machine',
+    machines: () => ({ billing: billingSpec('mini') }),
+    mutate: (s) => {
+      s.states.fetch.invoke = machineInvoke({ orderId: 'context.id' });
+    },
+  },
+  {
+    code: 'SPEC_UNKNOWN_OUTPUT_FIELD',
+    path: '/states/done/output/okk',
+    mutate: (s) => {
+      s.output = { ok: { type: 'boolean', optional: true } };
+      s.states.done.output = { okk: 'true' };
+    },
+  },
+  {
+    code: 'SPEC_MISSING_OUTPUT',
+    path: '/states/done',
+    mutate: (s) => {
+      s.output = { ok: { type: 'boolean' } };
+    },
+  },
   {
     code: 'SPEC_SCHEMA',
     path: '/states/idle',
@@ -389,11 +462,11 @@ describe('validateSpec', () => {
     }
   });
 
-  for (const { code, path, mutate } of cases) {
+  for (const { code, path, mutate, machines } of cases) {
     it(`reports ${code} at ${path}, and nothing else, for a minimal spec`, () => {
       const spec = baseSpec();
       mutate(spec);
-      const { problems } = validateSpec(spec, { tools });
+      const { problems } = validateSpec(spec, { tools, ...(machines ? { machines: machines() } : {}) });
       expect([...new Set(problems.map((p) => p.code))]).toEqual([code]);
       expect(problems.map((p) => p.path)).toContain(path);
       expect(problems.every((p) => p.severity === SPEC_PROBLEM_CODES[code].severity)).toBe(true);
@@ -419,6 +492,14 @@ describe('validateSpec', () => {
     const text = JSON.stringify(baseSpec(), null, 2).replace('"initial": "idle"', '"initial": "idle",\n  "initial": "done"');
     const { problems } = parseSpecText(text);
     expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_DUPLICATE_KEY', '/initial']]);
+  });
+
+  it('names the machines of a cycle of machine invokes, and accepts the same invoke without the cycle', () => {
+    const spec = baseSpec();
+    spec.states.fetch.invoke = machineInvoke({ orderId: 'context.id' });
+    const cyclic = validateSpec(spec, { tools, machines: { billing: billingSpec('mini') } }).problems;
+    expect(cyclic.find((p) => p.code === 'SPEC_MACHINE_CYCLE')?.message).toMatch(/'mini' -> 'billing' -> 'mini'/);
+    expect(validateSpec(spec, { tools, machines: { billing: billingSpec() } }).problems).toEqual([]);
   });
 
   it('skips tool checks when no tool catalog is given', () => {

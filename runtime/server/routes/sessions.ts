@@ -17,7 +17,7 @@ import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { ServerError, statusOf } from '../errors.ts';
 import { resolveUnknownOutcome } from '../resolve.ts';
 import { answer, type Answer, type RouteHandlers } from '../route.ts';
-import { toSessionView } from '../session-view.ts';
+import { approvalToDecide, toSessionView } from '../session-view.ts';
 
 /** The send options a request asks for: its `Idempotency-Key` header as the event id (checked by the runtime). */
 export function sendOptionsOf(c: Context): SendOptions {
@@ -68,7 +68,8 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
       // A retry of a decision already taken (same approvalId, same decision) answers as the decision did, and runs nothing.
       const repeated = (approval: ApprovalRecord | undefined) =>
         body.approvalId !== undefined && approval?.id === body.approvalId && approval.decision === DECIDED[decision];
-      const pending = (await session.snapshot()).approval;
+      // A session that waits on a child session decides the child's approval (the runtime forwards the event).
+      const pending = approvalToDecide(await session.snapshot());
       if (repeated(pending)) return answer(c, await repeatedDecision(session, pending!.id));
       if (!pending || pending.decision) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
       if (body.approvalId !== undefined && body.approvalId !== pending.id) {
@@ -82,7 +83,8 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
         decision === 'approve' ? { type: 'APPROVE' } : { type: 'REJECT', ...(body.reason === undefined ? {} : { reason: body.reason }) };
       const result = await session.send(event);
       // Two requests for the same decision at once: the one applied second finds it taken.
-      if (!result.applied && repeated((await session.snapshot()).approval)) return answer(c, await repeatedDecision(session, pending.id));
+      if (!result.applied && repeated(approvalToDecide(await session.snapshot())))
+        return answer(c, await repeatedDecision(session, pending.id));
       return sendResultResponse(c, result);
     };
 

@@ -6,6 +6,7 @@ import { InvokeCost } from './CostPanel.tsx';
 interface InvokeFacts {
   tool?: string;
   llm?: string;
+  machine?: string;
   model?: string;
   input?: Record<string, string> | string;
   retries?: number;
@@ -79,6 +80,18 @@ function modelBadges(invoke: InvokeFacts): Badge[] {
   return badges;
 }
 
+/** The badges of a machine call: the child session it starts, whether the machine exists, its timeout. */
+function machineBadges(invoke: InvokeFacts, known: boolean): Badge[] {
+  const badges: Badge[] = [
+    { key: 'child', text: 'child session', title: 'Starts a child session of this machine; the state waits for its output' },
+  ];
+  if (invoke.timeoutMs !== undefined)
+    badges.push({ key: 'timeout', text: `timeout ${seconds(invoke.timeoutMs)}`, title: `Timeout: ${invoke.timeoutMs} ms` });
+  if (!known)
+    badges.push({ key: 'missing', text: 'not in machines/', title: `No machine '${invoke.machine}' in machines/`, tone: 'danger' });
+  return badges;
+}
+
 /** The tooltip of the block: what the call is given. */
 function inputsText(invoke: InvokeFacts): string {
   if (typeof invoke.input === 'string') return `input: ${invoke.input}`;
@@ -103,19 +116,43 @@ export function InvokeBlock({
   ports: { done?: Point; error?: Point } | undefined;
 }) {
   const tool = useEditor((s) => (invoke.tool === undefined ? undefined : s.tools.find((t) => t.name === invoke.tool)));
+  const knownMachine = useEditor((s) => invoke.machine !== undefined && s.machines.some((m) => m.id === invoke.machine));
+  const openMachine = useEditor((s) => s.openMachine);
   const isTool = invoke.tool !== undefined;
-  const badges = isTool ? toolBadges(invoke, tool as (typeof tool & { timeoutMs?: number }) | undefined) : modelBadges(invoke);
+  const isMachine = invoke.machine !== undefined;
+  const badges = isTool
+    ? toolBadges(invoke, tool as (typeof tool & { timeoutMs?: number }) | undefined)
+    : isMachine
+      ? machineBadges(invoke, knownMachine)
+      : modelBadges(invoke);
+  const kind = isTool ? 'tool' : isMachine ? 'machine' : 'model';
   const done = ports?.done?.x ?? Math.round(width * 0.3);
   const error = ports?.error?.x ?? Math.round(width * 0.7);
   return (
     <div
-      className={`invoke-block invoke-block--${isTool ? 'tool' : 'model'}`}
+      className={`invoke-block invoke-block--${kind}`}
       data-testid={`invoke-${stateName}`}
-      title={`${isTool ? 'Tool' : 'Model'} call ${invoke.tool ?? invoke.llm}\n${inputsText(invoke)}`}
+      title={`${isTool ? 'Tool' : isMachine ? 'Machine' : 'Model'} call ${invoke.tool ?? invoke.machine ?? invoke.llm}\n${inputsText(invoke)}`}
     >
       <div className="invoke-block__title">
-        <span className="invoke-block__kind">{isTool ? '⚙ tool' : `✦ ${invoke.llm}`}</span>
-        <span className="invoke-block__name">{isTool ? invoke.tool : 'model call'}</span>
+        <span className="invoke-block__kind">{isTool ? '⚙ tool' : isMachine ? '▣ machine' : `✦ ${invoke.llm}`}</span>
+        {isMachine ? (
+          <button
+            type="button"
+            className="invoke-block__name invoke-block__link nodrag"
+            data-testid={`open-machine-${stateName}`}
+            disabled={!knownMachine}
+            title={knownMachine ? `Open machine '${invoke.machine}'` : `No machine '${invoke.machine}' in machines/`}
+            onClick={(e) => {
+              e.stopPropagation();
+              void openMachine(invoke.machine!);
+            }}
+          >
+            {invoke.machine}
+          </button>
+        ) : (
+          <span className="invoke-block__name">{isTool ? invoke.tool : 'model call'}</span>
+        )}
       </div>
       <div className="invoke-block__badges" data-testid={`contract-${stateName}`}>
         {badges.map((b) => (

@@ -4,9 +4,11 @@ import {
   type FieldType,
   type InvokeSpec,
   type LlmInvokeSpec,
+  type MachineInvokeSpec,
   type StateSpec,
   type ToolInvokeSpec,
 } from '@flowing/spec';
+import { useState } from 'react';
 import type { JsonSchema } from '../api.ts';
 import { setAt, setOutcomeTarget, type GraphEdge } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
@@ -29,6 +31,7 @@ function schemaType(schema: JsonSchema | undefined): string {
 /** The invoke of a state: a tool (picked from the palette, inputs mapped to expressions) or a model call, with outcomes. */
 export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: InvokeEditorProps) {
   const tools = useEditor((s) => s.tools);
+  const machines = useEditor((s) => s.machines);
   const apply = useEditor((s) => s.apply);
   const select = useEditor((s) => s.select);
   const invoke = state.invoke;
@@ -37,7 +40,7 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
     apply((s) => setAt(s, at, next), { coalesce: coalesce ? `${at}/${coalesce}` : undefined });
   const setField = (key: string, value: unknown, coalesce = true) =>
     apply((s) => setAt(s, `${at}/${key}`, value === '' ? undefined : value), { coalesce: coalesce ? `${at}/${key}` : undefined });
-  const kind = !invoke ? 'none' : 'tool' in invoke ? 'tool' : invoke.llm;
+  const kind = !invoke ? 'none' : 'tool' in invoke ? 'tool' : 'machine' in invoke ? 'machine' : invoke.llm;
 
   const changeKind = (next: string) => {
     const keep = invoke
@@ -46,6 +49,7 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
     const clean = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
     if (next === 'none') return setInvoke(undefined);
     if (next === 'tool') return setInvoke(clean({ tool: tools[0]?.name ?? 'my_tool', input: {}, ...keep }) as ToolInvokeSpec);
+    if (next === 'machine') return setInvoke(clean({ machine: machines[0]?.id ?? 'my-machine', input: {}, ...keep }) as MachineInvokeSpec);
     const llm = next as LlmInvokeSpec['llm'];
     const base: Record<string, unknown> = { llm };
     if (llm === 'classify') Object.assign(base, { input: 'context.lastMessage', labels: ['yes', 'no'] });
@@ -65,10 +69,16 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
         label="Calls"
         value={kind}
         testId="invoke-kind"
-        options={[['none', 'nothing'], ['tool', 'a tool'], ...LLM_KINDS.map((k): [string, string] => [k, `model: ${k}`])]}
+        options={[
+          ['none', 'nothing'],
+          ['tool', 'a tool'],
+          ['machine', 'a machine'],
+          ...LLM_KINDS.map((k): [string, string] => [k, `model: ${k}`]),
+        ]}
         onChange={changeKind}
       />
       {invoke && 'tool' in invoke && <ToolInvokeFields invoke={invoke} setField={setField} tools={tools} />}
+      {invoke && 'machine' in invoke && <MachineInvokeFields invoke={invoke} setField={setField} machines={machines.map((m) => m.id)} />}
       {invoke && 'llm' in invoke && <LlmInvokeFields invoke={invoke} setField={setField} tools={tools.map((t) => t.name)} />}
       {invoke && (
         <>
@@ -107,6 +117,68 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
         </>
       )}
     </fieldset>
+  );
+}
+
+/** A machine invoke: the machine its child session runs (one of the project's), and its input mapped from context. */
+function MachineInvokeFields({
+  invoke,
+  setField,
+  machines,
+}: {
+  invoke: MachineInvokeSpec;
+  setField: (key: string, value: unknown, coalesce?: boolean) => void;
+  machines: string[];
+}) {
+  const [newField, setNewField] = useState('');
+  const mapped = invoke.input ?? {};
+  const options = machines.includes(invoke.machine) ? machines : [invoke.machine, ...machines];
+  const setMapping = (field: string, value: string | undefined) => {
+    const next = { ...mapped };
+    if (value === undefined) delete next[field];
+    else next[field] = value;
+    setField('input', next, true);
+  };
+  return (
+    <>
+      <SelectField
+        label="Machine"
+        value={invoke.machine}
+        testId="invoke-machine"
+        options={options.map((id): [string, string] => [id, id])}
+        onChange={(v) => setField('machine', v, false)}
+      />
+      {!machines.includes(invoke.machine) && (
+        <p className="field-error" role="alert">
+          Machine '{invoke.machine}' is not in machines/.
+        </p>
+      )}
+      <fieldset className="group" data-testid="machine-input-mappings">
+        <legend>Input (child context field: expression)</legend>
+        {Object.keys(mapped).length === 0 && <p className="muted">No input mapped yet.</p>}
+        {Object.entries(mapped).map(([field, source]) => (
+          <div key={field} className="row">
+            <ExpressionInput
+              label={field}
+              value={source}
+              roots={['context']}
+              testId={`machine-input-${field}`}
+              onChange={(v) => setMapping(field, v === '' ? undefined : v)}
+            />
+          </div>
+        ))}
+        <TextField
+          label="Add input field (a context field of the child; Enter adds it)"
+          value={newField}
+          testId="machine-input-new"
+          onChange={setNewField}
+          onCommit={() => {
+            if (newField.trim()) setMapping(newField.trim(), 'context.');
+            setNewField('');
+          }}
+        />
+      </fieldset>
+    </>
   );
 }
 

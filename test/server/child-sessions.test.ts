@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { childMachines } from '../helpers/child-machines.ts';
+import { startTestServer, type TestServer } from './harness.ts';
+
+describe('the session routes of a parent waiting on a child session', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  async function waitingDesk() {
+    const machines = childMachines();
+    server = await startTestServer([machines.desk, machines.billing]);
+    const created = await server.call('POST', '/sessions', { body: { machine: 'desk' } });
+    const id = created.body.sessionId as string;
+    const sent = await server.call('POST', `/sessions/${id}/events`, { body: { type: 'START', orderId: 'A1' } });
+    expect(sent.status).toBe(200);
+    return { id, machines, server };
+  }
+
+  it("GET /sessions/:id names the child and the approval it waits for; the child's view names its parent", async () => {
+    const { id, server } = await waitingDesk();
+    const { status, body } = await server.call('GET', `/sessions/${id}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      status: 'waiting',
+      pendingApproval: null,
+      invokedBy: null,
+      waitingOn: {
+        machineId: 'billing',
+        state: 'billing',
+        status: 'waiting',
+        pendingApproval: { state: 'await_approval', tool: 'pay', args: { amount: 42 } },
+        waitingOn: null,
+      },
+    });
+    const child = await server.call('GET', `/sessions/${body.waitingOn.sessionId}`);
+    expect(child.body.invokedBy).toMatchObject({ sessionId: id, state: 'billing', depth: 1 });
+  });
+
+  it("POST /sessions/:id/approve on the parent's id decides the child's approval (with its approvalId), and both finish", async () => {
+    const { id, server, machines } = await waitingDesk();
+    const view = (await server.call('GET', `/sessions/${id}`)).body;
+    const approvalId = view.waitingOn.pendingApproval.approvalId as string;
+    const approved = await server.call('POST', `/sessions/${id}/approve`, { body: { approvalId } });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ applied: true, forwardedTo: view.waitingOn.sessionId });
+    expect((await server.call('GET', `/sessions/${id}`)).body).toMatchObject({ status: 'done', state: 'refunded', waitingOn: null });
+    expect((await server.call('GET', `/sessions/${view.waitingOn.sessionId}`)).body.status).toBe('done');
+    expect(machines.pay.paid).toEqual([{ amount: 42 }]);
+  });
+});
