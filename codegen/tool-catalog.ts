@@ -82,7 +82,10 @@ async function addMcpTools(rootDir: string, catalog: ToolCatalog, onError?: (fil
     const other = catalog[entry.name];
     if (other) {
       const owner = other.mcp ? `MCP tool ${other.mcp.server}/${other.mcp.tool}` : other.file;
-      onError?.(entry.file, new Error(`MCP tool ${entry.mcp!.server}/${entry.mcp!.tool} is named ${entry.name}, like ${owner}; rename one`));
+      onError?.(
+        entry.file,
+        new Error(`MCP tool ${entry.mcp!.server}/${entry.mcp!.tool} is named ${entry.name}, like ${owner}; rename one`),
+      );
       continue;
     }
     catalog[entry.name] = entry;

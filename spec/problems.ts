@@ -126,10 +126,22 @@ export const SPEC_PROBLEM_CODES = {
   },
   COST_UNKNOWN_MACHINE: { severity: 'warning', summary: 'An invoke starts a machine whose spec is not known, so its cost is not either.' },
   SPEC_LAYOUT_UNKNOWN_STATE: { severity: 'warning', summary: 'A layout entry names a state that does not exist.' },
-  SPEC_CHANNEL_NAME: { severity: 'error', summary: 'A channel name or listen pattern is not dot-separated snake_case words (a prefix ends in .*).' },
-  SPEC_CHANNEL_KEY: { severity: 'error', summary: "channels.key does not name a string context field (the field holding a receiving session's key)." },
-  SPEC_CHANNEL_NO_EVENTS: { severity: 'error', summary: 'A listen pattern receives no declared event (a message on a.b arrives as event A_B).' },
-  SPEC_CHANNEL_OVERLAP: { severity: 'error', summary: 'Two machines listen to patterns some channel matches both of; routing would be a guess.' },
+  SPEC_CHANNEL_NAME: {
+    severity: 'error',
+    summary: 'A channel name or listen pattern is not dot-separated snake_case words (a prefix ends in .*).',
+  },
+  SPEC_CHANNEL_KEY: {
+    severity: 'error',
+    summary: "channels.key does not name a string context field (the field holding a receiving session's key).",
+  },
+  SPEC_CHANNEL_NO_EVENTS: {
+    severity: 'error',
+    summary: 'A listen pattern receives no declared event (a message on a.b arrives as event A_B).',
+  },
+  SPEC_CHANNEL_OVERLAP: {
+    severity: 'error',
+    summary: 'Two machines listen to patterns some channel matches both of; routing would be a guess.',
+  },
   SPEC_CHANNEL_UNROUTED: { severity: 'error', summary: 'A machine emits on a channel no machine of the project listens to.' },
   SPEC_CHANNEL_UNKNOWN_MESSAGE: { severity: 'error', summary: "A message's receiving machine does not declare the event it arrives as." },
   SPEC_CHANNEL_PAYLOAD: { severity: 'error', summary: "A message's data has a field the receiving event lacks, or lacks one it needs." },

@@ -179,7 +179,11 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       );
     channels.listen.forEach((pattern, i) => {
       if (!LISTEN_PATTERN.test(pattern) || pattern.length > MAX_NAME_LENGTH) {
-        report('SPEC_CHANNEL_NAME', ['channels', 'listen', i], `${JSON.stringify(pattern)} must be a channel name or a prefix ending in .* (billing.*)`);
+        report(
+          'SPEC_CHANNEL_NAME',
+          ['channels', 'listen', i],
+          `${JSON.stringify(pattern)} must be a channel name or a prefix ending in .* (billing.*)`,
+        );
         return;
       }
       const eventPrefix = channelEventType(pattern.endsWith('.*') ? pattern.slice(0, -1) : pattern);

@@ -71,7 +71,10 @@ async function selectServers(names: string[], rootDir: string): Promise<McpProje
   const project = await loadMcpProject(rootDir);
   const configProblem = project.problems.find((p) => p.file === MCP_CONFIG_FILE);
   if (configProblem) {
-    process.stderr.write(formatProblemLine(MCP_CONFIG_FILE, { code: 'MCP_CONFIG_INVALID', severity: 'error', path: '', message: configProblem.message }) + '\n');
+    process.stderr.write(
+      formatProblemLine(MCP_CONFIG_FILE, { code: 'MCP_CONFIG_INVALID', severity: 'error', path: '', message: configProblem.message }) +
+        '\n',
+    );
     return EXIT_PROBLEMS;
   }
   if (project.servers.length === 0) {

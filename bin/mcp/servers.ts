@@ -6,7 +6,9 @@ import { mcpServer, snapshotServer, type McpServerConfig, type McpSnapshot } fro
 export function connectProjectServer(server: McpProjectServer, rootDir: string) {
   const config = server.config;
   const resolved: McpServerConfig =
-    'url' in config ? config : { ...config, cwd: config.cwd === undefined ? rootDir : isAbsolute(config.cwd) ? config.cwd : join(rootDir, config.cwd) };
+    'url' in config
+      ? config
+      : { ...config, cwd: config.cwd === undefined ? rootDir : isAbsolute(config.cwd) ? config.cwd : join(rootDir, config.cwd) };
   return mcpServer(server.name, resolved);
 }
 

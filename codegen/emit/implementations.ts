@@ -246,7 +246,13 @@ export class ImplementationTable {
             { key: 'key', value: seq('String(', key.doc, ')'), pointer: uses.map((u) => u.pointer('key')) },
             {
               key: 'data',
-              value: object(data.map(({ field, compiled }) => ({ key: propertyKey(field), value: compiled.doc, pointer: uses.map((u) => u.pointer(`data/${field}`)) }))),
+              value: object(
+                data.map(({ field, compiled }) => ({
+                  key: propertyKey(field),
+                  value: compiled.doc,
+                  pointer: uses.map((u) => u.pointer(`data/${field}`)),
+                })),
+              ),
             },
           ]),
           ')',

@@ -12,7 +12,12 @@ export const toolsModuleFile = (server: string) => `${MCP_DIR}/${server}.tools.t
 
 const stringMap = z.record(z.string(), z.string());
 const ServerConfigSchema = z.union([
-  z.strictObject({ command: z.string().min(1), args: z.array(z.string()).optional(), env: stringMap.optional(), cwd: z.string().optional() }),
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    cwd: z.string().optional(),
+  }),
   z.strictObject({ url: z.string().min(1), headers: stringMap.optional() }),
 ]);
 export type McpServerEntry = z.infer<typeof ServerConfigSchema>;

@@ -80,7 +80,8 @@ export const RUNTIME_ERROR_CODES = {
   MCP_SERVER_CLOSED: 'An MCP server went away while a call was running (the next call connects again).',
   MCP_CALL_FAILED: 'An MCP server refused a request (a protocol error, an unknown tool).',
   MCP_TOOL_ERROR: 'An MCP tool answered with an error result (the message carries its text).',
-  MCP_SCHEMA_DRIFT: "`flowing codegen --check`: an MCP server's tools differ from the snapshot in mcp/ (run `flowing mcp pull`, then `flowing codegen`).",
+  MCP_SCHEMA_DRIFT:
+    "`flowing codegen --check`: an MCP server's tools differ from the snapshot in mcp/ (run `flowing mcp pull`, then `flowing codegen`).",
   NONDETERMINISM: 'Replaying a recorded session produced a different event than the recording.',
 } as const;
 

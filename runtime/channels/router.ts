@@ -39,7 +39,12 @@ export class ChannelRouter {
   target(channel: string, key: string): ChannelTarget | undefined {
     const route = routeOf(this.routes, channel);
     if (!route) return undefined;
-    return { machine: route.machine, keyField: route.key, sessionId: receiverSessionId(route.machine, key), event: channelEventType(channel) };
+    return {
+      machine: route.machine,
+      keyField: route.key,
+      sessionId: receiverSessionId(route.machine, key),
+      event: channelEventType(channel),
+    };
   }
 }
 

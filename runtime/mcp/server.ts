@@ -73,12 +73,20 @@ export function mcpServer(name: string, config: McpServerConfig): McpServer {
   // Requests in flight hold the event loop through the server process; an idle connection never does.
   const whileBusy = async <T>(work: () => Promise<T>): Promise<T> => {
     busy += 1;
-    if (busy === 1) void connecting?.then((connection) => connection.hold(busy > 0), () => undefined);
+    if (busy === 1)
+      void connecting?.then(
+        (connection) => connection.hold(busy > 0),
+        () => undefined,
+      );
     try {
       return await work();
     } finally {
       busy -= 1;
-      if (busy === 0) void connecting?.then((connection) => connection.hold(busy > 0), () => undefined);
+      if (busy === 0)
+        void connecting?.then(
+          (connection) => connection.hold(busy > 0),
+          () => undefined,
+        );
     }
   };
 
@@ -139,9 +147,13 @@ export async function closeMcpServers(): Promise<void> {
 
 async function open(name: string, config: McpServerConfig): Promise<Connection> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch((error: unknown) => {
-    throw new FlowingError('MCP_UNAVAILABLE', `MCP tools need the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk`, {
-      cause: error,
-    });
+    throw new FlowingError(
+      'MCP_UNAVAILABLE',
+      `MCP tools need the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk`,
+      {
+        cause: error,
+      },
+    );
   });
   const client = new Client({ name: 'flowing', version: '1' });
   if ('url' in config) {

@@ -106,7 +106,10 @@ export class SessionRun implements IdempotentRun {
     this.host.deliver(this.sessionId, events);
     // Messages leave only once the step that sent them is stored: a crash before never delivers a message the log lacks.
     if (this.host.sendMessages && events.some((e) => e.type === 'channel.sent')) {
-      this.host.sendMessages(this.sessionId, events.filter((e) => e.type === 'channel.sent'));
+      this.host.sendMessages(
+        this.sessionId,
+        events.filter((e) => e.type === 'channel.sent'),
+      );
     }
   }
 
@@ -117,7 +120,13 @@ export class SessionRun implements IdempotentRun {
     const target = this.host.channelTarget?.(channel, key);
     const messageId = `${this.sessionId}-m${this.log.seq + 1}`;
     if (!target) {
-      this.append('channel.failed', { messageId, channel, key, code: 'CHANNEL_UNROUTED', reason: `no machine listens to channel '${channel}'` });
+      this.append('channel.failed', {
+        messageId,
+        channel,
+        key,
+        code: 'CHANNEL_UNROUTED',
+        reason: `no machine listens to channel '${channel}'`,
+      });
       return;
     }
     this.append('channel.sent', { messageId, channel, key, to: target.sessionId, machine: target.machine, data });

@@ -57,7 +57,9 @@ export function docsServer(options: { variant?: number; callLog?: string; exit?:
 }
 
 /** The same server over streamable HTTP on a loopback port (stateless: a server per request, as the SDK shows). */
-export async function startHttpDocsServer(options: { variant?: number; callLog?: string } = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function startHttpDocsServer(
+  options: { variant?: number; callLog?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const http: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -16,7 +16,15 @@ export const DOCS_DESK_SPEC = {
     tags: { type: 'array', items: { type: 'string' }, optional: true },
     error: { type: 'string', optional: true },
   },
-  events: { ASK: { text: { type: 'string' } }, LOOKUP: { id: { type: 'string' } }, DELETE: { id: { type: 'string' } }, APPROVE: {}, REJECT: {}, CRASH: {}, FAIL: {} },
+  events: {
+    ASK: { text: { type: 'string' } },
+    LOOKUP: { id: { type: 'string' } },
+    DELETE: { id: { type: 'string' } },
+    APPROVE: {},
+    REJECT: {},
+    CRASH: {},
+    FAIL: {},
+  },
   initial: 'idle',
   states: {
     idle: {

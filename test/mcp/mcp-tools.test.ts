@@ -11,7 +11,8 @@ import { startStudioServer } from '../helpers/studio-server.ts';
 import { DOCS_DESK_SPEC, mcpProject, runCli, stdioServerEntry } from './fixture-project.ts';
 
 const SPEC_FILE = 'machines/docs-desk/docs-desk.flow.json';
-const types = (events: readonly RuntimeEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
+const types = (events: readonly RuntimeEvent[], type: string) =>
+  events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 
 let project: Awaited<ReturnType<typeof mcpProject>>;
 let callLog: string;
@@ -66,7 +67,9 @@ describe('MCP servers as Flowing tools', () => {
     const unguarded = structuredClone(DOCS_DESK_SPEC) as any;
     unguarded.states.idle.on.DELETE = { target: 'delete', assign: { pageId: 'event.id' } };
     const result = parseSpecText(JSON.stringify(unguarded), { tools });
-    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'SPEC_RISKY_TOOL_NOT_APPROVED', path: '/states/idle/on/DELETE' }));
+    expect(result.problems).toContainEqual(
+      expect.objectContaining({ code: 'SPEC_RISKY_TOOL_NOT_APPROVED', path: '/states/idle/on/DELETE' }),
+    );
   });
 
   it('checks input mappings against the server schema: an undeclared field at validation, a wrong type at the type check', async () => {
@@ -121,7 +124,10 @@ describe('MCP servers as Flowing tools', () => {
       expect(((await session.snapshot()).context as Record<string, unknown>).error).toBe('MCP_SERVER_CLOSED');
       const failed = types(await session.events(), 'tool.failed');
       expect(failed.at(-1)).toMatchObject({ tool: 'docs_crash', error: { code: 'MCP_SERVER_CLOSED' } });
-      expect(failed.at(-2)).toMatchObject({ tool: 'docs_fail_page', error: { code: 'MCP_TOOL_ERROR', message: 'docs/fail_page: page  is locked' } });
+      expect(failed.at(-2)).toMatchObject({
+        tool: 'docs_fail_page',
+        error: { code: 'MCP_TOOL_ERROR', message: 'docs/fail_page: page  is locked' },
+      });
       await session.send({ type: 'ASK', text: 'after the crash' });
       expect(((await session.snapshot()).context as Record<string, unknown>).answer).toBe('3 pages match "after the crash"');
     } finally {
@@ -135,7 +141,9 @@ describe('MCP servers as Flowing tools', () => {
     try {
       const drifted = await runCli(project.dir, ['codegen', '--check', SPEC_FILE]);
       expect(drifted.code).toBe(1);
-      expect(drifted.stdout).toContain("mcp/docs.snapshot.json# MCP_SCHEMA_DRIFT MCP server 'docs' changed since its snapshot (search_docs changed)");
+      expect(drifted.stdout).toContain(
+        "mcp/docs.snapshot.json# MCP_SCHEMA_DRIFT MCP server 'docs' changed since its snapshot (search_docs changed)",
+      );
       expect((await runCli(project.dir, ['codegen', '--check', '--offline', SPEC_FILE])).code).toBe(0);
     } finally {
       await writeFile(variantFile, '1');
@@ -158,7 +166,11 @@ describe('MCP servers as Flowing tools', () => {
         annotations: { readOnlyHint: true },
       });
       const { docsDesk } = await import(join(project.dir, 'machines/docs-desk/docs-desk.machine.ts'));
-      const runtime = createRuntime({ machines: [docsDesk], store: createMemoryStore(), tools: { ...docsDesk.tools, docs_lookup_page: lookup } });
+      const runtime = createRuntime({
+        machines: [docsDesk],
+        store: createMemoryStore(),
+        tools: { ...docsDesk.tools, docs_lookup_page: lookup },
+      });
       const session = await runtime.createSession(docsDesk);
       await session.send({ type: 'LOOKUP', id: 'h1' });
       expect((await session.snapshot()).context).toMatchObject({ title: 'Page h1', tags: ['guide'] });

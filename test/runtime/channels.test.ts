@@ -54,7 +54,10 @@ describe('channel routing rules (from the specs alone)', () => {
   it('lists the routing table and refuses prefixes of two machines that a channel could match both of', () => {
     const support = { id: 'support', channels: { listen: ['support.*'], key: 'k' } };
     const billing = { id: 'billing', channels: { listen: ['billing.*'], key: 'k' } };
-    expect(channelRoutes([support, billing]).map((r) => `${r.pattern} -> ${r.machine}`)).toEqual(['billing.* -> billing', 'support.* -> support']);
+    expect(channelRoutes([support, billing]).map((r) => `${r.pattern} -> ${r.machine}`)).toEqual([
+      'billing.* -> billing',
+      'support.* -> support',
+    ]);
     expect(overlappingRoutes(channelRoutes([support, billing]))).toEqual([]);
     const refunds = { id: 'refunds', channels: { listen: ['billing.refund.*'], key: 'k' } };
     expect(overlappingRoutes(channelRoutes([billing, refunds])).map(([a, b]) => [a.machine, b.machine])).toEqual([['billing', 'refunds']]);
@@ -68,7 +71,11 @@ describe('channel routing rules (from the specs alone)', () => {
     const billing = specOf(BILLING);
     const problems = checkChannelProject([orders, billing]);
     expect(problems).toEqual([
-      expect.objectContaining({ machine: 'orders', code: 'SPEC_CHANNEL_UNROUTED', path: ['states', 'idle', 'on', 'AUDIT', 'emit', 0, 'channel'] }),
+      expect.objectContaining({
+        machine: 'orders',
+        code: 'SPEC_CHANNEL_UNROUTED',
+        path: ['states', 'idle', 'on', 'AUDIT', 'emit', 0, 'channel'],
+      }),
     ]);
     const wrongData = structuredClone(ORDERS) as any;
     wrongData.states.idle.on.ASK_BILLING.emit[0].data = { orderId: 'event.orderId', qestion: 'event.question' };
@@ -154,7 +161,9 @@ describe.each([
       expect.objectContaining({ channel: 'billing.need_order', key: 'A1', to: receiverId, data: { orderId: 'A1', question: 'paid?' } }),
       expect.objectContaining({ to: receiverId, data: { orderId: 'A1', question: 'refunded?' } }),
     ]);
-    expect(received.map((e) => e.data)).toEqual(sent.map((e) => expect.objectContaining({ from: sender.id, messageId: (e.data as any).messageId })));
+    expect(received.map((e) => e.data)).toEqual(
+      sent.map((e) => expect.objectContaining({ from: sender.id, messageId: (e.data as any).messageId })),
+    );
     const other = logged(runtime, receiverSessionId('billing', 'B2'), 'channel.received');
     await sender.send({ type: 'ASK_BILLING', orderId: 'B2', question: 'where?' });
     await other;
