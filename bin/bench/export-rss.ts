@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRuntime, type RuntimeEvent, type SessionRecord } from '@flowing/runtime';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
-import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { loadMachine } from '../run/load.ts';
 import { benchProvider } from './model.ts';
 import { startServe } from './serve-process.ts';
+
+// Loaded like `flowing run` loads it (from the project's machines/), so the CLI build never compiles a machine.
+const orderSupport = await loadMachine('order-support');
 
 /**
  * RSS of a `flowing serve` process while 6 clients export one 100 MB session at once (SQLite). The session is one

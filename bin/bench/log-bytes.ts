@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createRuntime, type CommitRequest, type SessionStore } from '@flowing/runtime';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
-import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { loadMachine } from '../run/load.ts';
 import { benchProvider } from './model.ts';
+
+// Loaded like `flowing run` loads it (from the project's machines/), so the CLI build never compiles a machine.
+const orderSupport = await loadMachine('order-support');
 
 /** What one piece of work wrote: JSON bytes of the rows (record, events, journal) and bytes appended to the WAL. */
 interface Written {

@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '@flowing/runtime';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
-import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { loadMachine } from '../run/load.ts';
 import { benchProvider } from './model.ts';
 import { dataHeap, settledHeap } from './retained-heap.ts';
 import { BENCH_MESSAGE } from './workload.ts';
+
+// Loaded like `flowing run` loads it (from the project's machines/), so the CLI build never compiles a machine.
+const orderSupport = await loadMachine('order-support');
 
 /**
  * One order-support session of many turns on SQLite (each turn: classify, extract, three tools, generate): the time
