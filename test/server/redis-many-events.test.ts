@@ -55,8 +55,8 @@ async function checkSession(base: string, sessionId: string, accepted: number) {
     contiguous: seqs.every((seq, i) => seq === i + 1),
     duplicates: seqs.length - new Set(seqs).size,
     changes: changes.length,
-    // Replaying the log sequentially: the count each change recorded goes up by exactly one.
-    replayed: changes.every((e, i) => e.data.context?.count === i + 1),
+    // Replaying the log sequentially: the count each change recorded (whole, or as a patch) goes up by exactly one.
+    replayed: changes.every((e, i) => (e.data.contextPatch ?? e.data.context)?.count === i + 1),
     count: view.context.count as number,
     accepted,
   };
