@@ -90,7 +90,7 @@ const lane = (name: string, include: string[], exclude: string[], order: number,
 
 export default defineConfig({
   // The root project loads the global setup, which imports @flowing/studio from its sources too.
-  resolve: { alias: sourceAliases(['spec', 'runtime', 'codegen', 'studio']) },
+  resolve: { alias: sourceAliases(['spec', 'protocol', 'runtime', 'codegen', 'studio']) },
   test: {
     // `npm test` runs the fast lane (--project fast); `npm run test:all` runs both. The fast lane runs a file per
     // core (vitest's default is one fewer: a single file at a time on two cores); the slow lane runs one file at a

@@ -134,7 +134,7 @@ export function InvokeCost({ stateName }: { stateName: string }) {
     call.cost.toolCalls !== 0 ? `${formatAmount(call.cost.toolCalls)} tool` : '',
   ].filter(Boolean);
   return (
-    <span className="contract contract--cost" data-badge="cost" data-testid={`cost-${stateName}`} title={`At most: ${call.note}`}>
+    <span className="contract contract--cost" data-cost="bound" data-testid={`cost-${stateName}`} title={`At most: ${call.note}`}>
       ≤ {parts.join(' · ') || '0 calls'}
     </span>
   );
