@@ -33,14 +33,27 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Drags from the centre of one element to the centre of another with real mouse events. */
 export async function drag(page: Page, from: string, to: string): Promise<void> {
-  const a = await page.locator(from).boundingBox();
-  const b = await page.locator(to).boundingBox();
+  // The canvas may still be panning to a state just added or selected (an animated centring): wait until both ends stay put.
+  const a = await settledBox(page, from);
+  const b = await settledBox(page, to);
   if (!a || !b) throw new Error(`cannot drag: ${from} or ${to} is not visible`);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 8 });
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
   await page.mouse.up();
+}
+
+/** The element's box once it is the same over two animation frames in a row (undefined when it is not shown). */
+async function settledBox(page: Page, selector: string) {
+  let previous = await page.locator(selector).boundingBox();
+  for (let frame = 0; frame < 120; frame++) {
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const box = await page.locator(selector).boundingBox();
+    if (box && previous && box.x === previous.x && box.y === previous.y && box.width === previous.width) return box;
+    previous = box;
+  }
+  return previous;
 }
 
 /** What a geometry check reads from the canvas: every edge label and state box on screen, and the zoom. */

@@ -15,25 +15,38 @@ export const TYPE_CHECK_PAUSE_MS = 300;
 export function useTypeCheck(): void {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let latest = 0;
+    // `data-type-check` on the page says whether a check is waiting or running (`pending`) or not (`idle`).
+    const mark = (state: 'pending' | 'idle') => {
+      document.documentElement.dataset.typeCheck = state;
+    };
     const schedule = (spec: ReturnType<typeof useEditor.getState>['spec'], machineId: string | undefined) => {
       clearTimeout(timer);
-      if (!spec || !machineId) return;
+      const round = ++latest;
+      const done = () => {
+        if (round === latest) mark('idle');
+      };
+      if (!spec || !machineId) return done();
+      mark('pending');
       timer = setTimeout(() => {
         const state = useEditor.getState();
-        if (state.spec !== spec) return;
+        if (state.spec !== spec) return done();
         if (hasErrors(state.problems)) {
           if (state.codegenProblems.length > 0) useEditor.setState({ codegenProblems: [] });
-          return;
+          return done();
         }
-        api.check(machineId, spec).then(
-          (answer) => {
-            const now = useEditor.getState();
-            if (answer.superseded || now.spec !== spec || now.machineId !== machineId) return;
-            useEditor.setState({ codegenProblems: answer.problems });
-          },
-          // A failed check is not an error of the spec: Generate still checks, and the next edit tries again.
-          () => undefined,
-        );
+        api
+          .check(machineId, spec)
+          .then(
+            (answer) => {
+              const now = useEditor.getState();
+              if (answer.superseded || now.spec !== spec || now.machineId !== machineId) return;
+              useEditor.setState({ codegenProblems: answer.problems });
+            },
+            // A failed check is not an error of the spec: Generate still checks, and the next edit tries again.
+            () => undefined,
+          )
+          .finally(done);
       }, TYPE_CHECK_PAUSE_MS);
     };
     const unsubscribe = useEditor.subscribe((state, previous) => {
