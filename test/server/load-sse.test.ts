@@ -115,7 +115,9 @@ describe('L2 (scaled): 500 SSE clients on one process', () => {
       expect(handlesConnected.TCPSocketWrap ?? 0).toBeGreaterThanOrEqual(CLIENTS);
       expect(handlesConnected.Interval).toBeGreaterThanOrEqual(handlesBefore.Interval! + CLIENTS);
       expect(rssEnd).toBeLessThanOrEqual(rssConnected * 1.2);
-      expect(handlesAfter).toEqual(handlesBefore);
+      // Back to its open handles: no kind of handle more than before (a timer pending at the first count may be gone).
+      const grown = Object.entries(handlesAfter).filter(([kind, n]) => (n ?? 0) > ((handlesBefore as Record<string, number>)[kind] ?? 0));
+      expect(grown).toEqual([]);
     },
     120_000,
   );
