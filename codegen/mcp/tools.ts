@@ -45,7 +45,7 @@ export function emitMcpToolsModule(server: McpProjectServer): { path: string; te
     'import { z } from "zod";',
     'import { mcpServer, mcpTool } from "@flowing/runtime/mcp";',
     '',
-    `const server = mcpServer(${JSON.stringify(server.name)}, ${serverConfigSource(server)});`,
+    `const server = mcpServer(${JSON.stringify(server.name)}, ${JSON.stringify(server.config)});`,
   ];
   for (const tool of server.snapshot?.tools ?? []) {
     const name = mcpToolName(server.name, tool.name);
@@ -63,9 +63,4 @@ export function emitMcpToolsModule(server: McpProjectServer): { path: string; te
     );
   }
   return { path: toolsModuleFile(server.name), text: lines.join('\n') + '\n' };
-}
-
-/** The server's entry of flowing.mcp.json as source (a stdio server starts in the service's working folder, or its `cwd`). */
-function serverConfigSource(server: McpProjectServer): string {
-  return JSON.stringify(server.config);
 }
