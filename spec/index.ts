@@ -125,3 +125,11 @@ export {
   type ChannelRoute,
   type EmitSite,
 } from './channels.ts';
+export {
+  ConversationSchema,
+  ConversationMessageSchema,
+  ConversationToolCallSchema,
+  type Conversation,
+  type ConversationMessage,
+  type ConversationToolCall,
+} from './conversation.ts';
