@@ -92,5 +92,6 @@ export function summarize(record: SessionRecord): SessionSummary {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     awaitingApproval: record.approval !== undefined && record.approval.decision === undefined,
+    ...(record.parent ? { parentId: record.parent.sessionId } : {}),
   };
 }

@@ -209,8 +209,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const reply = (await call('listSessions', () => runScript(redis, LIST, [indexKey(plan.machineId)], args))) as Array<string | number>;
       const [done, lastScore, lastMember] = reply;
       const found: SessionSummary[] = [];
-      for (let i = 3; i + 7 < reply.length; i += 8) {
-        const [id, status, machineId, version, seq, createdAt, awaiting, updatedAt] = reply.slice(i, i + 8).map(String) as string[];
+      for (let i = 3; i + 8 < reply.length; i += 9) {
+        const [id, status, machineId, version, seq, createdAt, awaiting, updatedAt, parentId] = reply
+          .slice(i, i + 9)
+          .map(String) as string[];
         found.push({
           sessionId: id!,
           machineId: machineId!,
@@ -220,6 +222,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
           createdAt: Number(createdAt),
           updatedAt: Number(updatedAt),
           awaitingApproval: awaiting === '1',
+          ...(parentId ? { parentId } : {}),
         });
       }
       const sessions = found.slice(0, plan.limit);

@@ -73,6 +73,7 @@ interface SessionRow {
   created_at: number;
   updated_at: number;
   awaiting_approval: number;
+  parent_id: string | null;
 }
 
 /**
@@ -302,7 +303,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
           where.push('(created_at < ? OR (created_at = ? AND session_id < ?))');
           params.push(plan.after.createdAt, plan.after.createdAt, plan.after.sessionId);
         }
-        const sql = `SELECT session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval FROM sessions
+        const sql = `SELECT session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval,
+          json_extract(record, '$.parent.sessionId') AS parent_id FROM sessions
           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, session_id DESC LIMIT ?`;
         const rows = db.prepare<Array<string | number>, SessionRow>(sql).all(...params, plan.limit + 1);
         const sessions: SessionSummary[] = rows.slice(0, plan.limit).map((r) => ({
@@ -314,6 +316,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
           createdAt: r.created_at,
           updatedAt: r.updated_at,
           awaitingApproval: r.awaiting_approval === 1,
+          ...(r.parent_id ? { parentId: r.parent_id } : {}),
         }));
         const last = sessions[sessions.length - 1];
         return { sessions, ...(rows.length > plan.limit && last ? { nextCursor: encodeCursor(last) } : {}) };

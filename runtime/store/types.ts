@@ -131,6 +131,8 @@ export interface SessionSummary {
   updatedAt: number;
   /** True when an approval was requested and not yet decided. */
   awaitingApproval: boolean;
+  /** A child session's parent: the session whose machine invoke started it (absent for any other session). */
+  parentId?: string;
 }
 
 /**

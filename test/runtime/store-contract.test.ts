@@ -235,6 +235,34 @@ describe.each(STORE_KINDS)('SessionStore contract: %s', (kind: StoreKind) => {
       await expect(list.listSessions({ limit: 501 })).rejects.toMatchObject({ code: 'STORE_BAD_QUERY' });
       await expect(list.listSessions({ status: 'sleeping' as never })).rejects.toMatchObject({ code: 'STORE_BAD_QUERY' });
     });
+
+    it("names a child session's parent in its summary, through later commits, and no parent for any other session", async () => {
+      const parent = { sessionId: 'p1', state: 'billing', callId: 'billing@2', depth: 1 };
+      await list.commit({
+        expectedVersion: 0,
+        record: testRecord('p1', 1, 1, { machineId: 'kin', createdAt: 600 }),
+        events: [testEvent('p1', 1)],
+        journal: [],
+      });
+      await list.commit({
+        expectedVersion: 0,
+        record: testRecord('p1_billing_2', 1, 1, { machineId: 'kin', createdAt: 601, parent }),
+        events: [testEvent('p1_billing_2', 1)],
+        journal: [],
+      });
+      await list.commit({
+        expectedVersion: 1,
+        record: testRecord('p1_billing_2', 2, 1, { machineId: 'kin', createdAt: 601, parent, status: 'done' }),
+        events: [],
+        journal: [],
+      });
+      const page = await list.listSessions({ machineId: 'kin' });
+      expect(page.sessions.map((s) => [s.sessionId, s.parentId])).toEqual([
+        ['p1_billing_2', 'p1'],
+        ['p1', undefined],
+      ]);
+      expect('parentId' in page.sessions[1]!).toBe(false);
+    });
   });
 
   it('runs a refund flow with no warm actors, and a second store on the same data continues it', async () => {

@@ -38,6 +38,21 @@ describe('the session routes of a parent waiting on a child session', () => {
     expect(child.body.invokedBy).toMatchObject({ sessionId: id, state: 'billing', depth: 1 });
   });
 
+  it('GET /sessions names the parent of a child session (parentId) and of no other session', async () => {
+    const { id, server } = await waitingDesk();
+    const { status, body } = await server.call('GET', '/sessions');
+    expect(status).toBe(200);
+    const lines = body.sessions.map((s: { sessionId: string; machineId: string; parentId?: string }) => [s.machineId, s.parentId]);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        ['desk', undefined],
+        ['billing', id],
+      ]),
+    );
+    expect(lines).toHaveLength(2);
+    expect(body.sessions.find((s: { machineId: string }) => s.machineId === 'desk')).not.toHaveProperty('parentId');
+  });
+
   it("POST /sessions/:id/approve on the parent's id decides the child's approval (with its approvalId), and both finish", async () => {
     const { id, server, machines } = await waitingDesk();
     const view = (await server.call('GET', `/sessions/${id}`)).body;

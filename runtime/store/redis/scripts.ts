@@ -55,6 +55,11 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3], 'st', ARGV[4], 'm', ARGV
 if current == 0 then
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[11])
   redis.call('ZADD', KEYS[5], ARGV[6], ARGV[11])
+  -- A child session's parent never changes: read once from the new record (after its 16-digit checksum), for listings.
+  local ok, rec = pcall(cjson.decode, string.sub(ARGV[3], 17))
+  if ok and type(rec) == 'table' and type(rec.parent) == 'table' and type(rec.parent.sessionId) == 'string' then
+    redis.call('HSET', KEYS[1], 'p', rec.parent.sessionId)
+  end
 end
 if ARGV[4] == 'running' then
   redis.call('SADD', KEYS[7], ARGV[11])
@@ -106,13 +111,13 @@ while true do
     local skip = after_member ~= '' and tonumber(score) == tonumber(after_score) and member >= after_member
     if not skip then
       scanned = scanned + 1
-      local f = redis.call('HMGET', ARGV[1] .. member .. ARGV[2], 'st', 'm', 'v', 'q', 'c', 'a', 'u')
+      local f = redis.call('HMGET', ARGV[1] .. member .. ARGV[2], 'st', 'm', 'v', 'q', 'c', 'a', 'u', 'p')
       if not f[1] then
         table.insert(expired, member)
       elseif any or statuses[f[1]] then
         found = found + 1
         table.insert(out, member)
-        for k = 1, 7 do table.insert(out, f[k] or '') end
+        for k = 1, 8 do table.insert(out, f[k] or '') end
       end
       last_score, last_member = score, member
       if found >= want or scanned >= budget then break end
