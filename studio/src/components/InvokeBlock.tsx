@@ -1,5 +1,5 @@
 import { Handle, Position } from '@xyflow/react';
-import type { Point } from '../graph/index.ts';
+import { handoffTargets, type Point } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { InvokeCost } from './CostPanel.tsx';
 
@@ -12,6 +12,8 @@ interface InvokeFacts {
   retries?: number;
   timeoutMs?: number;
   idempotencyKey?: string;
+  /** agent: the machines it may hand off to (read loosely: a spec may predate the field). */
+  handoffs?: unknown;
 }
 
 /** One contract badge: short text on the canvas, the full sentence on hover. */
@@ -126,6 +128,7 @@ export function InvokeBlock({
       ? machineBadges(invoke, knownMachine)
       : modelBadges(invoke);
   const kind = isTool ? 'tool' : isMachine ? 'machine' : 'model';
+  const handoffs = handoffTargets(invoke);
   const done = ports?.done?.x ?? Math.round(width * 0.3);
   const error = ports?.error?.x ?? Math.round(width * 0.7);
   return (
@@ -150,6 +153,15 @@ export function InvokeBlock({
           >
             {invoke.machine}
           </button>
+        ) : handoffs ? (
+          <span
+            className="invoke-block__handoffs"
+            data-testid={`handoffs-${stateName}`}
+            data-targets={handoffs.join(' ')}
+            title={`Hands off to ${handoffs.join(', ')}: the model's choice is output.handoff, routed by the onDone branches`}
+          >
+            ⇢ {handoffs.join(' · ')}
+          </span>
         ) : (
           <span className="invoke-block__name">{isTool ? invoke.tool : 'model call'}</span>
         )}

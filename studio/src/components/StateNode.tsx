@@ -1,5 +1,6 @@
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import type { Point, StateNodeData } from '../graph/index.ts';
+import { EmitBadge } from './ChannelBadges.tsx';
 import { InvokeBlock } from './InvokeBlock.tsx';
 import { Icon } from './Icon.tsx';
 
@@ -42,6 +43,7 @@ export function StateNode({ data, selected, width }: NodeProps<StateNodeView>) {
         <span className="state-node__name" title={data.name}>
           {data.name}
         </span>
+        <EmitBadge stateName={data.name} layoutKey={data.layoutKey} />
         {data.type !== 'atomic' && (
           <span className={`state-node__type state-node__type--${data.type}`}>{data.isRegion ? `region · ${data.type}` : data.type}</span>
         )}

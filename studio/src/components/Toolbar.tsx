@@ -3,6 +3,7 @@ import { useAddStateAtFreeSpot } from '../hooks/useAddState.ts';
 import { ModeSwitch } from '../inspect/ModeSwitch.tsx';
 import { useInspect } from '../inspect/inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { ListenBadge } from './ChannelBadges.tsx';
 import { CostButton } from './CostPanel.tsx';
 import { NewMachineButton } from './NewMachineButton.tsx';
 import { PromptDialog } from './PromptDialog.tsx';
@@ -101,6 +102,7 @@ export function Toolbar() {
         </div>
       )}
       <div className="toolbar__group toolbar__group--end">
+        {!inspecting && <ListenBadge />}
         {!inspecting && <CostButton />}
         <button
           type="button"

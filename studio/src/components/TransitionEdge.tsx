@@ -1,5 +1,5 @@
 import { BaseEdge, EdgeLabelRenderer, getSmoothStepPath, type Edge, type EdgeProps } from '@xyflow/react';
-import type { EdgeGeometry, Point, TransitionEdgeData } from '../graph/index.ts';
+import { handoffOfBranch, type EdgeGeometry, type Point, type TransitionEdgeData } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { keyedByText } from './list-keys.ts';
 
@@ -70,20 +70,23 @@ export function TransitionEdge(props: EdgeProps<TransitionEdgeView>) {
     ? { transform: `translate(${box.x}px, ${box.y}px)`, width: box.width, height: box.height, zIndex: 1001 }
     : { transform: `translate(-50%, -50%) translate(${plain?.x ?? 0}px, ${plain?.y ?? 0}px)` };
   const testId = edgeTestId(data);
+  // A hand-off is an ordinary onDone branch on `output.handoff`: marked, not relabelled (the layout sized the label).
+  const handoff = data.kind === 'onDone' ? handoffOfBranch(data.transition) : undefined;
   return (
     <>
       <BaseEdge
         id={id}
         path={path}
         markerEnd={markerEnd}
-        className={`transition-edge transition-edge--${data.kind}${data.internal ? ' transition-edge--internal' : ''}`}
+        className={`transition-edge transition-edge--${data.kind}${data.internal ? ' transition-edge--internal' : ''}${handoff !== undefined ? ' transition-edge--handoff' : ''}`}
       />
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-label edge-label--${data.kind}${selected ? ' edge-label--selected' : ''}${data.errors > 0 ? ' edge-label--error' : ''}${box ? ' edge-label--placed' : ''} nodrag nopan`}
+          className={`edge-label edge-label--${data.kind}${selected ? ' edge-label--selected' : ''}${data.errors > 0 ? ' edge-label--error' : ''}${box ? ' edge-label--placed' : ''}${handoff !== undefined ? ' edge-label--handoff' : ''} nodrag nopan`}
           style={style}
           data-testid={testId}
+          data-handoff={handoff}
           data-full-label={data.fullLabel}
           data-edge-id={id}
           title={data.firstProblem ? `${data.fullLabel}\n${data.firstProblem}` : data.fullLabel}

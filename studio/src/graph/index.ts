@@ -57,3 +57,5 @@ export type {
 } from './types.ts';
 export { fillMissingLayout, statesWithoutLayout } from './layout-fill.ts';
 export { fitViewport, graphBounds } from './fit.ts';
+export { emitsByState, channelNames, type StateEmit } from './channels.ts';
+export { handoffTargets, handoffOfBranch } from './handoffs.ts';
