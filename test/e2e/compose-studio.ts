@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { createRuntime, type AnyMachineDefinition, type Clock, type Runtime } from '@flowing/runtime';
+import { createRuntime, createXStateTrace, type AnyMachineDefinition, type Clock, type Runtime } from '@flowing/runtime';
 import { createServer } from '@flowing/runtime/server';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { validateSpec, type FlowSpec, type FlowSpecInput } from '@flowing/spec';
@@ -112,8 +112,9 @@ export async function startComposeStudio(): Promise<ComposeStudio> {
   for (const id of Object.keys(specs)) machines.push((await import(join(copy.dir, 'machines', id, `${id}.machine.ts`)))[id]);
   const clock = steppedClock();
   const store: SqliteStore = createSqliteStore({ projectDir: copy.dir });
-  const runtime = createRuntime({ machines, store, clock });
-  const app = createServer(runtime, { specs, rateLimit: { client: false, session: false }, log: () => {} });
+  const xstateTrace = createXStateTrace(); // as `flowing studio` mounts its runtime
+  const runtime = createRuntime({ machines, store, clock, inspect: xstateTrace.inspect });
+  const app = createServer(runtime, { specs, xstateTrace, rateLimit: { client: false, session: false }, log: () => {} });
   const studio = await startStudio({
     rootDir: copy.dir,
     appDir: inject('studioAppDir'),

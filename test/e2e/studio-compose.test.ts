@@ -3,7 +3,8 @@
 // ran while stepping through its parent, and channel messages as links between the two sessions.
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RuntimeEvent } from '@flowing/runtime';
 import { editJsonFile } from '../helpers/project.ts';
 import { launchChromium, screenshot } from './browser.ts';
 import { startComposeStudio, type ComposeStudio } from './compose-studio.ts';
@@ -82,6 +83,104 @@ describe('composed machines on the graph', () => {
       expect(await listens.getAttribute('data-patterns')).toBe('ledger.*');
       expect(await listens.getAttribute('data-key')).toBe('orderId');
       await screenshot(page, 'compose-graph-ledger');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+/** The viewed row of the event list: its seq and type. */
+async function viewedEvent(page: Page): Promise<{ seq: number; type: string }> {
+  const row = page.locator('[data-testid=inspect-event].inspect-event--viewed');
+  await row.waitFor();
+  return { seq: Number(await row.getAttribute('data-seq')), type: (await row.getAttribute('data-type'))! };
+}
+
+/** Waits until the inspector shows session `id` with its whole log (`lastSeq`) read. */
+async function showsSession(page: Page, id: string, lastSeq: number): Promise<void> {
+  await page.locator(`[data-testid=inspect-session][data-session-id="${id}"].inspect-session--selected`).waitFor({ timeout: 15_000 });
+  await page.locator(`[data-testid=inspect-event-count][data-last-seq="${lastSeq}"]`).waitFor({ timeout: 15_000 });
+}
+
+describe('composed sessions in Inspect mode', () => {
+  it('nests the child under its parent, opens it at the step the parent is at, and links both ends of a channel message', async () => {
+    const { runtime, clock } = studio;
+    // Two desks, each with its billing child: each child must sit under its own parent.
+    const desks = [await runtime.createSession('desk'), await runtime.createSession('desk')];
+    await desks[0]!.send({ type: 'START', orderId: 'A1' });
+    await desks[1]!.send({ type: 'START', orderId: 'B2' });
+    const childOf = async (id: string) => (await runtime.session(id).snapshot()).waitingOn?.sessionId;
+    await vi.waitFor(async () => expect(await childOf(desks[0]!.id)).toBeTruthy(), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await childOf(desks[1]!.id)).toBeTruthy(), { timeout: 10_000 });
+    const child = (await childOf(desks[0]!.id))!;
+    const other = (await childOf(desks[1]!.id))!;
+    const sent = (await desks[0]!.events()).find((e) => e.type === 'channel.sent')!;
+    const ledgerId = sent.data.to as string;
+    await vi.waitFor(async () => expect((await runtime.session(ledgerId).events()).some((e) => e.type === 'channel.received')).toBe(true));
+    // The approval comes a minute later on the runtime's clock: the child's steps before and after it differ in time.
+    clock.step(60_000);
+    await runtime.session(child).send({ type: 'APPROVE' });
+    await vi.waitFor(async () => expect((await runtime.session(desks[0]!.id).snapshot()).status).toBe('done'), { timeout: 10_000 });
+    const deskEvents: readonly RuntimeEvent[] = await desks[0]!.events();
+    const childEvents: readonly RuntimeEvent[] = await runtime.session(child).events();
+    const ledgerEvents: readonly RuntimeEvent[] = await runtime.session(ledgerId).events();
+
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${studio.url}#desk`);
+      await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 30_000 });
+      await page.click('[data-testid=mode-inspect]');
+      const rows = page.locator('[data-testid=inspect-session]');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(4);
+      const listed = await rows.evaluateAll((els) => els.map((el) => [el.dataset.sessionId, el.dataset.depth, el.dataset.parent]));
+      // Newest first, each child right under its own parent; the ledger session (no child of a desk) is not listed.
+      expect(listed).toEqual([
+        [desks[1]!.id, '0', ''],
+        [other, '1', desks[1]!.id],
+        [desks[0]!.id, '0', ''],
+        [child, '1', desks[0]!.id],
+      ]);
+
+      await page.click(`[data-testid=inspect-session][data-session-id="${desks[0]!.id}"]`);
+      await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
+      const started = deskEvents.find((e) => e.type === 'machine.started')!;
+      const waiting = deskEvents.find((e) => e.type === 'machine.waiting')!;
+      const ended = deskEvents.find((e) => e.type === 'machine.done')!;
+      const run = page.locator('[data-testid=child-run]');
+      expect(await run.getAttribute('data-child')).toBe(child);
+      expect([await run.getAttribute('data-from'), await run.getAttribute('data-to')]).toEqual([String(started.seq), String(ended.seq)]);
+
+      // Before the child started: not running there.
+      await page.click('[data-testid=inspect-event][data-seq="1"] .inspect-event__line');
+      expect(await run.getAttribute('data-active')).toBe('false');
+      // The parent waits on its child: the child runs at this step, and opens at its own step of that time.
+      await page.click(`[data-testid=inspect-event][data-seq="${waiting.seq}"] .inspect-event__line`);
+      expect(await run.getAttribute('data-active')).toBe('true');
+      await screenshot(page, 'compose-inspect-parent');
+      await run.locator('[data-testid=open-child]').click();
+      await showsSession(page, child, childEvents.at(-1)!.seq);
+      const atWait = childEvents.filter((e) => e.at <= waiting.at).at(-1)!;
+      expect(atWait.data.state).toBe('await_approval');
+      expect(await viewedEvent(page)).toEqual({ seq: atWait.seq, type: 'state.changed' });
+      expect(atWait.seq).toBeLessThan(childEvents.at(-1)!.seq);
+      await screenshot(page, 'compose-inspect-child');
+
+      // The message desk sent: its line opens the ledger session at the line where it received it, and back.
+      await page.click('[data-testid=mode-edit]');
+      await openMachine(page, 'desk');
+      await page.click('[data-testid=mode-inspect]');
+      await page.click(`[data-testid=inspect-session][data-session-id="${desks[0]!.id}"]`);
+      await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
+      const sentRow = page.locator(`[data-testid=inspect-event][data-seq="${sent.seq}"]`);
+      expect(await sentRow.locator('[data-testid=event-link]').getAttribute('data-session')).toBe(ledgerId);
+      await sentRow.locator('[data-testid=event-link]').click();
+      await showsSession(page, ledgerId, ledgerEvents.at(-1)!.seq);
+      const received = ledgerEvents.find((e) => e.type === 'channel.received' && e.data.messageId === sent.data.messageId)!;
+      expect(await viewedEvent(page)).toEqual({ seq: received.seq, type: 'channel.received' });
+      await page.locator(`[data-testid=inspect-event][data-seq="${received.seq}"] [data-testid=event-link]`).click();
+      await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
+      expect(await viewedEvent(page)).toEqual({ seq: sent.seq, type: 'channel.sent' });
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();

@@ -1,10 +1,17 @@
+import type { FlowSpec } from '@flowing/spec';
+import { createContext, useContext } from 'react';
 import { channelNames, emitsByState } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import './compose.css';
 
+/** The spec a read-only graph draws (Inspect mode), when it is not the one open in the editor. */
+export const DrawnSpec = createContext<FlowSpec | undefined>(undefined);
+
 /** The channels a state publishes on, as one badge in its header (every emit with its place in the tooltip). */
 export function EmitBadge({ stateName, layoutKey }: { stateName: string; layoutKey: string }) {
-  const emits = useEditor((s) => (s.spec ? emitsByState(s.spec).get(layoutKey) : undefined));
+  const drawn = useContext(DrawnSpec);
+  const edited = useEditor((s) => (drawn || !s.spec ? undefined : emitsByState(s.spec).get(layoutKey)));
+  const emits = drawn ? emitsByState(drawn).get(layoutKey) : edited;
   if (!emits || emits.length === 0) return null;
   const channels = channelNames(emits);
   return (

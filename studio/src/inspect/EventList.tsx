@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { summarize, timeText, toneOf } from './event-summary.ts';
 import { useInspect, viewedIndex } from './inspect-store.ts';
+import { EventLink } from './links/EventLink.tsx';
 import { XStateDetails } from './XStateDetails.tsx';
 
 const ROW_HEIGHT = 26;
@@ -103,6 +104,7 @@ export function EventList() {
                     {summarize(event)}
                   </span>
                 </button>
+                <EventLink event={event} />
                 {open && (
                   <pre className="inspect-event__json" data-testid="inspect-event-json">
                     {JSON.stringify(event, null, 2)}

@@ -27,6 +27,7 @@ import { graphOf } from '../store/graph-cache.ts';
 import { layoutMachine } from '../store/layout-service.ts';
 import type { GraphMarks } from './graph-marks.ts';
 import { InspectStateNode } from './InspectStateNode.tsx';
+import { DrawnSpec } from '../components/ChannelBadges.tsx';
 
 /** A taken edge shows how often it was taken when more than once. */
 function InspectTransitionEdge(props: EdgeProps<TransitionEdgeView>) {
@@ -222,7 +223,9 @@ function Graph({
 export function InspectGraph(props: { spec: FlowSpec; marks: GraphMarks | undefined; markKey: string; onPainted?: () => void }) {
   return (
     <ReactFlowProvider>
-      <Graph {...props} />
+      <DrawnSpec.Provider value={props.spec}>
+        <Graph {...props} />
+      </DrawnSpec.Provider>
     </ReactFlowProvider>
   );
 }

@@ -8,6 +8,8 @@ import { EventList } from './EventList.tsx';
 import { graphMarks } from './graph-marks.ts';
 import { HistoryPanel } from './history/HistoryPanel.tsx';
 import { InspectGraph } from './InspectGraph.tsx';
+import { ChildRuns } from './links/ChildRuns.tsx';
+import { useSeekOnLoad } from './links/seek.ts';
 import { useInspect, viewedIndex } from './inspect-store.ts';
 import { measureHighlight } from './live-marks.ts';
 import { SessionControls } from './SessionControls.tsx';
@@ -79,6 +81,7 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
           </p>
         )}
         <InspectGraph spec={spec} marks={marks} markKey={markKey} onPainted={onPainted} />
+        <ChildRuns events={events} index={index} />
         {/* ── History slot: scrubber, step buttons, timeline, fork, export/open (studio/src/inspect/history/). ── */}
         <HistoryPanel />
       </div>
@@ -107,6 +110,7 @@ export function InspectView({ machineId }: { machineId: string | undefined }) {
   const { spec: openSpec, served: openServed } = useServedSpec(machineId);
   useSessionsPoll(machineId);
   useSessionStream();
+  useSeekOnLoad();
   useEffect(() => {
     // Another machine opened from the toolbar: a selected session of the previous one is no longer shown.
     const state = useInspect.getState();

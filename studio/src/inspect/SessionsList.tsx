@@ -3,14 +3,19 @@ import { useInspect } from './inspect-store.ts';
 import { timeText } from './event-summary.ts';
 import { shortId } from './short-id.ts';
 import { pickSession } from './inspect-actions.ts';
+import { nestingDepths } from './links/session-tree.ts';
 
-/** The sessions of the open machine, newest first, filtered by status, with attention and approval badges. */
+/**
+ * The sessions of the open machine, newest first, filtered by status, with attention and approval badges; child
+ * sessions indented under the session that started them.
+ */
 export function SessionsList() {
   const sessions = useInspect((s) => s.sessions);
   const selected = useInspect((s) => s.selectedSessionId);
   const statusFilter = useInspect((s) => s.statusFilter);
   const allMachines = useInspect((s) => s.allMachines);
   const { setStatusFilter, setAllMachines } = useInspect.getState();
+  const depths = nestingDepths(sessions);
   const toggle = (status: SessionStatus) =>
     setStatusFilter(statusFilter.includes(status) ? statusFilter.filter((s) => s !== status) : [...statusFilter, status]);
   return (
@@ -40,15 +45,18 @@ export function SessionsList() {
       </label>
       <ul className="inspect-sessions__list" data-testid="inspect-sessions">
         {sessions.length === 0 && <li className="inspect-hint">No sessions{statusFilter.length > 0 ? ' with these statuses' : ''} yet.</li>}
-        {sessions.map((s) => (
-          <li key={s.sessionId}>
+        {sessions.map((s, i) => (
+          <li key={s.sessionId} style={depths[i]! > 0 ? { paddingLeft: depths[i]! * 14 } : undefined}>
             <button
               type="button"
-              className={s.sessionId === selected ? 'inspect-session inspect-session--selected' : 'inspect-session'}
+              className={`inspect-session${s.sessionId === selected ? ' inspect-session--selected' : ''}${depths[i]! > 0 ? ' inspect-session--child' : ''}`}
               onClick={() => void pickSession(s.sessionId, s.machineId)}
               data-testid="inspect-session"
               data-session-id={s.sessionId}
               data-status={s.status}
+              data-depth={depths[i]}
+              data-parent={s.parentId ?? ''}
+              title={s.parentId ? `child session of ${s.parentId}` : undefined}
             >
               <span className={`status-chip status-chip--${s.status}`}>{s.status.replace('_', ' ')}</span>
               {s.status === 'needs_attention' && (

@@ -2,6 +2,7 @@ import { describeError } from '../api-error.ts';
 import { runtimeClient, type RuntimeClient } from './runtime-client.ts';
 import { useInspect, type RuntimeSource } from './inspect-store.ts';
 import { useEditor } from '../store/editor-store.ts';
+import { listNestedSessions } from './links/list-sessions.ts';
 
 /** The client for a source (embedded or remote; the token stays in memory). */
 export function clientFor(source: RuntimeSource): RuntimeClient {
@@ -31,14 +32,14 @@ export async function refreshMachines(): Promise<void> {
   }
 }
 
-/** Re-reads the sessions list (newest first) with the status filter; true when it answered. */
+/** Re-reads the sessions list (newest first, children under their parents) with the status filter; true when it answered. */
 export async function refreshSessions(machineId: string | undefined): Promise<boolean> {
   const store = useInspect.getState();
   try {
-    const { sessions } = await currentClient().listSessions({
+    const sessions = await listNestedSessions(currentClient(), {
       ...(machineId && !store.allMachines ? { machine: machineId } : {}),
       status: store.statusFilter,
-      limit: 100,
+      machines: store.runtimeMachines,
     });
     // Only when something changed, so the list does not re-render on every poll.
     const before = useInspect.getState().sessions;
