@@ -166,12 +166,15 @@ describe('composed sessions in Inspect mode', () => {
       expect(atWait.seq).toBeLessThan(childEvents.at(-1)!.seq);
       await screenshot(page, 'compose-inspect-child');
 
-      // The message desk sent: its line opens the ledger session at the line where it received it, and back.
-      await page.click('[data-testid=mode-edit]');
-      await openMachine(page, 'desk');
-      await page.click('[data-testid=mode-inspect]');
-      await page.click(`[data-testid=inspect-session][data-session-id="${desks[0]!.id}"]`);
+      // The child names its parent (not as a fork) and opens it at the child's time: inside the child's run.
+      expect(await page.locator('[data-testid=parent-run]').getAttribute('data-parent')).toBe(desks[0]!.id);
+      expect(await page.locator('[data-testid=parent-link]').count()).toBe(0);
+      await page.click('[data-testid=open-parent]');
       await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
+      await page.locator('[data-testid=child-run][data-active=true]').waitFor();
+      expect((await viewedEvent(page)).seq).toBeLessThan(ended.seq);
+
+      // The message desk sent: its line opens the ledger session at the line where it received it, and back.
       const sentRow = page.locator(`[data-testid=inspect-event][data-seq="${sent.seq}"]`);
       expect(await sentRow.locator('[data-testid=event-link]').getAttribute('data-session')).toBe(ledgerId);
       await sentRow.locator('[data-testid=event-link]').click();

@@ -9,6 +9,7 @@ import { graphMarks } from './graph-marks.ts';
 import { HistoryPanel } from './history/HistoryPanel.tsx';
 import { InspectGraph } from './InspectGraph.tsx';
 import { ChildRuns } from './links/ChildRuns.tsx';
+import { ParentRun } from './links/ParentRun.tsx';
 import { useSeekOnLoad } from './links/seek.ts';
 import { useInspect, viewedIndex } from './inspect-store.ts';
 import { measureHighlight } from './live-marks.ts';
@@ -81,6 +82,7 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
           </p>
         )}
         <InspectGraph spec={spec} marks={marks} markKey={markKey} onPainted={onPainted} />
+        <ParentRun events={events} index={index} />
         <ChildRuns events={events} index={index} />
         {/* ── History slot: scrubber, step buttons, timeline, fork, export/open (studio/src/inspect/history/). ── */}
         <HistoryPanel />

@@ -15,7 +15,8 @@ import { useHistoryKeys } from './useHistoryKeys.ts';
 /** "Forked from <parent> at seq N", from the fork's `session.started` event; a click opens the parent. */
 function ParentLink({ data }: { data: Record<string, unknown> | undefined }) {
   const parentId = typeof data?.parentId === 'string' ? data.parentId : undefined;
-  if (!parentId) return null;
+  // A child session names its parent too (with the invoking call): links/ParentRun.tsx shows that one.
+  if (!parentId || data?.parentCallId !== undefined) return null;
   const forkedAt = typeof data?.forkedAt === 'number' ? data.forkedAt : undefined;
   return (
     <span className="history-parent" data-testid="parent-link" data-parent={parentId} data-forked-at={forkedAt ?? ''}>
