@@ -104,8 +104,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     version: db.prepare<[string], { version: number; seq: number }>('SELECT version, seq FROM sessions WHERE session_id = ?'),
     load: db.prepare<[string], { record: string; record_check: string }>('SELECT record, record_check FROM sessions WHERE session_id = ?'),
     upsert:
-      db.prepare(`INSERT INTO sessions (session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, record, record_check)
-      VALUES (@sessionId, @machineId, @status, @version, @seq, @createdAt, @updatedAt, @awaiting, @body, @check)
+      db.prepare(`INSERT INTO sessions (session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, record, record_check, parent_id)
+      VALUES (@sessionId, @machineId, @status, @version, @seq, @createdAt, @updatedAt, @awaiting, @body, @check, @parentId)
       ON CONFLICT (session_id) DO UPDATE SET status = excluded.status, version = excluded.version, seq = excluded.seq,
         updated_at = excluded.updated_at, awaiting_approval = excluded.awaiting_approval, record = excluded.record, record_check = excluded.record_check`),
     event: db.prepare('INSERT INTO events (session_id, seq, body, body_check) VALUES (?, ?, ?, ?)'),
@@ -135,6 +135,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       awaiting: record.approval && !record.approval.decision ? 1 : 0,
       body,
       check,
+      parentId: record.parent?.sessionId ?? null,
     });
     for (const event of events) {
       const stored = encode(event);
@@ -303,8 +304,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
           where.push('(created_at < ? OR (created_at = ? AND session_id < ?))');
           params.push(plan.after.createdAt, plan.after.createdAt, plan.after.sessionId);
         }
-        const sql = `SELECT session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval,
-          json_extract(record, '$.parent.sessionId') AS parent_id FROM sessions
+        const sql = `SELECT session_id, machine_id, status, version, seq, created_at, updated_at, awaiting_approval, parent_id FROM sessions
           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, session_id DESC LIMIT ?`;
         const rows = db.prepare<Array<string | number>, SessionRow>(sql).all(...params, plan.limit + 1);
         const sessions: SessionSummary[] = rows.slice(0, plan.limit).map((r) => ({

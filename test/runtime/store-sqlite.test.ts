@@ -89,12 +89,37 @@ describe('SQLite store: where and how it opens', () => {
   it('versions its schema in user_version and refuses a file from a newer schema with STORE_SCHEMA_TOO_NEW', async () => {
     await open().close();
     const raw = new Database(join(dir, 'sessions.db'));
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(2);
     raw.pragma('user_version = 7');
     raw.close();
     expect(() => open()).toThrowError(
       expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW', message: expect.stringContaining('schema version 7') }),
     );
+  });
+
+  it('migrates a file of schema 1: the parents of its child sessions are listed after the upgrade', async () => {
+    const first = open();
+    const parent = { sessionId: 'p', state: 'billing', callId: 'billing@2', depth: 1 };
+    await first.commit({ expectedVersion: 0, record: testRecord('p', 1, 2), events: testEvents('p', 1, 2), journal: [] });
+    await first.commit({
+      expectedVersion: 0,
+      record: testRecord('p_billing_2', 1, 2, { parent }),
+      events: testEvents('p_billing_2', 1, 2),
+      journal: [],
+    });
+    await first.close();
+    // The file as schema 1 wrote it: no parent column.
+    const raw = new Database(join(dir, 'sessions.db'));
+    raw.exec('ALTER TABLE sessions DROP COLUMN parent_id');
+    raw.pragma('user_version = 1');
+    raw.close();
+    const upgraded = open();
+    const { sessions } = await upgraded.listSessions();
+    expect(sessions.map((s) => [s.sessionId, s.parentId])).toEqual([
+      ['p_billing_2', 'p'],
+      ['p', undefined],
+    ]);
+    expect(await upgraded.load('p_billing_2')).toMatchObject({ parent });
   });
 
   it('refuses a file that is not a SQLite database with FLOW_STORE_CORRUPT naming the file', async () => {

@@ -35,6 +35,9 @@ const MIGRATIONS: readonly string[] = [
      body_check TEXT NOT NULL,
      PRIMARY KEY (session_id, key)
    ) WITHOUT ROWID;`,
+  // A child session's parent, for listings: a column, so a listing never parses records (snapshots grow).
+  `ALTER TABLE sessions ADD COLUMN parent_id TEXT;
+   UPDATE sessions SET parent_id = json_extract(record, '$.parent.sessionId') WHERE json_type(record, '$.parent') = 'object';`,
 ];
 
 /** The schema version this code writes. */
