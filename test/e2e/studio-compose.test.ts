@@ -38,8 +38,7 @@ async function openMachine(page: Page, id: string): Promise<void> {
 
 describe('composed machines on the graph', () => {
   it('draws the child machine with a link that opens it, channel badges, and hand-off targets and branches', async () => {
-    // An agent that hands off (the `handoffs` list of an agent call): drawn from the file even where the schema does
-    // not know the field yet.
+    // An agent that hands off: one onDone branch per target it routes, on output.handoff.to.
     await editJsonFile(join(studio.rootDir, 'machines/desk/desk.flow.json'), (spec) => {
       spec.states.idle.on.HELP = 'triage';
       spec.events.HELP = {};
@@ -48,7 +47,7 @@ describe('composed machines on the graph', () => {
           llm: 'agent',
           prompt: 'Help with order {{ context.orderId }}',
           handoffs: ['billing', 'ledger'],
-          onDone: [{ guard: "output.handoff == 'billing'", target: 'billing' }, { target: 'done' }],
+          onDone: [{ guard: "output.handoff.to == 'billing'", target: 'billing' }, { target: 'done' }],
         },
       };
     });

@@ -56,8 +56,10 @@ describe('hand-offs on the graph', () => {
   });
 
   it('names the hand-off an onDone branch routes from its guard on output.handoff, either way round', () => {
+    expect(handoffOfBranch({ guard: "output.handoff.to == 'billing'", target: 'billing' })).toBe('billing');
     expect(handoffOfBranch({ guard: "output.handoff == 'billing'", target: 'billing' })).toBe('billing');
-    expect(handoffOfBranch({ guard: "'refunds' === output.handoff && context.ok", target: 'r' })).toBe('refunds');
+    expect(handoffOfBranch({ guard: "output.handoff.reason == 'late'", target: 'r' })).toBe('');
+    expect(handoffOfBranch({ guard: "'refunds' === output.handoff.to && context.ok", target: 'r' })).toBe('refunds');
     expect(handoffOfBranch({ guard: 'output.handoff != null', target: 'r' })).toBe('');
     expect(handoffOfBranch({ guard: "output.label == 'handoff'", target: 'r' })).toBeUndefined();
     expect(handoffOfBranch({ guard: { ref: 'isHandoff' }, target: 'r' })).toBeUndefined();

@@ -14,7 +14,11 @@ export function handoffTargets(invoke: unknown): string[] | undefined {
 const isHandoff = (node: ExprNode): boolean =>
   node.kind === 'member' && node.property === 'handoff' && node.object.kind === 'root' && node.object.name === 'output';
 
-/** The hand-off a guard tests for: the name compared with `output.handoff`, '' when it reads it otherwise; else undefined. */
+/** `output.handoff.to` (the chosen target), or `output.handoff` itself as some specs compare it. */
+const isTarget = (node: ExprNode): boolean =>
+  isHandoff(node) || (node.kind === 'member' && node.property === 'to' && isHandoff(node.object));
+
+/** The hand-off a guard tests for: the name compared with `output.handoff.to`, '' when it reads the handoff otherwise; else undefined. */
 function handoffIn(node: ExprNode): string | undefined {
   switch (node.kind) {
     case 'member':
@@ -25,7 +29,7 @@ function handoffIn(node: ExprNode): string | undefined {
           [node.left, node.right],
           [node.right, node.left],
         ] as const)
-          if (isHandoff(a) && b.kind === 'literal' && typeof b.value === 'string') return b.value;
+          if (isTarget(a) && b.kind === 'literal' && typeof b.value === 'string') return b.value;
       }
       return handoffIn(node.left) ?? handoffIn(node.right);
     }
@@ -45,9 +49,9 @@ function handoffIn(node: ExprNode): string | undefined {
 }
 
 /**
- * The hand-off an `onDone` branch routes: the target name its guard compares `output.handoff` with (`'billing'` for
- * `output.handoff == 'billing'`), '' when the guard reads `output.handoff` some other way, undefined for any other
- * branch. Named guards (`{ ref }`) are code the graph cannot read: undefined.
+ * The hand-off an `onDone` branch routes: the target name its guard compares `output.handoff.to` with (`'billing'`
+ * for `output.handoff.to == 'billing'`), '' when the guard reads `output.handoff` some other way, undefined for any
+ * other branch. Named guards (`{ ref }`) are code the graph cannot read: undefined.
  */
 export function handoffOfBranch(transition: TransitionObject): string | undefined {
   const guard = transition.guard;
