@@ -105,10 +105,11 @@ async function showsSession(page: Page, id: string, lastSeq: number): Promise<vo
 describe('composed sessions in Inspect mode', () => {
   it('nests the child under its parent, opens it at the step the parent is at, and links both ends of a channel message', async () => {
     const { runtime, clock } = studio;
-    // Two desks, each with its billing child: each child must sit under its own parent.
+    // Two desks on one order, each with its billing child (each must sit under its own parent), each sending a note to
+    // the one ledger session of the order (each line must open the other end at its own message).
     const desks = [await runtime.createSession('desk'), await runtime.createSession('desk')];
     await desks[0]!.send({ type: 'START', orderId: 'A1' });
-    await desks[1]!.send({ type: 'START', orderId: 'B2' });
+    await desks[1]!.send({ type: 'START', orderId: 'A1' });
     const childOf = async (id: string) => (await runtime.session(id).snapshot()).waitingOn?.sessionId;
     await vi.waitFor(async () => expect(await childOf(desks[0]!.id)).toBeTruthy(), { timeout: 10_000 });
     await vi.waitFor(async () => expect(await childOf(desks[1]!.id)).toBeTruthy(), { timeout: 10_000 });
@@ -116,7 +117,9 @@ describe('composed sessions in Inspect mode', () => {
     const other = (await childOf(desks[1]!.id))!;
     const sent = (await desks[0]!.events()).find((e) => e.type === 'channel.sent')!;
     const ledgerId = sent.data.to as string;
-    await vi.waitFor(async () => expect((await runtime.session(ledgerId).events()).some((e) => e.type === 'channel.received')).toBe(true));
+    await vi.waitFor(async () =>
+      expect((await runtime.session(ledgerId).events()).filter((e) => e.type === 'channel.received')).toHaveLength(2),
+    );
     // The approval comes a minute later on the runtime's clock: the child's steps before and after it differ in time.
     clock.step(60_000);
     await runtime.session(child).send({ type: 'APPROVE' });
@@ -179,6 +182,7 @@ describe('composed sessions in Inspect mode', () => {
       await sentRow.locator('[data-testid=event-link]').click();
       await showsSession(page, ledgerId, ledgerEvents.at(-1)!.seq);
       const received = ledgerEvents.find((e) => e.type === 'channel.received' && e.data.messageId === sent.data.messageId)!;
+      expect(received.seq).toBeLessThan(ledgerEvents.at(-1)!.seq);
       expect(await viewedEvent(page)).toEqual({ seq: received.seq, type: 'channel.received' });
       await page.locator(`[data-testid=inspect-event][data-seq="${received.seq}"] [data-testid=event-link]`).click();
       await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
