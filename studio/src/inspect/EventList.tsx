@@ -10,7 +10,8 @@ const ROW_HEIGHT = 26;
 /**
  * Every event of the selected session: type, time and a one-line summary, expandable to its JSON (and, for a runtime
  * session, the XState inspection records that led to it); refusals in red
- * with their code and reason; a channel message or a child session's call links to the other session. Virtualised (only the rows in view are in the DOM), so 10,000 events scroll smoothly.
+ * with their code and reason; a channel message or a child session's call links to the other session. Virtualised
+ * (only the rows in view are in the DOM), so 10,000 events scroll smoothly.
  * Clicking a row moves every view to that event; following the live end keeps the newest row in view.
  */
 export function EventList() {
