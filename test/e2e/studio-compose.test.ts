@@ -1,6 +1,7 @@
 // Machines that compose, in Chromium at 1440x900: machine-invoke blocks that open the child machine, channel badges,
 // hand-off targets and branches on the graph; in Inspect mode child sessions nested under their parent, where a child
 // ran while stepping through its parent, and channel messages as links between the two sessions.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -98,7 +99,7 @@ async function viewedEvent(page: Page): Promise<{ seq: number; type: string }> {
 
 /** Waits until the inspector shows session `id` with its whole log (`lastSeq`) read. */
 async function showsSession(page: Page, id: string, lastSeq: number): Promise<void> {
-  await page.locator(`[data-testid=inspect-session][data-session-id="${id}"].inspect-session--selected`).waitFor({ timeout: 15_000 });
+  await page.locator(`[data-testid=session-id][title="session ${id}"]`).waitFor({ timeout: 15_000 });
   await page.locator(`[data-testid=inspect-event-count][data-last-seq="${lastSeq}"]`).waitFor({ timeout: 15_000 });
 }
 
@@ -128,6 +129,8 @@ describe('composed sessions in Inspect mode', () => {
     const childEvents: readonly RuntimeEvent[] = await runtime.session(child).events();
     const ledgerEvents: readonly RuntimeEvent[] = await runtime.session(ledgerId).events();
 
+    // The runtime serves ledger, the project no longer has it: a link to its session still draws it on its own graph.
+    await rm(join(studio.rootDir, 'machines/ledger'), { recursive: true });
     const { page, errors } = await openPage();
     try {
       await page.goto(`${studio.url}#desk`);
@@ -162,6 +165,7 @@ describe('composed sessions in Inspect mode', () => {
       await screenshot(page, 'compose-inspect-parent');
       await run.locator('[data-testid=open-child]').click();
       await showsSession(page, child, childEvents.at(-1)!.seq);
+      expect(await page.locator('[data-testid=inspect-session].inspect-session--selected').getAttribute('data-session-id')).toBe(child);
       const atWait = childEvents.filter((e) => e.at <= waiting.at).at(-1)!;
       expect(atWait.data.state).toBe('await_approval');
       expect(await viewedEvent(page)).toEqual({ seq: atWait.seq, type: 'state.changed' });
@@ -184,6 +188,7 @@ describe('composed sessions in Inspect mode', () => {
       const received = ledgerEvents.find((e) => e.type === 'channel.received' && e.data.messageId === sent.data.messageId)!;
       expect(received.seq).toBeLessThan(ledgerEvents.at(-1)!.seq);
       expect(await viewedEvent(page)).toEqual({ seq: received.seq, type: 'channel.received' });
+      expect(await page.locator('[data-testid=inspect-graph]').getAttribute('data-active')).toBe('open');
       await page.locator(`[data-testid=inspect-event][data-seq="${received.seq}"] [data-testid=event-link]`).click();
       await showsSession(page, desks[0]!.id, deskEvents.at(-1)!.seq);
       expect(await viewedEvent(page)).toEqual({ seq: sent.seq, type: 'channel.sent' });

@@ -10,7 +10,7 @@ import { HistoryPanel } from './history/HistoryPanel.tsx';
 import { InspectGraph } from './InspectGraph.tsx';
 import { ChildRuns } from './links/ChildRuns.tsx';
 import { ParentRun } from './links/ParentRun.tsx';
-import { useSeekOnLoad } from './links/seek.ts';
+import { useSeek, useSeekOnLoad } from './links/seek.ts';
 import { useInspect, viewedIndex } from './inspect-store.ts';
 import { measureHighlight } from './live-marks.ts';
 import { SessionControls } from './SessionControls.tsx';
@@ -104,7 +104,8 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
 export function InspectView({ machineId }: { machineId: string | undefined }) {
   const selected = useInspect((s) => s.selectedSessionId);
   const sessions = useInspect((s) => s.sessions);
-  const selectedMachine = sessions.find((s) => s.sessionId === selected)?.machineId;
+  const linkedMachine = useSeek((s) => (selected ? s.machines[selected] : undefined));
+  const selectedMachine = sessions.find((s) => s.sessionId === selected)?.machineId ?? linkedMachine;
   // A session is drawn on its own machine's graph: the open machine's, or the one the runtime serves for it.
   const shownMachine = selectedMachine ?? machineId;
   const { spec } = useServedSpec(shownMachine);

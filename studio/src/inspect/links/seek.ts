@@ -11,11 +11,24 @@ export type SeekMatch = { kind: 'time'; at: number } | { kind: 'message'; type: 
 interface SeekState {
   /** The session being opened and the event to move its cursor to once its log is read; null when none. */
   target: { sessionId: string; match: SeekMatch } | null;
+  /**
+   * The machine of each session opened through a link: such a session may be missing from the sessions list (another
+   * machine's, on a runtime whose machines the project lacks), and is still drawn on its own machine's graph.
+   */
+  machines: Readonly<Record<string, string>>;
   set(target: SeekState['target']): void;
+  noteMachine(sessionId: string, machineId: string): void;
 }
 
 /** The one pending "open that session at that event" of the Inspect mode. */
-export const useSeek = create<SeekState>()((set) => ({ target: null, set: (target) => set({ target }) }));
+export const useSeek = create<SeekState>()((set, get) => ({
+  target: null,
+  machines: {},
+  set: (target) => set({ target }),
+  noteMachine: (sessionId, machineId) => {
+    if (get().machines[sessionId] !== machineId) set({ machines: { ...get().machines, [sessionId]: machineId } });
+  },
+}));
 
 /**
  * Opens another session (a child, the other end of a channel message) in the inspector with its cursor on `match`.
@@ -25,6 +38,7 @@ export async function openSessionAt(sessionId: string, machineId: string | undef
   useSeek.getState().set({ sessionId, match });
   try {
     const machine = machineId ?? (await currentClient().getSession(sessionId)).machineId;
+    useSeek.getState().noteMachine(sessionId, machine);
     await pickSession(sessionId, machine);
   } catch (error) {
     const { code, message } = describeFailure(error);
