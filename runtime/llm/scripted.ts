@@ -1,5 +1,6 @@
-import { fieldMapToZod } from '@flowing/spec';
+import { fieldMapToZod, type ConversationMessage } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
+import { lastUserText } from './history.ts';
 import { fillFields } from './scripted-fill.ts';
 import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
 
@@ -7,6 +8,11 @@ const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 
 function result<T>(output: T): LlmResult<T> {
   return { output, model: 'scripted', usage: NO_USAGE, attempts: 1 };
+}
+
+/** A call's own text, or with none, the last user message of its history (what a real model would answer). */
+function ownText(text: string, history: readonly ConversationMessage[] | undefined): string {
+  return text === '' && history ? lastUserText(history) : text;
 }
 
 function throwIfAborted(signal: AbortSignal) {
@@ -25,7 +31,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     isModel: false,
     async classify(request, { signal }): Promise<LlmResult<ClassifyOutput>> {
       throwIfAborted(signal);
-      const text = request.text.toLowerCase();
+      const text = ownText(request.text, request.history).toLowerCase();
       for (const label of request.labels) {
         const words = request.scripted?.keywords?.[label] ?? [label.replace(/_/g, ' ')];
         if (words.some((w) => w !== '' && text.includes(w.toLowerCase()))) return result({ label });
@@ -36,7 +42,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     },
     async extract(request, { signal }): Promise<LlmResult<ExtractOutput>> {
       throwIfAborted(signal);
-      const output = fillFields(request.fields, request.text, request.scripted);
+      const output = fillFields(request.fields, ownText(request.text, request.history), request.scripted);
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
         throw new FlowingError(
@@ -47,7 +53,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       return result(checked.data as ExtractOutput);
     },
     async generate(request, { signal, onDelta }: LlmCallOptions): Promise<LlmResult<GenerateOutput>> {
-      const text = request.scripted?.reply ?? request.prompt;
+      const text = request.scripted?.reply ?? ownText(request.prompt, request.history);
       for (let i = 0; i < text.length; i += chunkSize) {
         throwIfAborted(signal);
         onDelta?.(text.slice(i, i + chunkSize));
@@ -56,15 +62,27 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       return result({ text });
     },
     async agent(request, { signal, onDelta }): Promise<LlmResult<AgentOutput>> {
-      const text = request.output ? '' : (request.scripted?.reply ?? request.prompt);
+      const prompt = ownText(request.prompt, request.history);
+      const text = request.output ? '' : (request.scripted?.reply ?? prompt);
       for (let i = 0; i < text.length; i += chunkSize) {
         throwIfAborted(signal);
         onDelta?.(text.slice(i, i + chunkSize));
       }
       throwIfAborted(signal);
-      if (!request.output) return result({ text, steps: 1 });
-      const output = fillFields(request.output, request.prompt, request.scripted);
-      return result({ text: JSON.stringify(output), steps: 1, output });
+      // With a history, the call's new messages: its prompt (when it has one) and its answer; it calls no tools.
+      const messages = (answer: string): { messages?: ConversationMessage[] } =>
+        request.history
+          ? {
+              messages: [
+                ...(request.prompt === '' ? [] : [{ role: 'user' as const, content: request.prompt }]),
+                { role: 'assistant', content: answer },
+              ],
+            }
+          : {};
+      if (!request.output) return result({ text, steps: 1, ...messages(text) });
+      const output = fillFields(request.output, prompt, request.scripted);
+      const json = JSON.stringify(output);
+      return result({ text: json, steps: 1, output, ...messages(json) });
     },
   };
 }
