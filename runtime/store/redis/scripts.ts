@@ -14,7 +14,7 @@ export function script(lua: string): LuaScript {
 /**
  * One commit, atomically: compare the stored version, check the writer's fencing token, check the events continue
  * the log, append them to the session's stream (entry id = seq), upsert journal entries, write the record, index a
- * new session, keep the set of running sessions, and set or clear the TTL of a finished one. Replies `{1}` on success
+ * new session (noting a child's parent for listings), keep the set of running sessions, and set or clear the TTL of a finished one. Replies `{1}` on success
  * (also when this very commit was already applied), `{0, version}` on a version conflict, `{2, seq}` when the events
  * do not follow the stored log, `{3, token}` when the writer is fenced off (its token is not the latest lease granted,
  * or it has none while another writer holds the lease). No WATCH: ioredis drops it silently on reconnect, a script
