@@ -12,7 +12,7 @@ import {
 import { checkCaseName, recordCase } from '../test/record.ts';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
-import { loadMachine } from './load.ts';
+import { loadMachineTree } from './load.ts';
 import { streamLines } from './output.ts';
 import { chooseProvider } from './provider.ts';
 import { openStore, type OpenedStore } from './store-option.ts';
@@ -49,11 +49,13 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
     err(`error ${flow.code}: ${flow.message}`);
   };
   let definition: AnyMachineDefinition;
+  let reachable: AnyMachineDefinition[];
   let events: Array<{ type: string } & Record<string, unknown>> = [];
   let llm: LlmProvider;
   let opened: OpenedStore;
   try {
-    definition = await loadMachine(machineId);
+    reachable = await loadMachineTree(machineId);
+    definition = reachable[0]!;
     if (options.record !== undefined) checkCaseName(options.record);
     if (options.events !== undefined) events = await readEventsFile(options.events);
     llm = await chooseProvider();
@@ -72,7 +74,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   if (options.message !== undefined) events.unshift({ type: 'USER_MESSAGE', text: options.message });
 
   try {
-    const runtime = createRuntime({ machines: [definition], store: opened.store, llm });
+    const runtime = createRuntime({ machines: reachable, store: opened.store, llm });
     const printer = createPrinter(options.json === true, out);
     let session: Session;
     if (options.session !== undefined) {

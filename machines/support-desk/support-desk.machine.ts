@@ -1,0 +1,232 @@
+// Generated from support-desk.flow.json by flowing codegen — do not edit.
+// Change the spec and run `flowing codegen`. spec sha256:496f91f56dce11fec8b0301b3b34bd97f006d1e99b628fabd9752187ea1b4c20 generator:flowing@0.1.0
+import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
+import { asText, defineMachine, fromLlm, fromMachine, toFlowError, type FlowError } from "@flowing/runtime";
+import { supportDeskTools } from "./support-desk.registry.js";
+import type { DeskBillingInput, DeskBillingOutput } from "../desk-billing/desk-billing.machine.js";
+import type { DeskOrdersInput, DeskOrdersOutput } from "../desk-orders/desk-orders.machine.js";
+
+export interface SupportDeskContext {
+  userId: string;
+  lastMessage?: string;
+  draft?: string;
+  route?: "orders" | "billing" | "answer";
+  orderId?: string;
+  refundId?: string;
+  reply?: string;
+  error?: string;
+}
+
+export type SupportDeskEvent =
+  | { type: "USER_MESSAGE"; text: string }
+  | { type: "APPROVE" }
+  | { type: "REJECT"; reason?: string }
+  | { type: "CANCEL" };
+
+export type SupportDeskInput = Partial<SupportDeskContext>;
+
+type EventOf<TType extends SupportDeskEvent["type"]> = Extract<SupportDeskEvent, { type: TType }>;
+
+const actors = {
+  "llm.agent": fromLlm("agent"),
+  "llm.classify": fromLlm<"billing" | "orders" | "answer">("classify"),
+  "machine.desk-billing": fromMachine<DeskBillingInput, DeskBillingOutput>("desk-billing"),
+  "machine.desk-orders": fromMachine<DeskOrdersInput, DeskOrdersOutput>("desk-orders"),
+};
+type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;
+type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;
+
+export const supportDeskMachine = setup({
+  types: {} as { context: SupportDeskContext; events: SupportDeskEvent; input: SupportDeskInput | undefined },
+  actors,
+  guards: {
+    // output.label == 'billing'
+    routeDoneToBilling: (_, output: Output<"llm.classify">) => output.label === "billing",
+    // output.label == 'orders'
+    routeDoneToOrders: (_, output: Output<"llm.classify">) => output.label === "orders",
+  },
+  actions: {
+    setLastMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    setDraft: assign({ draft: (_, output: Output<"llm.agent">) => output.text }),
+    // error = error.code; reply = 'Sorry, the desk cannot answer right now.'
+    triageErrorToIdle: assign({
+      error: (_, error: FlowError) => error.code,
+      reply: () => "Sorry, the desk cannot answer right now.",
+    }),
+    routeErrorToIdle: assign({ error: (_, error: FlowError) => error.code, reply: ({ context }) => context.draft }),
+    setRoute: assign({ route: (_, output: Output<"llm.classify">) => output.label }),
+    setRouteAndReply: assign({
+      route: (_, output: Output<"llm.classify">) => output.label,
+      reply: ({ context }) => context.draft,
+    }),
+    // error = error.code; reply = 'The orders desk is not available right now.'
+    ordersErrorToIdle: assign({
+      error: (_, error: FlowError) => error.code,
+      reply: () => "The orders desk is not available right now.",
+    }),
+    setReplyAndOrderId: assign({
+      reply: (_, output: Output<"machine.desk-orders">) => output.reply,
+      orderId: ({ context }, output: Output<"machine.desk-orders">) => output.orderId ?? context.orderId,
+    }),
+    // error = error.code; reply = 'The billing desk is not available right now.'
+    billingErrorToIdle: assign({
+      error: (_, error: FlowError) => error.code,
+      reply: () => "The billing desk is not available right now.",
+    }),
+    setReplyAndOrderIdAndRefundId: assign({
+      reply: (_, output: Output<"machine.desk-billing">) => output.reply,
+      orderId: ({ context }, output: Output<"machine.desk-billing">) => output.orderId ?? context.orderId,
+      refundId: ({ context }, output: Output<"machine.desk-billing">) => output.refundId ?? context.refundId,
+    }),
+  },
+}).createMachine({
+  id: "support-desk",
+  description:
+    "A support desk: a triage agent answers what it can and hands orders " +
+    "questions to desk-orders and refunds to desk-billing (child sessions); a " +
+    "refund waits for a person's approval.",
+  context: ({ input }) => ({ userId: "guest", ...input }),
+  initial: "active",
+  states: {
+    active: {
+      description:
+        "The conversation; CANCEL ends it from anywhere inside (a running child " + "session is cancelled with it).",
+      initial: "idle",
+      on: { CANCEL: "cancelled" },
+      states: {
+        idle: {
+          tags: ["waiting"],
+          on: {
+            USER_MESSAGE: { target: "triage", actions: { type: "setLastMessage", params: ({ event }) => event } },
+          },
+        },
+        triage: {
+          invoke: {
+            id: "triage",
+            src: "llm.agent",
+            input: ({ context }): Input<"llm.agent"> => ({
+              kind: "agent",
+              model: "gpt-4o-mini",
+              system:
+                "You are the triage agent of a shop's support desk. Answer general " +
+                "questions yourself in one or two sentences. Say that the orders desk " +
+                "takes questions about where an order is, and that the billing desk takes " + "refunds and charges.",
+              prompt: asText(context.lastMessage),
+              maxTokens: 300,
+              tools: ["faq_lookup"],
+              maxIterations: 2,
+              scripted: { reply: "I can help with orders, deliveries and refunds." },
+            }),
+            onDone: { target: "route", actions: { type: "setDraft", params: ({ event }) => event.output } },
+            onError: {
+              target: "idle",
+              actions: { type: "triageErrorToIdle", params: ({ event }) => toFlowError(event.error) },
+            },
+          },
+        },
+        route: {
+          description: "The hop: who takes the turn, read from the message and the triage agent's answer.",
+          invoke: {
+            id: "route",
+            src: "llm.classify",
+            input: ({ context }): Input<"llm.classify"> => ({
+              kind: "classify",
+              model: "gpt-4o-mini",
+              text: asText((context.lastMessage ?? "") + "\n" + (context.draft ?? "")),
+              labels: ["billing", "orders", "answer"],
+              maxTokens: 20,
+              scripted: {
+                keywords: {
+                  billing: ["refund it", "refund for", "refund please", "money back", "charged"],
+                  orders: ["where is", "track", "parcel", "status of"],
+                },
+              },
+            }),
+            onDone: [
+              {
+                target: "orders",
+                guard: { type: "routeDoneToOrders", params: ({ event }) => event.output },
+                actions: { type: "setRoute", params: ({ event }) => event.output },
+              },
+              {
+                target: "billing",
+                guard: { type: "routeDoneToBilling", params: ({ event }) => event.output },
+                actions: { type: "setRoute", params: ({ event }) => event.output },
+              },
+              { target: "idle", actions: { type: "setRouteAndReply", params: ({ event }) => event.output } },
+            ],
+            onError: {
+              target: "idle",
+              actions: { type: "routeErrorToIdle", params: ({ event }) => toFlowError(event.error) },
+            },
+          },
+        },
+        orders: {
+          invoke: {
+            id: "orders",
+            src: "machine.desk-orders",
+            input: ({ context }): Input<"machine.desk-orders"> => ({
+              userId: context.userId,
+              message: context.lastMessage ?? "",
+            }),
+            onDone: { target: "idle", actions: { type: "setReplyAndOrderId", params: ({ event }) => event.output } },
+            onError: {
+              target: "idle",
+              actions: { type: "ordersErrorToIdle", params: ({ event }) => toFlowError(event.error) },
+            },
+          },
+        },
+        billing: {
+          invoke: {
+            id: "billing",
+            src: "machine.desk-billing",
+            input: ({ context }): Input<"machine.desk-billing"> => ({
+              userId: context.userId,
+              message: context.lastMessage ?? "",
+              orderId: context.orderId,
+            }),
+            onDone: {
+              target: "idle",
+              actions: { type: "setReplyAndOrderIdAndRefundId", params: ({ event }) => event.output },
+            },
+            onError: {
+              target: "idle",
+              actions: { type: "billingErrorToIdle", params: ({ event }) => toFlowError(event.error) },
+            },
+          },
+        },
+      },
+    },
+    cancelled: { type: "final" },
+  },
+});
+
+/** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportDesk] })`. */
+export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskEvent>({
+  id: "support-desk",
+  specHash: "496f91f56dce11fec8b0301b3b34bd97f006d1e99b628fabd9752187ea1b4c20",
+  machine: supportDeskMachine,
+  tools: supportDeskTools,
+  contextFields: {
+    userId: { type: "string" },
+    lastMessage: { type: "string", optional: true },
+    draft: { type: "string", optional: true },
+    route: { type: "enum", optional: true, values: ["orders", "billing", "answer"] },
+    orderId: { type: "string", optional: true },
+    refundId: { type: "string", optional: true },
+    reply: { type: "string", optional: true },
+    error: { type: "string", optional: true },
+  },
+  eventFields: {
+    USER_MESSAGE: { text: { type: "string" } },
+    APPROVE: {},
+    REJECT: { reason: { type: "string", optional: true } },
+    CANCEL: {},
+  },
+  invokes: {
+    triage: { llm: "agent" },
+    route: { llm: "classify" },
+    orders: { machine: "desk-orders" },
+    billing: { machine: "desk-billing" },
+  },
+});
