@@ -20,6 +20,8 @@ import { openStore, type OpenedStore } from './store-option.ts';
 export interface RunCommandOptions {
   message?: string;
   events?: string;
+  /** The new session's input, a JSON object of context fields (a child session's input, a channel session's key). */
+  input?: string;
   json?: boolean;
   /** `sqlite:PATH`, `redis://...` or `memory` (default). */
   store?: string;
@@ -53,11 +55,13 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   let events: Array<{ type: string } & Record<string, unknown>> = [];
   let llm: LlmProvider;
   let opened: OpenedStore;
+  let input: Record<string, unknown> | undefined;
   try {
     reachable = await loadMachineTree(machineId);
     definition = reachable[0]!;
     if (options.record !== undefined) checkCaseName(options.record);
     if (options.events !== undefined) events = await readEventsFile(options.events);
+    if (options.input !== undefined) input = parseInput(options.input);
     llm = await chooseProvider();
     opened = await openStore(options.store);
     if (options.session !== undefined && !opened.durable) {
@@ -86,7 +90,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
       const sessionId = randomUUID();
       printer.follow(runtime.session(sessionId), 0);
       try {
-        session = await runtime.createSession(definition, undefined, { sessionId });
+        session = await runtime.createSession(definition, input, { sessionId });
       } catch (error) {
         await printer.drain(await storedSeq(runtime.session(sessionId)), err);
         report(error, 'RUN_FAILED');
@@ -117,6 +121,19 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   } finally {
     await opened.close();
   }
+}
+
+/** `--input`: a JSON object, or RUN_BAD_INPUT (its fields are checked against the context when the session starts). */
+function parseInput(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new FlowingError('RUN_BAD_INPUT', `--input is not JSON: ${(error as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new FlowingError('RUN_BAD_INPUT', '--input must be a JSON object of context fields, e.g. {"orderId": "A1002"}');
+  return value as Record<string, unknown>;
 }
 
 /** Resumes a stored session (calls in flight finish from the journal) and prints what happens from now on. */

@@ -1,5 +1,5 @@
 // Generated from desk-billing.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:e6b4683506d64a0512f418668323cdec037a60f40d8799ab28166736d02e37cd generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:6c8aa848daf5bb7e0091d3c19476c2f5cd9250a240a37630fa70bb5ef8c2e4e6 generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
 import { deskBillingTools } from "./desk-billing.registry.js";
@@ -18,7 +18,7 @@ export interface DeskBillingContext {
   proposal?: string;
   refundId?: string;
   heldTotal: number;
-  notices: number;
+  heldStatus?: string;
   reply?: string;
   error?: string;
 }
@@ -75,9 +75,9 @@ export const deskBillingMachine = setup({
     fetchOrderErrorToNotFound: (_, error: FlowError) => error.code === "ORDER_NOT_FOUND",
   },
   actions: {
-    setHeldTotalAndNotices: assign({
+    setHeldTotalAndHeldStatus: assign({
       heldTotal: (_, event: EventOf<"BILLING_NEED_ORDER">) => event.total,
-      notices: ({ context }) => context.notices + 1,
+      heldStatus: (_, event: EventOf<"BILLING_NEED_ORDER">) => event.status,
     }),
     setOrderId: assign({ orderId: (_, output: Output<"llm.extract">) => output.orderId }),
     setCustomer: assign({ customer: (_, output: Output<"tool.resolve_user">) => output }),
@@ -101,7 +101,7 @@ export const deskBillingMachine = setup({
     "The billing desk of support-desk. Invoked with a message, it proposes a " +
     "refund of an order that a person approves; started by a billing.* " +
     "message, it keeps the charges the orders desk reported for one order.",
-  context: ({ input }) => ({ userId: "guest", message: "", heldTotal: 0, notices: 0, ...input }),
+  context: ({ input }) => ({ userId: "guest", message: "", heldTotal: 0, ...input }),
   initial: "start",
   states: {
     start: {
@@ -117,7 +117,7 @@ export const deskBillingMachine = setup({
       on: {
         BILLING_NEED_ORDER: {
           target: "charges",
-          actions: { type: "setHeldTotalAndNotices", params: ({ event }) => event },
+          actions: { type: "setHeldTotalAndHeldStatus", params: ({ event }) => event },
         },
       },
     },
@@ -245,7 +245,7 @@ export const deskBillingMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [deskBilling] })`. */
 export const deskBilling = defineMachine<typeof deskBillingMachine, DeskBillingEvent>({
   id: "desk-billing",
-  specHash: "e6b4683506d64a0512f418668323cdec037a60f40d8799ab28166736d02e37cd",
+  specHash: "6c8aa848daf5bb7e0091d3c19476c2f5cd9250a240a37630fa70bb5ef8c2e4e6",
   machine: deskBillingMachine,
   tools: deskBillingTools,
   contextFields: {
@@ -274,7 +274,7 @@ export const deskBilling = defineMachine<typeof deskBillingMachine, DeskBillingE
     proposal: { type: "string", optional: true },
     refundId: { type: "string", optional: true },
     heldTotal: { type: "number" },
-    notices: { type: "number" },
+    heldStatus: { type: "string", optional: true },
     reply: { type: "string", optional: true },
     error: { type: "string", optional: true },
   },

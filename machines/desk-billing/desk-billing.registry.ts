@@ -1,5 +1,5 @@
 // Generated from desk-billing.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:e6b4683506d64a0512f418668323cdec037a60f40d8799ab28166736d02e37cd generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:6c8aa848daf5bb7e0091d3c19476c2f5cd9250a240a37630fa70bb5ef8c2e4e6 generator:flowing@0.1.0
 import { issueRefund } from "../../tools/issue_refund.js";
 import { queryOrder } from "../../tools/query_order.js";
 import { resolveUser } from "../../tools/resolve_user.js";
