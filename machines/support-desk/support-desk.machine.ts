@@ -1,10 +1,10 @@
 // Generated from support-desk.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:496f91f56dce11fec8b0301b3b34bd97f006d1e99b628fabd9752187ea1b4c20 generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:6c984dab2887455c26f0abe9be61654b638372c8f616c62cadf0f901de8e9914 generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromMachine, toFlowError, type FlowError } from "@flowing/runtime";
 import { supportDeskTools } from "./support-desk.registry.js";
-import type { DeskBillingInput, DeskBillingOutput } from "../desk-billing/desk-billing.machine.js";
-import type { DeskOrdersInput, DeskOrdersOutput } from "../desk-orders/desk-orders.machine.js";
+import type { SupportBillingInput, SupportBillingOutput } from "../support-billing/support-billing.machine.js";
+import type { SupportOrdersInput, SupportOrdersOutput } from "../support-orders/support-orders.machine.js";
 
 export interface SupportDeskContext {
   userId: string;
@@ -30,8 +30,8 @@ type EventOf<TType extends SupportDeskEvent["type"]> = Extract<SupportDeskEvent,
 const actors = {
   "llm.agent": fromLlm("agent"),
   "llm.classify": fromLlm<"billing" | "orders" | "answer">("classify"),
-  "machine.desk-billing": fromMachine<DeskBillingInput, DeskBillingOutput>("desk-billing"),
-  "machine.desk-orders": fromMachine<DeskOrdersInput, DeskOrdersOutput>("desk-orders"),
+  "machine.support-billing": fromMachine<SupportBillingInput, SupportBillingOutput>("support-billing"),
+  "machine.support-orders": fromMachine<SupportOrdersInput, SupportOrdersOutput>("support-orders"),
 };
 type Input<TActor extends keyof typeof actors> = InputFrom<(typeof actors)[TActor]>;
 type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TActor]>;
@@ -65,8 +65,8 @@ export const supportDeskMachine = setup({
       reply: () => "The orders desk is not available right now.",
     }),
     setReplyAndOrderId: assign({
-      reply: (_, output: Output<"machine.desk-orders">) => output.reply,
-      orderId: ({ context }, output: Output<"machine.desk-orders">) => output.orderId ?? context.orderId,
+      reply: (_, output: Output<"machine.support-orders">) => output.reply,
+      orderId: ({ context }, output: Output<"machine.support-orders">) => output.orderId ?? context.orderId,
     }),
     // error = error.code; reply = 'The billing desk is not available right now.'
     billingErrorToIdle: assign({
@@ -74,17 +74,17 @@ export const supportDeskMachine = setup({
       reply: () => "The billing desk is not available right now.",
     }),
     setReplyAndOrderIdAndRefundId: assign({
-      reply: (_, output: Output<"machine.desk-billing">) => output.reply,
-      orderId: ({ context }, output: Output<"machine.desk-billing">) => output.orderId ?? context.orderId,
-      refundId: ({ context }, output: Output<"machine.desk-billing">) => output.refundId ?? context.refundId,
+      reply: (_, output: Output<"machine.support-billing">) => output.reply,
+      orderId: ({ context }, output: Output<"machine.support-billing">) => output.orderId ?? context.orderId,
+      refundId: ({ context }, output: Output<"machine.support-billing">) => output.refundId ?? context.refundId,
     }),
   },
 }).createMachine({
   id: "support-desk",
   description:
     "A support desk: a triage agent answers what it can and hands orders " +
-    "questions to desk-orders and refunds to desk-billing (child sessions); a " +
-    "refund waits for a person's approval.",
+    "questions to support-orders and refunds to support-billing (child " +
+    "sessions); a refund waits for a person's approval.",
   context: ({ input }) => ({ userId: "guest", ...input }),
   initial: "active",
   states: {
@@ -164,8 +164,8 @@ export const supportDeskMachine = setup({
         orders: {
           invoke: {
             id: "orders",
-            src: "machine.desk-orders",
-            input: ({ context }): Input<"machine.desk-orders"> => ({
+            src: "machine.support-orders",
+            input: ({ context }): Input<"machine.support-orders"> => ({
               userId: context.userId,
               message: context.lastMessage ?? "",
             }),
@@ -179,8 +179,8 @@ export const supportDeskMachine = setup({
         billing: {
           invoke: {
             id: "billing",
-            src: "machine.desk-billing",
-            input: ({ context }): Input<"machine.desk-billing"> => ({
+            src: "machine.support-billing",
+            input: ({ context }): Input<"machine.support-billing"> => ({
               userId: context.userId,
               message: context.lastMessage ?? "",
               orderId: context.orderId,
@@ -204,7 +204,7 @@ export const supportDeskMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportDesk] })`. */
 export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskEvent>({
   id: "support-desk",
-  specHash: "496f91f56dce11fec8b0301b3b34bd97f006d1e99b628fabd9752187ea1b4c20",
+  specHash: "6c984dab2887455c26f0abe9be61654b638372c8f616c62cadf0f901de8e9914",
   machine: supportDeskMachine,
   tools: supportDeskTools,
   contextFields: {
@@ -226,7 +226,7 @@ export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskE
   invokes: {
     triage: { llm: "agent" },
     route: { llm: "classify" },
-    orders: { machine: "desk-orders" },
-    billing: { machine: "desk-billing" },
+    orders: { machine: "support-orders" },
+    billing: { machine: "support-billing" },
   },
 });

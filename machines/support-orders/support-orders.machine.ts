@@ -1,10 +1,10 @@
-// Generated from desk-orders.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:1b8c44ad53107fc5d537db6bb149c5dd3ec15efe977e3e98068f937592dcc6ce generator:flowing@0.1.0
+// Generated from support-orders.flow.json by flowing codegen — do not edit.
+// Change the spec and run `flowing codegen`. spec sha256:b72a9fbc1f2e44a893798143b42cc657baf3a9bc5046528dc8ff22e3fc5c640d generator:flowing@0.1.0
 import { assign, emit, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
-import { deskOrdersTools } from "./desk-orders.registry.js";
+import { supportOrdersTools } from "./support-orders.registry.js";
 
-export interface DeskOrdersContext {
+export interface SupportOrdersContext {
   userId: string;
   message: string;
   orderId?: string;
@@ -20,19 +20,19 @@ export interface DeskOrdersContext {
   error?: string;
 }
 
-export type DeskOrdersEvent = { type: never };
+export type SupportOrdersEvent = { type: never };
 
-export type DeskOrdersInput = Partial<DeskOrdersContext>;
+export type SupportOrdersInput = Partial<SupportOrdersContext>;
 
-export interface DeskOrdersOutput {
+export interface SupportOrdersOutput {
   reply: string;
   orderId?: string;
 }
 
 const actors = {
-  "tool.query_order": fromTool(deskOrdersTools.query_order),
-  "tool.resolve_user": fromTool(deskOrdersTools.resolve_user),
-  "tool.trace_shipment": fromTool(deskOrdersTools.trace_shipment),
+  "tool.query_order": fromTool(supportOrdersTools.query_order),
+  "tool.resolve_user": fromTool(supportOrdersTools.resolve_user),
+  "tool.trace_shipment": fromTool(supportOrdersTools.trace_shipment),
   "llm.extract": fromLlm<{ orderId?: string }>("extract"),
   "llm.generate": fromLlm("generate"),
 };
@@ -41,18 +41,18 @@ type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TAc
 
 /** The arguments of each tool call, by state: what the invoke passes, and what an approval shows before it runs. */
 const toolArgs = {
-  resolve_user: (context: DeskOrdersContext): Input<"tool.resolve_user">["args"] => ({ user_id: context.userId }),
-  fetch_order: (context: DeskOrdersContext): Input<"tool.query_order">["args"] => ({
+  resolve_user: (context: SupportOrdersContext): Input<"tool.resolve_user">["args"] => ({ user_id: context.userId }),
+  fetch_order: (context: SupportOrdersContext): Input<"tool.query_order">["args"] => ({
     order_id: context.orderId ?? "",
     customer_id: context.customer?.id ?? "",
   }),
-  trace_shipment: (context: DeskOrdersContext): Input<"tool.trace_shipment">["args"] => ({
+  trace_shipment: (context: SupportOrdersContext): Input<"tool.trace_shipment">["args"] => ({
     tracking_number: context.order?.tracking_number ?? "",
   }),
 };
 
-export const deskOrdersMachine = setup({
-  types: {} as { context: DeskOrdersContext; events: DeskOrdersEvent; input: DeskOrdersInput | undefined; output: DeskOrdersOutput },
+export const supportOrdersMachine = setup({
+  types: {} as { context: SupportOrdersContext; events: SupportOrdersEvent; input: SupportOrdersInput | undefined; output: SupportOrdersOutput },
   actors,
   guards: {
     // output.orderId == undefined
@@ -79,7 +79,7 @@ export const deskOrdersMachine = setup({
     setReply: assign({ reply: (_, output: Output<"llm.generate">) => output.text }),
   },
 }).createMachine({
-  id: "desk-orders",
+  id: "support-orders",
   description:
     "The orders desk of support-desk: looks an order up and answers where it " +
     "is; tells billing about an order whose charge is held.",
@@ -183,36 +183,36 @@ export const deskOrdersMachine = setup({
     },
     answered: {
       type: "final",
-      output: ({ context }): DeskOrdersOutput => ({ reply: context.reply ?? "", orderId: context.orderId }),
+      output: ({ context }): SupportOrdersOutput => ({ reply: context.reply ?? "", orderId: context.orderId }),
     },
     no_order_id: {
       type: "final",
-      output: (): DeskOrdersOutput => ({
+      output: (): SupportOrdersOutput => ({
         reply: "Which order is it about? Please send the order number, e.g. A1001.",
       }),
     },
     not_found: {
       type: "final",
-      output: ({ context }): DeskOrdersOutput => ({
+      output: ({ context }): SupportOrdersOutput => ({
         reply: "I could not find order " + (context.orderId ?? "") + ". Please check the number.",
       }),
     },
     failed: {
       type: "final",
-      output: ({ context }): DeskOrdersOutput => ({
+      output: ({ context }): SupportOrdersOutput => ({
         reply: "The orders desk could not answer (" + (context.error ?? "unknown") + ").",
       }),
     },
   },
-  output: ({ event }) => event.output as DeskOrdersOutput,
+  output: ({ event }) => event.output as SupportOrdersOutput,
 });
 
-/** The machine with its tools and run-time contract, for `createRuntime({ machines: [deskOrders] })`. */
-export const deskOrders = defineMachine<typeof deskOrdersMachine, DeskOrdersEvent>({
-  id: "desk-orders",
-  specHash: "1b8c44ad53107fc5d537db6bb149c5dd3ec15efe977e3e98068f937592dcc6ce",
-  machine: deskOrdersMachine,
-  tools: deskOrdersTools,
+/** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportOrders] })`. */
+export const supportOrders = defineMachine<typeof supportOrdersMachine, SupportOrdersEvent>({
+  id: "support-orders",
+  specHash: "b72a9fbc1f2e44a893798143b42cc657baf3a9bc5046528dc8ff22e3fc5c640d",
+  machine: supportOrdersMachine,
+  tools: supportOrdersTools,
   contextFields: {
     userId: { type: "string" },
     message: { type: "string" },

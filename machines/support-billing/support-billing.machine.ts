@@ -1,10 +1,10 @@
-// Generated from desk-billing.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:6c8aa848daf5bb7e0091d3c19476c2f5cd9250a240a37630fa70bb5ef8c2e4e6 generator:flowing@0.1.0
+// Generated from support-billing.flow.json by flowing codegen — do not edit.
+// Change the spec and run `flowing codegen`. spec sha256:48b64f1bef261cd9528405106ce1ce41f9ff115f170ba63eaab6d8fee085abb1 generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
-import { deskBillingTools } from "./desk-billing.registry.js";
+import { supportBillingTools } from "./support-billing.registry.js";
 
-export interface DeskBillingContext {
+export interface SupportBillingContext {
   userId: string;
   message: string;
   orderId?: string;
@@ -23,25 +23,25 @@ export interface DeskBillingContext {
   error?: string;
 }
 
-export type DeskBillingEvent =
+export type SupportBillingEvent =
   | { type: "BILLING_NEED_ORDER"; orderId: string; total: number; status: string }
   | { type: "APPROVE" }
   | { type: "REJECT"; reason?: string };
 
-export type DeskBillingInput = Partial<DeskBillingContext>;
+export type SupportBillingInput = Partial<SupportBillingContext>;
 
-export interface DeskBillingOutput {
+export interface SupportBillingOutput {
   reply: string;
   orderId?: string;
   refundId?: string;
 }
 
-type EventOf<TType extends DeskBillingEvent["type"]> = Extract<DeskBillingEvent, { type: TType }>;
+type EventOf<TType extends SupportBillingEvent["type"]> = Extract<SupportBillingEvent, { type: TType }>;
 
 const actors = {
-  "tool.issue_refund": fromTool(deskBillingTools.issue_refund),
-  "tool.query_order": fromTool(deskBillingTools.query_order),
-  "tool.resolve_user": fromTool(deskBillingTools.resolve_user),
+  "tool.issue_refund": fromTool(supportBillingTools.issue_refund),
+  "tool.query_order": fromTool(supportBillingTools.query_order),
+  "tool.resolve_user": fromTool(supportBillingTools.resolve_user),
   "llm.extract": fromLlm<{ orderId?: string }>("extract"),
   "llm.generate": fromLlm("generate"),
 };
@@ -50,19 +50,19 @@ type Output<TActor extends keyof typeof actors> = OutputFrom<(typeof actors)[TAc
 
 /** The arguments of each tool call, by state: what the invoke passes, and what an approval shows before it runs. */
 const toolArgs = {
-  resolve_user: (context: DeskBillingContext): Input<"tool.resolve_user">["args"] => ({ user_id: context.userId }),
-  fetch_order: (context: DeskBillingContext): Input<"tool.query_order">["args"] => ({
+  resolve_user: (context: SupportBillingContext): Input<"tool.resolve_user">["args"] => ({ user_id: context.userId }),
+  fetch_order: (context: SupportBillingContext): Input<"tool.query_order">["args"] => ({
     order_id: context.orderId ?? "",
     customer_id: context.customer?.id ?? "",
   }),
-  refund: (context: DeskBillingContext): Input<"tool.issue_refund">["args"] => ({
+  refund: (context: SupportBillingContext): Input<"tool.issue_refund">["args"] => ({
     order_id: context.orderId ?? "",
     amount: context.order?.total ?? 0,
   }),
 };
 
-export const deskBillingMachine = setup({
-  types: {} as { context: DeskBillingContext; events: DeskBillingEvent; input: DeskBillingInput | undefined; output: DeskBillingOutput },
+export const supportBillingMachine = setup({
+  types: {} as { context: SupportBillingContext; events: SupportBillingEvent; input: SupportBillingInput | undefined; output: SupportBillingOutput },
   actors,
   guards: {
     // context.message == ''
@@ -96,7 +96,7 @@ export const deskBillingMachine = setup({
     }),
   },
 }).createMachine({
-  id: "desk-billing",
+  id: "support-billing",
   description:
     "The billing desk of support-desk. Invoked with a message, it proposes a " +
     "refund of an order that a person approves; started by a billing.* " +
@@ -210,7 +210,7 @@ export const deskBillingMachine = setup({
     },
     refunded: {
       type: "final",
-      output: ({ context }): DeskBillingOutput => ({
+      output: ({ context }): SupportBillingOutput => ({
         reply: context.reply ?? "",
         orderId: context.orderId,
         refundId: context.refundId,
@@ -218,36 +218,36 @@ export const deskBillingMachine = setup({
     },
     declined: {
       type: "final",
-      output: ({ context }): DeskBillingOutput => ({ reply: context.reply ?? "", orderId: context.orderId }),
+      output: ({ context }): SupportBillingOutput => ({ reply: context.reply ?? "", orderId: context.orderId }),
     },
     no_order_id: {
       type: "final",
-      output: (): DeskBillingOutput => ({
+      output: (): SupportBillingOutput => ({
         reply: "Which order should be refunded? Please send the order number, e.g. A1001.",
       }),
     },
     not_found: {
       type: "final",
-      output: ({ context }): DeskBillingOutput => ({
+      output: ({ context }): SupportBillingOutput => ({
         reply: "I could not find order " + (context.orderId ?? "") + ". Please check the number.",
       }),
     },
     failed: {
       type: "final",
-      output: ({ context }): DeskBillingOutput => ({
+      output: ({ context }): SupportBillingOutput => ({
         reply: "The billing desk could not finish (" + (context.error ?? "unknown") + ").",
       }),
     },
   },
-  output: ({ event }) => event.output as DeskBillingOutput,
+  output: ({ event }) => event.output as SupportBillingOutput,
 });
 
-/** The machine with its tools and run-time contract, for `createRuntime({ machines: [deskBilling] })`. */
-export const deskBilling = defineMachine<typeof deskBillingMachine, DeskBillingEvent>({
-  id: "desk-billing",
-  specHash: "6c8aa848daf5bb7e0091d3c19476c2f5cd9250a240a37630fa70bb5ef8c2e4e6",
-  machine: deskBillingMachine,
-  tools: deskBillingTools,
+/** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportBilling] })`. */
+export const supportBilling = defineMachine<typeof supportBillingMachine, SupportBillingEvent>({
+  id: "support-billing",
+  specHash: "48b64f1bef261cd9528405106ce1ce41f9ff115f170ba63eaab6d8fee085abb1",
+  machine: supportBillingMachine,
+  tools: supportBillingTools,
   contextFields: {
     userId: { type: "string" },
     message: { type: "string" },
