@@ -133,7 +133,11 @@ export function parseCase(text: string, where = 'case'): CaseFile {
         inputs.push(record as unknown as CaseInput);
         break;
       case 'call':
-        if ((record.call !== 'tool' && record.call !== 'llm' && record.call !== 'machine') || typeof record.name !== 'string' || !isCallResult(record.result)) {
+        if (
+          (record.call !== 'tool' && record.call !== 'llm' && record.call !== 'machine') ||
+          typeof record.name !== 'string' ||
+          !isCallResult(record.result)
+        ) {
           throw new TestingError(
             'CASE_BAD_LINE',
             `${at}: a call line needs "call": "tool"|"llm"|"machine", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`,

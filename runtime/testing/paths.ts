@@ -235,7 +235,8 @@ function eventsFor(
       const input = (snapshot.children?.[id] as { getSnapshot?: () => { input?: unknown } } | undefined)?.getSnapshot?.().input as
         | Record<string, unknown>
         | undefined;
-      for (const output of outputsFor(definition, src, input, machineOutput, noExample)) add({ type: `xstate.done.actor.${id}`, output, actorId: id });
+      for (const output of outputsFor(definition, src, input, machineOutput, noExample))
+        add({ type: `xstate.done.actor.${id}`, output, actorId: id });
       for (const error of errorsFor(definition, src)) add({ type: `xstate.error.actor.${id}`, error, actorId: id });
     }
   }

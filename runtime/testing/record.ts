@@ -57,7 +57,8 @@ export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
   const inFlight = new Set<string>();
   for (const event of events) {
     const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string; callId?: unknown };
-    if (event.type === 'tool.started' || event.type === 'llm.started' || event.type === 'machine.started') inFlight.add(String(data.callId));
+    if (event.type === 'tool.started' || event.type === 'llm.started' || event.type === 'machine.started')
+      inFlight.add(String(data.callId));
     else if (
       ['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome', 'machine.done', 'machine.failed'].includes(
         event.type,
