@@ -140,7 +140,7 @@ describe('support-desk through the CLI (a copy of the project)', () => {
     const result = await flowing(project.dir, 'test', 'support-desk');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /✓ support-desk\n {2}paths: (\d+)\/\1 passed\n {2}cases: 2\/2 passed\n {2}coverage: states 7\/7, transitions 12\/12/,
+      /✓ support-desk\n {2}paths: (\d+)\/\1 passed\n {2}cases: 2\/2 passed\n {2}coverage: states 7\/7, transitions 12\/12\n {4}paths: states 7\/7, transitions 12\/12\n/,
     );
   }, 120_000);
 
