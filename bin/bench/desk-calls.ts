@@ -163,7 +163,7 @@ async function main(runs: number): Promise<void> {
   const flattened = await callsPerTurn([await flatMachine()]);
   out(`model calls per user turn, four-turn session (scripted model, offline): ${TURNS.map((t) => `'${t}'`).join(', ')}`);
   out(`  ${'flow'.padEnd(64)} turn 1-4   total  per turn`);
-  out(line('support-desk: child machines (triage agent + classify per hop)', withChildren));
+  out(line('support-desk: handoffs to child machines', withChildren));
   out(line('flattened, one machine, classify per hop (bench fixture)', flattened));
   out(
     line(

@@ -1,5 +1,5 @@
 // Generated from support-desk.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:6c984dab2887455c26f0abe9be61654b638372c8f616c62cadf0f901de8e9914 generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:3b003a0616b6f820e3ed55e9d5cfe434504203d4ba15d97d2e0d237d5127d99e generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
 import { asText, defineMachine, fromLlm, fromMachine, toFlowError, type FlowError } from "@flowing/runtime";
 import { supportDeskTools } from "./support-desk.registry.js";
@@ -9,12 +9,12 @@ import type { SupportOrdersInput, SupportOrdersOutput } from "../support-orders/
 export interface SupportDeskContext {
   userId: string;
   lastMessage?: string;
-  draft?: string;
   route?: "orders" | "billing" | "answer";
   orderId?: string;
   refundId?: string;
   reply?: string;
   error?: string;
+  handoffReason?: string;
 }
 
 export type SupportDeskEvent =
@@ -28,8 +28,7 @@ export type SupportDeskInput = Partial<SupportDeskContext>;
 type EventOf<TType extends SupportDeskEvent["type"]> = Extract<SupportDeskEvent, { type: TType }>;
 
 const actors = {
-  "llm.agent": fromLlm("agent"),
-  "llm.classify": fromLlm<"billing" | "orders" | "answer">("classify"),
+  "llm.agent": fromLlm<"orders" | "billing">("agent"),
   "machine.support-billing": fromMachine<SupportBillingInput, SupportBillingOutput>("support-billing"),
   "machine.support-orders": fromMachine<SupportOrdersInput, SupportOrdersOutput>("support-orders"),
 };
@@ -40,24 +39,29 @@ export const supportDeskMachine = setup({
   types: {} as { context: SupportDeskContext; events: SupportDeskEvent; input: SupportDeskInput | undefined },
   actors,
   guards: {
-    // output.label == 'billing'
-    routeDoneToBilling: (_, output: Output<"llm.classify">) => output.label === "billing",
-    // output.label == 'orders'
-    routeDoneToOrders: (_, output: Output<"llm.classify">) => output.label === "orders",
+    // output.handoff != undefined && output.handoff.to == 'billing'
+    triageDoneToBilling: (_, output: Output<"llm.agent">) => output.handoff !== undefined && output.handoff?.to === "billing",
+    // output.handoff != undefined && output.handoff.to == 'orders'
+    triageDoneToOrders: (_, output: Output<"llm.agent">) => output.handoff !== undefined && output.handoff?.to === "orders",
   },
   actions: {
     setLastMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
-    setDraft: assign({ draft: (_, output: Output<"llm.agent">) => output.text }),
+    // route = 'answer'; reply = output.text
+    setRouteAndReply: assign({ route: () => "answer", reply: (_, output: Output<"llm.agent">) => output.text }),
+    // route = 'billing'; handoffReason = output.handoff.reason
+    triageDoneToBilling: assign({
+      route: () => "billing",
+      handoffReason: (_, output: Output<"llm.agent">) => output.handoff?.reason,
+    }),
+    // route = 'orders'; handoffReason = output.handoff.reason
+    triageDoneToOrders: assign({
+      route: () => "orders",
+      handoffReason: (_, output: Output<"llm.agent">) => output.handoff?.reason,
+    }),
     // error = error.code; reply = 'Sorry, the desk cannot answer right now.'
     triageErrorToIdle: assign({
       error: (_, error: FlowError) => error.code,
       reply: () => "Sorry, the desk cannot answer right now.",
-    }),
-    routeErrorToIdle: assign({ error: (_, error: FlowError) => error.code, reply: ({ context }) => context.draft }),
-    setRoute: assign({ route: (_, output: Output<"llm.classify">) => output.label }),
-    setRouteAndReply: assign({
-      route: (_, output: Output<"llm.classify">) => output.label,
-      reply: ({ context }) => context.draft,
     }),
     // error = error.code; reply = 'The orders desk is not available right now.'
     ordersErrorToIdle: assign({
@@ -84,7 +88,7 @@ export const supportDeskMachine = setup({
   description:
     "A support desk: a triage agent answers what it can and hands orders " +
     "questions to support-orders and refunds to support-billing (child " +
-    "sessions); a refund waits for a person's approval.",
+    "sessions, one edge per handoff); a refund waits for a person's approval.",
   context: ({ input }) => ({ userId: "guest", ...input }),
   initial: "active",
   states: {
@@ -109,55 +113,37 @@ export const supportDeskMachine = setup({
               model: "gpt-4o-mini",
               system:
                 "You are the triage agent of a shop's support desk. Answer general " +
-                "questions yourself in one or two sentences. Say that the orders desk " +
-                "takes questions about where an order is, and that the billing desk takes " + "refunds and charges.",
+                "questions yourself in one or two sentences, with the FAQ. Hand questions " +
+                "about where an order is to the orders desk, and refunds and charges to " + "the billing desk.",
               prompt: asText(context.lastMessage),
               maxTokens: 300,
               tools: ["faq_lookup"],
               maxIterations: 2,
-              scripted: { reply: "I can help with orders, deliveries and refunds." },
-            }),
-            onDone: { target: "route", actions: { type: "setDraft", params: ({ event }) => event.output } },
-            onError: {
-              target: "idle",
-              actions: { type: "triageErrorToIdle", params: ({ event }) => toFlowError(event.error) },
-            },
-          },
-        },
-        route: {
-          description: "The hop: who takes the turn, read from the message and the triage agent's answer.",
-          invoke: {
-            id: "route",
-            src: "llm.classify",
-            input: ({ context }): Input<"llm.classify"> => ({
-              kind: "classify",
-              model: "gpt-4o-mini",
-              text: asText((context.lastMessage ?? "") + "\n" + (context.draft ?? "")),
-              labels: ["billing", "orders", "answer"],
-              maxTokens: 20,
+              handoffs: ["orders", "billing"],
               scripted: {
-                keywords: {
-                  billing: ["refund it", "refund for", "refund please", "money back", "charged"],
+                reply: "I can help with orders, deliveries and refunds.",
+                handoffs: {
                   orders: ["where is", "track", "parcel", "status of"],
+                  billing: ["refund it", "refund for", "refund please", "money back", "charged"],
                 },
               },
             }),
             onDone: [
               {
                 target: "orders",
-                guard: { type: "routeDoneToOrders", params: ({ event }) => event.output },
-                actions: { type: "setRoute", params: ({ event }) => event.output },
+                guard: { type: "triageDoneToOrders", params: ({ event }) => event.output },
+                actions: { type: "triageDoneToOrders", params: ({ event }) => event.output },
               },
               {
                 target: "billing",
-                guard: { type: "routeDoneToBilling", params: ({ event }) => event.output },
-                actions: { type: "setRoute", params: ({ event }) => event.output },
+                guard: { type: "triageDoneToBilling", params: ({ event }) => event.output },
+                actions: { type: "triageDoneToBilling", params: ({ event }) => event.output },
               },
               { target: "idle", actions: { type: "setRouteAndReply", params: ({ event }) => event.output } },
             ],
             onError: {
               target: "idle",
-              actions: { type: "routeErrorToIdle", params: ({ event }) => toFlowError(event.error) },
+              actions: { type: "triageErrorToIdle", params: ({ event }) => toFlowError(event.error) },
             },
           },
         },
@@ -204,18 +190,18 @@ export const supportDeskMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportDesk] })`. */
 export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskEvent>({
   id: "support-desk",
-  specHash: "6c984dab2887455c26f0abe9be61654b638372c8f616c62cadf0f901de8e9914",
+  specHash: "3b003a0616b6f820e3ed55e9d5cfe434504203d4ba15d97d2e0d237d5127d99e",
   machine: supportDeskMachine,
   tools: supportDeskTools,
   contextFields: {
     userId: { type: "string" },
     lastMessage: { type: "string", optional: true },
-    draft: { type: "string", optional: true },
     route: { type: "enum", optional: true, values: ["orders", "billing", "answer"] },
     orderId: { type: "string", optional: true },
     refundId: { type: "string", optional: true },
     reply: { type: "string", optional: true },
     error: { type: "string", optional: true },
+    handoffReason: { type: "string", optional: true },
   },
   eventFields: {
     USER_MESSAGE: { text: { type: "string" } },
@@ -225,7 +211,6 @@ export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskE
   },
   invokes: {
     triage: { llm: "agent" },
-    route: { llm: "classify" },
     orders: { machine: "support-orders" },
     billing: { machine: "support-billing" },
   },

@@ -265,7 +265,11 @@ function outputsFor(
     case 'llm.generate':
       return [{ text: 'A generated reply.' }];
     case 'llm.agent':
-      return [{ text: 'An agent answer.', steps: 1 }];
+      // An answer, and a handoff to each target the call declares (each is an onDone edge of its own).
+      return [
+        { text: 'An agent answer.', steps: 1 },
+        ...((input?.handoffs as string[] | undefined) ?? []).map((to) => ({ text: '', steps: 1, handoff: { to, message: 'A1001' } })),
+      ];
     default:
       return [];
   }
