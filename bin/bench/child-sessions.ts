@@ -101,9 +101,11 @@ export async function measureChildSessions(count: number, rounds: number): Promi
   await perSession('parent', Math.min(200, count));
   const inlineRounds: number[] = [];
   const childRounds: number[] = [];
+  // The shape that goes first alternates, so neither always runs on a cooler (or hotter) process.
   for (let round = 0; round < rounds; round++) {
-    inlineRounds.push(await perSession('inline', count));
+    if (round % 2 === 0) inlineRounds.push(await perSession('inline', count));
     childRounds.push(await perSession('parent', count));
+    if (round % 2 === 1) inlineRounds.push(await perSession('inline', count));
   }
   const inlineUs = median(inlineRounds);
   const childUs = median(childRounds);
