@@ -1,12 +1,13 @@
 // Generated from support-billing.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:48b64f1bef261cd9528405106ce1ce41f9ff115f170ba63eaab6d8fee085abb1 generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:b15dff23c93fe14f93bc367b7443ce6d44e8eb34c4daa312713cb61b93f16033 generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
+import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError, type ConversationMessage } from "@flowing/runtime";
 import { supportBillingTools } from "./support-billing.registry.js";
 
 export interface SupportBillingContext {
   userId: string;
   message: string;
+  conversation: ConversationMessage[];
   orderId?: string;
   customer?: { id: string; name: string; tier: "standard" | "gold" };
   order?: {
@@ -101,7 +102,7 @@ export const supportBillingMachine = setup({
     "The billing desk of support-desk. Invoked with a message, it proposes a " +
     "refund of an order that a person approves; started by a billing.* " +
     "message, it keeps the charges the orders desk reported for one order.",
-  context: ({ input }) => ({ userId: "guest", message: "", heldTotal: 0, ...input }),
+  context: ({ input }) => ({ userId: "guest", message: "", conversation: [], heldTotal: 0, ...input }),
   initial: "start",
   states: {
     start: {
@@ -174,6 +175,7 @@ export const supportBillingMachine = setup({
         input: ({ context }): Input<"llm.generate"> => ({
           kind: "generate",
           model: "gpt-4o",
+          history: context.conversation,
           system:
             "You are the billing desk. In one sentence, propose a refund of the order " +
             "total and say why, from the facts given.",
@@ -245,12 +247,13 @@ export const supportBillingMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportBilling] })`. */
 export const supportBilling = defineMachine<typeof supportBillingMachine, SupportBillingEvent>({
   id: "support-billing",
-  specHash: "48b64f1bef261cd9528405106ce1ce41f9ff115f170ba63eaab6d8fee085abb1",
+  specHash: "b15dff23c93fe14f93bc367b7443ce6d44e8eb34c4daa312713cb61b93f16033",
   machine: supportBillingMachine,
   tools: supportBillingTools,
   contextFields: {
     userId: { type: "string" },
     message: { type: "string" },
+    conversation: { type: "conversation" },
     orderId: { type: "string", optional: true },
     customer: {
       type: "object",

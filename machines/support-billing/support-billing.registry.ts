@@ -1,5 +1,5 @@
 // Generated from support-billing.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:48b64f1bef261cd9528405106ce1ce41f9ff115f170ba63eaab6d8fee085abb1 generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:b15dff23c93fe14f93bc367b7443ce6d44e8eb34c4daa312713cb61b93f16033 generator:flowing@0.1.0
 import { issueRefund } from "../../tools/issue_refund.js";
 import { queryOrder } from "../../tools/query_order.js";
 import { resolveUser } from "../../tools/resolve_user.js";

@@ -1,13 +1,14 @@
 // Generated from support-desk.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:3b003a0616b6f820e3ed55e9d5cfe434504203d4ba15d97d2e0d237d5127d99e generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:04da13c96de0adc6b37b70b0570dc4c42eedf642172e89c821a97a8cfa5e8053 generator:flowing@0.1.0
 import { assign, setup, type InputFrom, type OutputFrom } from "xstate";
-import { asText, defineMachine, fromLlm, fromMachine, toFlowError, type FlowError } from "@flowing/runtime";
+import { appendMessage, defineMachine, fromLlm, fromMachine, toFlowError, type FlowError, type ConversationMessage } from "@flowing/runtime";
 import { supportDeskTools } from "./support-desk.registry.js";
 import type { SupportBillingInput, SupportBillingOutput } from "../support-billing/support-billing.machine.js";
 import type { SupportOrdersInput, SupportOrdersOutput } from "../support-orders/support-orders.machine.js";
 
 export interface SupportDeskContext {
   userId: string;
+  conversation: ConversationMessage[];
   lastMessage?: string;
   route?: "orders" | "billing" | "answer";
   orderId?: string;
@@ -45,7 +46,14 @@ export const supportDeskMachine = setup({
     triageDoneToOrders: (_, output: Output<"llm.agent">) => output.handoff !== undefined && output.handoff?.to === "orders",
   },
   actions: {
-    setLastMessage: assign({ lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text }),
+    // lastMessage = event.text; conversation = append(context.conversation, event.text)
+    setLastMessageAndConversation: assign({
+      lastMessage: (_, event: EventOf<"USER_MESSAGE">) => event.text,
+      conversation: ({ context }, event: EventOf<"USER_MESSAGE">) => appendMessage(context.conversation, event.text),
+    }),
+    appendConversation: assign({
+      conversation: ({ context }, output: Output<"llm.agent">) => [...context.conversation, ...(output.messages ?? [])],
+    }),
     // route = 'answer'; reply = output.text
     setRouteAndReply: assign({ route: () => "answer", reply: (_, output: Output<"llm.agent">) => output.text }),
     // route = 'billing'; handoffReason = output.handoff.reason
@@ -89,7 +97,7 @@ export const supportDeskMachine = setup({
     "A support desk: a triage agent answers what it can and hands orders " +
     "questions to support-orders and refunds to support-billing (child " +
     "sessions, one edge per handoff); a refund waits for a person's approval.",
-  context: ({ input }) => ({ userId: "guest", ...input }),
+  context: ({ input }) => ({ userId: "guest", conversation: [], ...input }),
   initial: "active",
   states: {
     active: {
@@ -101,7 +109,10 @@ export const supportDeskMachine = setup({
         idle: {
           tags: ["waiting"],
           on: {
-            USER_MESSAGE: { target: "triage", actions: { type: "setLastMessage", params: ({ event }) => event } },
+            USER_MESSAGE: {
+              target: "triage",
+              actions: { type: "setLastMessageAndConversation", params: ({ event }) => event },
+            },
           },
         },
         triage: {
@@ -111,11 +122,12 @@ export const supportDeskMachine = setup({
             input: ({ context }): Input<"llm.agent"> => ({
               kind: "agent",
               model: "gpt-4o-mini",
+              history: context.conversation,
               system:
                 "You are the triage agent of a shop's support desk. Answer general " +
                 "questions yourself in one or two sentences, with the FAQ. Hand questions " +
                 "about where an order is to the orders desk, and refunds and charges to " + "the billing desk.",
-              prompt: asText(context.lastMessage),
+              prompt: "",
               maxTokens: 300,
               tools: ["faq_lookup"],
               maxIterations: 2,
@@ -132,14 +144,26 @@ export const supportDeskMachine = setup({
               {
                 target: "orders",
                 guard: { type: "triageDoneToOrders", params: ({ event }) => event.output },
-                actions: { type: "triageDoneToOrders", params: ({ event }) => event.output },
+                actions: [
+                  { type: "appendConversation", params: ({ event }) => event.output },
+                  { type: "triageDoneToOrders", params: ({ event }) => event.output },
+                ],
               },
               {
                 target: "billing",
                 guard: { type: "triageDoneToBilling", params: ({ event }) => event.output },
-                actions: { type: "triageDoneToBilling", params: ({ event }) => event.output },
+                actions: [
+                  { type: "appendConversation", params: ({ event }) => event.output },
+                  { type: "triageDoneToBilling", params: ({ event }) => event.output },
+                ],
               },
-              { target: "idle", actions: { type: "setRouteAndReply", params: ({ event }) => event.output } },
+              {
+                target: "idle",
+                actions: [
+                  { type: "appendConversation", params: ({ event }) => event.output },
+                  { type: "setRouteAndReply", params: ({ event }) => event.output },
+                ],
+              },
             ],
             onError: {
               target: "idle",
@@ -154,6 +178,7 @@ export const supportDeskMachine = setup({
             input: ({ context }): Input<"machine.support-orders"> => ({
               userId: context.userId,
               message: context.lastMessage ?? "",
+              conversation: context.conversation,
             }),
             onDone: { target: "idle", actions: { type: "setReplyAndOrderId", params: ({ event }) => event.output } },
             onError: {
@@ -170,6 +195,7 @@ export const supportDeskMachine = setup({
               userId: context.userId,
               message: context.lastMessage ?? "",
               orderId: context.orderId,
+              conversation: context.conversation,
             }),
             onDone: {
               target: "idle",
@@ -190,11 +216,12 @@ export const supportDeskMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportDesk] })`. */
 export const supportDesk = defineMachine<typeof supportDeskMachine, SupportDeskEvent>({
   id: "support-desk",
-  specHash: "3b003a0616b6f820e3ed55e9d5cfe434504203d4ba15d97d2e0d237d5127d99e",
+  specHash: "04da13c96de0adc6b37b70b0570dc4c42eedf642172e89c821a97a8cfa5e8053",
   machine: supportDeskMachine,
   tools: supportDeskTools,
   contextFields: {
     userId: { type: "string" },
+    conversation: { type: "conversation" },
     lastMessage: { type: "string", optional: true },
     route: { type: "enum", optional: true, values: ["orders", "billing", "answer"] },
     orderId: { type: "string", optional: true },

@@ -1,12 +1,13 @@
 // Generated from support-orders.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:b72a9fbc1f2e44a893798143b42cc657baf3a9bc5046528dc8ff22e3fc5c640d generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:57d2399fd3f6eb62ce5d85d356f08a2b0ad26179ca45df6cc131a09667c90725 generator:flowing@0.1.0
 import { assign, emit, setup, type InputFrom, type OutputFrom } from "xstate";
-import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError } from "@flowing/runtime";
+import { asText, defineMachine, fromLlm, fromTool, toFlowError, type FlowError, type ConversationMessage } from "@flowing/runtime";
 import { supportOrdersTools } from "./support-orders.registry.js";
 
 export interface SupportOrdersContext {
   userId: string;
   message: string;
+  conversation: ConversationMessage[];
   orderId?: string;
   customer?: { id: string; name: string; tier: "standard" | "gold" };
   order?: {
@@ -83,7 +84,7 @@ export const supportOrdersMachine = setup({
   description:
     "The orders desk of support-desk: looks an order up and answers where it " +
     "is; tells billing about an order whose charge is held.",
-  context: ({ input }) => ({ userId: "guest", message: "", ...input }),
+  context: ({ input }) => ({ userId: "guest", message: "", conversation: [], ...input }),
   initial: "extract_order_id",
   states: {
     extract_order_id: {
@@ -164,6 +165,7 @@ export const supportOrdersMachine = setup({
         input: ({ context }): Input<"llm.generate"> => ({
           kind: "generate",
           model: "gpt-4o",
+          history: context.conversation,
           system: "You are the orders desk. Answer in one or two sentences, only from the " + "facts given.",
           prompt:
             "Customer " + asText(context.customer?.name) + " asked: " + asText(context.message) + "\nOrder " +
@@ -210,12 +212,13 @@ export const supportOrdersMachine = setup({
 /** The machine with its tools and run-time contract, for `createRuntime({ machines: [supportOrders] })`. */
 export const supportOrders = defineMachine<typeof supportOrdersMachine, SupportOrdersEvent>({
   id: "support-orders",
-  specHash: "b72a9fbc1f2e44a893798143b42cc657baf3a9bc5046528dc8ff22e3fc5c640d",
+  specHash: "57d2399fd3f6eb62ce5d85d356f08a2b0ad26179ca45df6cc131a09667c90725",
   machine: supportOrdersMachine,
   tools: supportOrdersTools,
   contextFields: {
     userId: { type: "string" },
     message: { type: "string" },
+    conversation: { type: "conversation" },
     orderId: { type: "string", optional: true },
     customer: {
       type: "object",

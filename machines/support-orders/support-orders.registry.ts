@@ -1,5 +1,5 @@
 // Generated from support-orders.flow.json by flowing codegen — do not edit.
-// Change the spec and run `flowing codegen`. spec sha256:b72a9fbc1f2e44a893798143b42cc657baf3a9bc5046528dc8ff22e3fc5c640d generator:flowing@0.1.0
+// Change the spec and run `flowing codegen`. spec sha256:57d2399fd3f6eb62ce5d85d356f08a2b0ad26179ca45df6cc131a09667c90725 generator:flowing@0.1.0
 import { queryOrder } from "../../tools/query_order.js";
 import { resolveUser } from "../../tools/resolve_user.js";
 import { traceShipment } from "../../tools/trace_shipment.js";

@@ -63,8 +63,19 @@ export function planPaths(definition: AnyMachineDefinition, options: PlanOptions
         message: `a path needs a result of tool '${tool}', which declares no examples; add examples: [{ input, output }] to its defineTool`,
       });
     });
+  // A conversation grows with every message; what it holds is not a state the graph branches on, so two snapshots
+  // that differ only there are one (else every chat loop would be a new snapshot until the traversal's limit).
+  const conversations = Object.entries(definition.contextFields)
+    .filter(([, field]) => field.type === 'conversation')
+    .map(([name]) => name);
+  const withoutConversations = (context: unknown) => {
+    if (conversations.length === 0 || !context || typeof context !== 'object') return context;
+    const rest = { ...(context as Record<string, unknown>) };
+    for (const name of conversations) delete rest[name];
+    return rest;
+  };
   const serializeState = (snapshot: AnyMachineSnapshot) =>
-    stableJson({ value: snapshot.value, context: snapshot.context, status: snapshot.status });
+    stableJson({ value: snapshot.value, context: withoutConversations(snapshot.context), status: snapshot.status });
   const limit = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
   const traversal = { events, serializeState, limit } as never;
   let adjacency: Adjacency;

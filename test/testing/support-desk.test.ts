@@ -72,6 +72,15 @@ describe('support-desk: a triage desk with child sessions, a channel message, an
     const sent = data(await runtime.session(ordersChild).events(), 'channel.sent');
     expect(sent).toEqual([expect.objectContaining({ channel: 'billing.need_order', to: ledgerId })]);
     expect((await runtime.session(ordersChild).snapshot()).invokedBy).toMatchObject({ sessionId: desk.id, state: 'orders' });
+    // The conversation goes along: the child got the chat so far, the handoff's call and result closing it.
+    const handed = (await runtime.session(ordersChild).snapshot()).context as { conversation: Array<Record<string, any>> };
+    expect(handed.conversation.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'Hello, how long does shipping take?',
+      'Where is my order A1002?',
+    ]);
+    const transfer = handed.conversation.findLast((m) => m.role === 'assistant')!;
+    expect(transfer.toolCalls?.map((c: { name: string }) => c.name)).toEqual(['transfer_to_orders']);
+    expect(handed.conversation.at(-1)).toMatchObject({ role: 'tool', toolCallId: transfer.toolCalls[0].id });
 
     // A refund: the billing child proposes it and waits for a person; the desk shows what it waits for.
     expect(await say('It was charged but never shipped, refund it please')).toMatchObject({ applied: true });
