@@ -8,6 +8,7 @@ import {
   appendMessage,
   createRuntime,
   createScriptedProvider,
+  createXStateTrace,
   fromLlm,
   type ConversationMessage,
   type Runtime,
@@ -115,8 +116,15 @@ beforeAll(async () => {
   await mkdir(join(copy.dir, 'machines/chat-desk'), { recursive: true });
   await writeFile(join(copy.dir, 'machines/chat-desk/chat-desk.flow.json'), JSON.stringify(spec, null, 2));
   store = createSqliteStore({ projectDir: copy.dir });
-  runtime = createRuntime({ machines: [chatDesk()], store, llm: createScriptedProvider() });
-  const app = createServer(runtime, { specs: { 'chat-desk': spec }, rateLimit: { client: false, session: false }, log: () => {} });
+  // As `flowing studio` mounts its runtime: the inspector also reads the XState trace.
+  const xstateTrace = createXStateTrace();
+  runtime = createRuntime({ machines: [chatDesk()], store, llm: createScriptedProvider(), inspect: xstateTrace.inspect });
+  const app = createServer(runtime, {
+    specs: { 'chat-desk': spec },
+    xstateTrace,
+    rateLimit: { client: false, session: false },
+    log: () => {},
+  });
   studio = await startStudio({
     rootDir: copy.dir,
     appDir: inject('studioAppDir'),
@@ -158,6 +166,8 @@ describe('a conversation in the inspector', () => {
     expect(await call.locator('[data-testid=transcript-tool-result]').textContent()).toContain('Leipzig hub');
     expect(await transcript(page).locator('li[data-role=summary]').textContent()).toContain('orderId');
     expect(await transcript(page).locator('li[data-role=user]').last().textContent()).toBe('Thanks! And TRK-0?');
+    // The step's change to the conversation reads as a count of messages, not as JSON.
+    expect(await page.locator('[data-testid=inspect-context-changes]').textContent()).toContain('conversation: +1 message');
     // The rest of the context is still JSON, without the conversation in it.
     expect(JSON.parse((await page.locator('[data-testid=inspect-context]').textContent()) ?? 'null')).toEqual({ turns: 1 });
     await screenshot(page, 'inspect-conversation');
