@@ -452,10 +452,9 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
 
   function checkLlmInvoke(invoke: LlmInvokeSpec, at: Array<string | number>) {
     // With a history, the conversation is the text to read: its last user message stands in for `input` or `prompt`.
-    const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> =
-      invoke.history === undefined
-        ? { classify: ['labels', 'input'], extract: ['fields', 'input'], generate: ['prompt'], agent: ['prompt', 'tools'] }
-        : { classify: ['labels'], extract: ['fields'], generate: [], agent: ['tools'] };
+    const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = invoke.history === undefined
+      ? { classify: ['labels', 'input'], extract: ['fields', 'input'], generate: ['prompt'], agent: ['prompt', 'tools'] }
+      : { classify: ['labels'], extract: ['fields'], generate: [], agent: ['tools'] };
     const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
       classify: ['labels', 'input', 'prompt', 'system', 'history', 'temperature', 'topP'],
       extract: ['fields', 'input', 'prompt', 'system', 'history', 'temperature', 'topP'],
@@ -553,7 +552,12 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     if (field === undefined) {
       const parsed = parseExpression(invoke.history!, ['context']);
       if (!parsed.ok) report(parsed.error.code, here, parsed.error.message);
-      else report('SPEC_HISTORY_NOT_CONVERSATION', here, `history must be context.<field> naming a conversation field, not ${truncate(JSON.stringify(invoke.history))}`);
+      else
+        report(
+          'SPEC_HISTORY_NOT_CONVERSATION',
+          here,
+          `history must be context.<field> naming a conversation field, not ${truncate(JSON.stringify(invoke.history))}`,
+        );
       return;
     }
     const type = Object.hasOwn(spec.context, field) ? spec.context[field] : undefined;

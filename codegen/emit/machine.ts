@@ -1,4 +1,14 @@
-import { fieldDefault, isRequiredInput, listStates, pointer, type FieldMap, type FieldType, type FlowSpec, type InvokeSpec, type StateEntry } from '@flowing/spec';
+import {
+  fieldDefault,
+  isRequiredInput,
+  listStates,
+  pointer,
+  type FieldMap,
+  type FieldType,
+  type FlowSpec,
+  type InvokeSpec,
+  type StateEntry,
+} from '@flowing/spec';
 import { importSpecifier, machineNames, memberAccess, propertyKey, type MachineNames } from '../names.ts';
 import { DocWriter, flat, mapped, object, seq, typeLiteral, type Doc, type Member } from './doc.ts';
 import { ImplementationTable } from './implementations.ts';

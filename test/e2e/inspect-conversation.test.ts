@@ -158,7 +158,9 @@ describe('a conversation in the inspector', () => {
 
     // At the last step: the earlier exchange, the new question and the agent's answer (the scripted model echoes it).
     await expect.poll(() => transcript(page).getAttribute('data-count'), { timeout: 10_000 }).toBe('7');
-    const roles = await transcript(page).locator('li[data-role]').evaluateAll((items) => items.map((i) => i.getAttribute('data-role')));
+    const roles = await transcript(page)
+      .locator('li[data-role]')
+      .evaluateAll((items) => items.map((i) => i.getAttribute('data-role')));
     // The tool result is shown inside its call, not as a message of its own.
     expect(roles).toEqual(['summary', 'user', 'assistant', 'assistant', 'user', 'assistant']);
     const call = transcript(page).locator('[data-testid=transcript-tool-call]');

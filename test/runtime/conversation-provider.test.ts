@@ -33,11 +33,16 @@ const history: ConversationMessage[] = [
 describe('history sent to an OpenAI-compatible model', () => {
   it('sends the history before the call prompt, tool calls paired with their results', async () => {
     fake.enqueue(reply('Tomorrow.'));
-    const result = await provider().generate({ kind: 'generate', system: 'Be brief.', prompt: 'Answer the last question.', history }, live());
+    const result = await provider().generate(
+      { kind: 'generate', system: 'Be brief.', prompt: 'Answer the last question.', history },
+      live(),
+    );
     expect(result.output.text).toBe('Tomorrow.');
     const sent = fake.requests[0]!.body.messages;
     expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'user']);
-    expect(sent[2]!.tool_calls).toEqual([{ id: 'c1', type: 'function', function: { name: 'query_order', arguments: '{"order_id":"A1"}' } }]);
+    expect(sent[2]!.tool_calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'query_order', arguments: '{"order_id":"A1"}' } },
+    ]);
     expect(sent[3]).toMatchObject({ tool_call_id: 'c1', content: '{"status":"shipped"}' });
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'Answer the last question.' });
   });
@@ -122,7 +127,10 @@ describe('messages an agent call returns for its conversation', () => {
 
   it('starts its messages with the prompt as a user message when the call has one', async () => {
     fake.enqueue(reply('Done.'));
-    const result = await provider().agent({ ...request, prompt: 'Summarise the order.' }, { ...live(), callTool: async () => ({ ok: true, output: {} }) });
+    const result = await provider().agent(
+      { ...request, prompt: 'Summarise the order.' },
+      { ...live(), callTool: async () => ({ ok: true, output: {} }) },
+    );
     expect(result.output.messages).toEqual([
       { role: 'user', content: 'Summarise the order.' },
       { role: 'assistant', content: 'Done.' },

@@ -29,7 +29,8 @@ afterEach(async () => {
   fake.requests.length = 0;
 });
 
-const llm = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-model', modelOverride: null, timeoutMs: 5_000 });
+const llm = () =>
+  createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-model', modelOverride: null, timeoutMs: 5_000 });
 
 async function sqliteFile(): Promise<{ open: () => SqliteStore }> {
   const dir = await mkdtemp(join(tmpdir(), 'flowing-conversation-'));
@@ -102,7 +103,10 @@ describe('a conversation field in a running session', () => {
     await session.send({ type: 'USER_MESSAGE', text: 'where is TRK-88231?' });
     fake.enqueue(reply('Customer asked for TRK-88231; it is at the Leipzig hub.'));
     await session.send({ type: 'CLOSE' });
-    expect(await session.snapshot()).toMatchObject({ status: 'done', context: { notes: 'Customer asked for TRK-88231; it is at the Leipzig hub.' } });
+    expect(await session.snapshot()).toMatchObject({
+      status: 'done',
+      context: { notes: 'Customer asked for TRK-88231; it is at the Leipzig hub.' },
+    });
     const child = fake.requests.at(-1)!.body.messages;
     expect(child.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
     expect(child.at(-1)).toEqual({ role: 'user', content: 'Write a one-line note of this conversation.' });

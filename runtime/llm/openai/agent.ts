@@ -100,7 +100,13 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
     planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]!.content }));
     transcript?.push(
       { role: 'assistant', content: reply.content ?? '', toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })) },
-      ...planned.map((p, i) => ({ role: 'tool' as const, toolCallId: p.id, name: p.name, content: answers[i]!.content, ok: answers[i]!.ok })),
+      ...planned.map((p, i) => ({
+        role: 'tool' as const,
+        toolCallId: p.id,
+        name: p.name,
+        content: answers[i]!.content,
+        ok: answers[i]!.ok,
+      })),
     );
   }
   throw new FlowingError(
