@@ -94,10 +94,13 @@ function planActors(
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
   if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
-  if (invoke.llm === 'agent' && invoke.output) {
-    // With a history, the structured answer also carries the call's new messages (appended by onDone).
+  if (invoke.llm === 'agent') {
+    // A handoff's `to` is typed as the union of the targets, so a guard naming another is a type error. With a
+    // history, the structured answer also carries the call's new messages (appended by onDone).
+    const targets = (invoke.handoffs ?? []).map((t) => JSON.stringify(t)).join(' | ');
     const messages = invoke.history === undefined ? '' : ' & { messages?: ConversationMessage[] }';
-    return `<${flat(fieldMapDoc(invoke.output))}${messages}>`;
+    if (invoke.output) return `<${flat(fieldMapDoc(invoke.output))}${messages}${targets ? `, ${targets}` : ''}>`;
+    if (targets) return `<${targets}>`;
   }
   return '';
 }

@@ -5,7 +5,8 @@ import type { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
 import { requestHash } from '../inspect/request-hash.ts';
 import type { ResolvedLimits } from '../limits.ts';
-import type { AgentOutput, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import { agentResolution, checkedHandoff } from '../llm/handoff.ts';
+import type { AgentHandoff, AgentOutput, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import { conversationMessages } from './agent-messages.ts';
 import type { CallContext } from './context.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
@@ -71,6 +72,7 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
       latencyMs: clock.now() - startedAt,
       attempts: result.attempts,
       ...(result.finishReason ? { finishReason: result.finishReason } : {}),
+      ...(result.handoff ? { handoff: result.handoff } : {}),
       output: result.output,
     });
     void call.commit(false);
@@ -146,7 +148,7 @@ async function runKind(
   deadline: Deadline,
   timeoutMs: number,
   agent: string | undefined,
-): Promise<LlmResult<unknown>> {
+): Promise<LlmResult<unknown> & { handoff?: AgentHandoff }> {
   const { llm, key } = call;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
   switch (request.kind) {
@@ -258,6 +260,13 @@ async function runKind(
         const { messages: replayedMessages, ...replayedAnswer } = replayed ?? {};
         const given = result.output.messages ?? (replayedMessages as AgentOutput['messages']);
         const messages = request.history ? { messages: conversationMessages(given ?? [], agent, request.bound) } : {};
+        // A handoff ends the call: routed by the machine's onDone branches, never shown as an answer. The
+        // conversation goes along in its messages.
+        const handoff = checkedHandoff(request, result.output);
+        if (handoff) {
+          const resolution = agentResolution(request, result.output) as Record<string, unknown>;
+          return { ...result, output: { ...resolution, ...messages }, usage, handoff };
+        }
         if (!request.output) {
           call.emit('message.complete', { callId: key, text: result.output.text });
           return { ...result, output: { text: result.output.text, steps: result.output.steps, ...messages }, usage };

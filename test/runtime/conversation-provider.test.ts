@@ -137,6 +137,19 @@ describe('messages an agent call returns for its conversation', () => {
     ]);
   });
 
+  it('hands off with the conversation: the transfer call and its result close the pair, the last user message goes along', async () => {
+    fake.enqueue(toolCalls([{ id: 'h1', name: 'transfer_to_billing', arguments: '{"reason":"a refund"}' }]));
+    const result = await provider().agent(
+      { ...request, handoffs: ['billing'] },
+      { ...live(), callTool: async () => ({ ok: true, output: {} }) },
+    );
+    expect(result.output.handoff).toEqual({ to: 'billing', reason: 'a refund', message: 'And when does it arrive?' });
+    expect(result.output.messages).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'h1', name: 'transfer_to_billing', args: { reason: 'a refund' } }] },
+      { role: 'tool', toolCallId: 'h1', name: 'transfer_to_billing', content: '{"handoff":"billing"}', ok: true },
+    ]);
+  });
+
   it('returns no messages when the call has no history', async () => {
     fake.enqueue(reply('Done.'));
     const { history: _none, ...plain } = request;
@@ -156,6 +169,24 @@ describe('the scripted provider with a history', () => {
       live(),
     );
     expect(extracted.output).toEqual({ word: 'does' });
+  });
+
+  it('hands off by keyword on the last user message, with the transfer pair in its new messages', async () => {
+    const result = await scripted.agent(
+      {
+        kind: 'agent',
+        prompt: '',
+        tools: [],
+        maxIterations: 1,
+        history,
+        handoffs: ['shipping'],
+        scripted: { handoffs: { shipping: ['arrive'] } },
+      },
+      live(),
+    );
+    expect(result.output.handoff).toMatchObject({ to: 'shipping', message: 'And when does it arrive?' });
+    expect(result.output.messages?.map((m) => m.role)).toEqual(['assistant', 'tool']);
+    expect(result.output.messages?.[0]).toMatchObject({ toolCalls: [{ name: 'transfer_to_shipping' }] });
   });
 
   it('answers an agent call with the last user message and returns it as the new assistant message', async () => {

@@ -14,6 +14,7 @@ const tools: Record<string, ToolInfo> = {
   charge: { name: 'charge', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   refund: { name: 'refund', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   notify: { name: 'notify', idempotent: false, risk: 'low', inputFields: [], requiredInputFields: [] },
+  transfer_to_notify: { name: 'transfer_to_notify', idempotent: true, risk: 'low', inputFields: [], requiredInputFields: [] },
 };
 
 /** The smallest spec that uses every feature and has no problem at all. */
@@ -445,6 +446,20 @@ const cases: Case[] = [
     path: '/states/decide/invoke/history',
     mutate: (s) => {
       s.states.decide.invoke.history = 'context.id';
+    },
+  },
+  {
+    code: 'SPEC_HANDOFF_CLASH',
+    path: '/states/decide/invoke/handoffs/0',
+    mutate: (s) => {
+      s.states.decide.invoke = {
+        llm: 'agent',
+        prompt: 'hi',
+        tools: ['transfer_to_notify'],
+        handoffs: ['notify'],
+        onDone: 'wait',
+        onError: 'done',
+      };
     },
   },
   {
