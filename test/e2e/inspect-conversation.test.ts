@@ -179,6 +179,11 @@ describe('a conversation in the inspector', () => {
     await page.locator(`[data-testid=inspect-event][data-seq="${appended.seq}"] button.inspect-event__line`).click();
     await expect.poll(() => transcript(page).getAttribute('data-count'), { timeout: 10_000 }).toBe('6');
     expect(await transcript(page).locator('li[data-role]').last().getAttribute('data-role')).toBe('user');
+
+    // In the editor, the agent's model call shows the history it reads.
+    await page.click('[data-testid=mode-edit]');
+    await page.locator('[data-testid=state-answer]').click();
+    await expect.poll(() => page.locator('[data-testid=llm-history]').inputValue(), { timeout: 10_000 }).toBe('context.conversation');
     expect(errors).toEqual([]);
   }, 90_000);
 });
