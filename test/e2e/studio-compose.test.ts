@@ -103,6 +103,32 @@ async function showsSession(page: Page, id: string, lastSeq: number): Promise<vo
   await page.locator(`[data-testid=inspect-event-count][data-last-seq="${lastSeq}"]`).waitFor({ timeout: 15_000 });
 }
 
+describe('the support-desk example on the graph', () => {
+  it('shows its hand-offs, its child machines, the channel support-orders sends on and the one support-billing listens to', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(studio.url);
+      await openMachine(page, 'support-desk');
+      expect(await page.locator('[data-testid=handoffs-triage]').getAttribute('data-targets')).toBe('orders billing');
+      const handoffs = await page.locator('.edge-label--handoff').evaluateAll((els) => els.map((el) => el.dataset.handoff).sort());
+      expect(handoffs).toEqual(['billing', 'orders']);
+      expect(await page.locator('[data-testid=open-machine-orders]').textContent()).toBe('support-orders');
+      expect(await page.locator('[data-testid=open-machine-billing]').textContent()).toBe('support-billing');
+      await screenshot(page, 'compose-support-desk');
+      await page.click('[data-testid=open-machine-orders]');
+      await page.waitForFunction(() => window.location.hash === '#support-orders');
+      await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 30_000 });
+      expect(await page.locator('[data-testid=emits-fetch_order]').getAttribute('data-channels')).toBe('billing.need_order');
+      await openMachine(page, 'support-billing');
+      const listens = page.locator('[data-testid=machine-listens]');
+      expect([await listens.getAttribute('data-patterns'), await listens.getAttribute('data-key')]).toEqual(['billing.*', 'orderId']);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
 describe('composed sessions in Inspect mode', () => {
   it('nests the child under its parent, opens it at the step the parent is at, and links both ends of a channel message', async () => {
     const { runtime, clock } = studio;

@@ -59,6 +59,8 @@ describe('hand-offs on the graph', () => {
     expect(handoffOfBranch({ guard: "output.handoff.to == 'billing'", target: 'billing' })).toBe('billing');
     expect(handoffOfBranch({ guard: "output.handoff == 'billing'", target: 'billing' })).toBe('billing');
     expect(handoffOfBranch({ guard: "output.handoff.reason == 'late'", target: 'r' })).toBe('');
+    // As support-desk writes it: the null check first, the target after.
+    expect(handoffOfBranch({ guard: "output.handoff != undefined && output.handoff.to == 'orders'", target: 'o' })).toBe('orders');
     expect(handoffOfBranch({ guard: "'refunds' === output.handoff.to && context.ok", target: 'r' })).toBe('refunds');
     expect(handoffOfBranch({ guard: 'output.handoff != null', target: 'r' })).toBe('');
     expect(handoffOfBranch({ guard: "output.label == 'handoff'", target: 'r' })).toBeUndefined();

@@ -18,33 +18,38 @@ const isHandoff = (node: ExprNode): boolean =>
 const isTarget = (node: ExprNode): boolean =>
   isHandoff(node) || (node.kind === 'member' && node.property === 'to' && isHandoff(node.object));
 
-/** The hand-off a guard tests for: the name compared with `output.handoff.to`, '' when it reads the handoff otherwise; else undefined. */
-function handoffIn(node: ExprNode): string | undefined {
+/**
+ * Walks a guard: pushes every target name compared with `output.handoff.to` onto `names`; true when it reads
+ * `output.handoff` at all (`output.handoff != undefined && output.handoff.to == 'orders'` names 'orders').
+ */
+function collect(node: ExprNode, names: string[]): boolean {
   switch (node.kind) {
     case 'member':
-      return isHandoff(node) ? '' : handoffIn(node.object);
+      return isHandoff(node) || collect(node.object, names);
     case 'binary': {
       if (node.operator === '==' || node.operator === '===') {
         for (const [a, b] of [
           [node.left, node.right],
           [node.right, node.left],
         ] as const)
-          if (isTarget(a) && b.kind === 'literal' && typeof b.value === 'string') return b.value;
+          if (isTarget(a) && b.kind === 'literal' && typeof b.value === 'string') {
+            names.push(b.value);
+            return true;
+          }
       }
-      return handoffIn(node.left) ?? handoffIn(node.right);
+      const left = collect(node.left, names);
+      return collect(node.right, names) || left;
     }
     case 'unary':
-      return handoffIn(node.argument);
-    case 'conditional':
-      return handoffIn(node.test) ?? handoffIn(node.consequent) ?? handoffIn(node.alternate);
+      return collect(node.argument, names);
+    case 'conditional': {
+      const reads = [node.test, node.consequent, node.alternate].map((part) => collect(part, names));
+      return reads.some(Boolean);
+    }
     case 'array':
-      for (const element of node.elements) {
-        const found = handoffIn(element);
-        if (found !== undefined) return found;
-      }
-      return undefined;
+      return node.elements.map((element) => collect(element, names)).some(Boolean);
     default:
-      return undefined;
+      return false;
   }
 }
 
@@ -57,5 +62,8 @@ export function handoffOfBranch(transition: TransitionObject): string | undefine
   const guard = transition.guard;
   if (typeof guard !== 'string' || !guard.includes('handoff')) return undefined;
   const parsed = parseExpression(guard, ['context', 'output']);
-  return parsed.ok ? handoffIn(parsed.ast) : undefined;
+  if (!parsed.ok) return undefined;
+  const names: string[] = [];
+  const reads = collect(parsed.ast, names);
+  return names[0] ?? (reads ? '' : undefined);
 }
