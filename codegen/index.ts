@@ -5,6 +5,7 @@ export {
   writeFileAtomic,
   type Codegen,
   type CodegenFile,
+  type CodegenOptions,
   type CodegenResult,
   type GenerateOptions,
 } from './codegen.ts';
