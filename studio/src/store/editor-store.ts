@@ -4,6 +4,7 @@ import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@f
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
 import { fillMissingLayout, statesWithoutLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { graphOf } from './graph-cache.ts';
 import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
 
@@ -85,6 +86,20 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined, resolveMachine: knownMachine })
       .problems;
 
+  /**
+   * The routes and label places of a machine drawn at its saved places: elkjs lays it out in the worker, and each
+   * route whose two states are where that layout put them is drawn (a layout the studio saved fits throughout);
+   * the others stay plain until the next Auto-layout. Dropped when another machine was opened or laid out since.
+   */
+  const routeInBackground = (ticket: number, spec: FlowSpec) => {
+    layoutMachine(spec, 'flowing:routes').then(
+      (geometry) => {
+        if (ticket === openTicket && get().geometry === undefined) set({ geometry });
+      },
+      (err: unknown) => console.warn(`STUDIO_LAYOUT_FAILED: no routes for the saved layout (${describe(err)}); transitions are drawn plainly`),
+    );
+  };
+
   return {
     machines: [],
     tools: [],
@@ -151,22 +166,24 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         }
         let spec = doc.spec;
         let geometry: LayoutGeometry | undefined;
-        try {
-          geometry = await layoutMachine(spec);
-        } catch (err) {
-          set({
-            notice: {
-              kind: 'error',
-              message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; states without a saved place are put in a row.`,
-            },
-          });
-        }
-        if (ticket !== openTicket) return;
+        // Saved places are drawn as they are, at once: elkjs lays out only a machine that has none (its first open),
+        // and states added since are placed next to their neighbours. The routes come from the worker afterwards.
         const missing = statesWithoutLayout(spec);
-        if (missing.length > 0) {
-          const total = Object.keys(spec.layout ?? {}).length;
-          spec = total === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
+        const unplaced = missing.length > 0 && missing.length === graphOf(spec).nodes.length;
+        if (unplaced) {
+          try {
+            geometry = await layoutMachine(spec);
+          } catch (err) {
+            set({
+              notice: {
+                kind: 'error',
+                message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; the states are placed side by side instead.`,
+              },
+            });
+          }
+          if (ticket !== openTicket) return;
         }
+        if (missing.length > 0) spec = unplaced && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
         set({
           machineId: id,
           spec,
@@ -183,6 +200,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           fitRequest: get().fitRequest + 1,
           geometry,
         });
+        if (!geometry) routeInBackground(ticket, spec);
       } catch (err) {
         if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
       }
