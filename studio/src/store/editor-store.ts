@@ -3,7 +3,7 @@ import { knownMachine } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
-import { fillMissingLayout, statesWithoutLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { fillMissingLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
 import { graphOf } from './graph-cache.ts';
 import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
@@ -87,6 +87,20 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       .problems;
 
   /**
+   * Validates the spec as it is then, after `pauseMs`, or else right after the next painted frame: validation (about
+   * 0.1 s at 300 states) never delays the frame that shows an opened machine or an edit.
+   */
+  const validateSoon = (pauseMs?: number) => {
+    clearTimeout(validateTimer);
+    const check = () => {
+      const current = get().spec;
+      if (current) set({ problems: validate(current) });
+    };
+    if (pauseMs !== undefined) validateTimer = setTimeout(check, pauseMs);
+    else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
+  };
+
+  /**
    * The routes and label places of a machine drawn at its saved places: elkjs lays it out in the worker, and each
    * route whose two states are where that layout put them is drawn (a layout the studio saved fits throughout);
    * the others stay plain until the next Auto-layout. Dropped when another machine was opened or laid out since.
@@ -168,8 +182,9 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         let geometry: LayoutGeometry | undefined;
         // Saved places are drawn as they are, at once: elkjs lays out only a machine that has none (its first open),
         // and states added since are placed next to their neighbours. The routes come from the worker afterwards.
-        const missing = statesWithoutLayout(spec);
-        const unplaced = missing.length > 0 && missing.length === graphOf(spec).nodes.length;
+        const nodes = graphOf(spec).nodes;
+        const missing = nodes.filter((n) => !n.data.layout).length;
+        const unplaced = missing > 0 && missing === nodes.length;
         if (unplaced) {
           try {
             geometry = await layoutMachine(spec);
@@ -183,7 +198,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           }
           if (ticket !== openTicket) return;
         }
-        if (missing.length > 0) spec = unplaced && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
+        if (missing > 0) spec = unplaced && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
         set({
           machineId: id,
           spec,
@@ -192,7 +207,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           past: [],
           future: [],
           selection: null,
-          problems: validate(spec),
+          problems: [],
           codegenProblems: [],
           generated: undefined,
           showGenerated: false,
@@ -200,6 +215,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           fitRequest: get().fitRequest + 1,
           geometry,
         });
+        validateSoon();
         if (!geometry) routeInBackground(ticket, spec);
       } catch (err) {
         if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
@@ -234,15 +250,8 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         lastCoalesce: options.coalesce !== undefined ? { key: options.coalesce, at: now } : undefined,
         notice: get().notice?.kind === 'error' ? null : get().notice,
       });
-      // Validation (about 0.1 s on a 300-state spec) never delays the frame that shows the edit: typing (a coalesced
-      // edit) validates once the keystrokes pause, any other edit right after that frame is painted.
-      clearTimeout(validateTimer);
-      const check = () => {
-        const current = get().spec;
-        if (current) set({ problems: validate(current) });
-      };
-      if (options.coalesce !== undefined) validateTimer = setTimeout(check, VALIDATE_PAUSE_MS);
-      else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
+      // Typing (a coalesced edit) validates once the keystrokes pause, any other edit right after its frame.
+      validateSoon(options.coalesce !== undefined ? VALIDATE_PAUSE_MS : undefined);
       return true;
     },
 
