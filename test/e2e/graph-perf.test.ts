@@ -83,7 +83,9 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         }).observe({ type: 'longtask' });
       });
       figures.firstOpenWithoutLayoutMs = Math.round(await open('generated-300'));
-      figures.longestMainThreadTaskDuringFirstOpenMs = Math.round(await page.evaluate(() => (window as unknown as { longest: number }).longest));
+      figures.longestMainThreadTaskDuringFirstOpenMs = Math.round(
+        await page.evaluate(() => (window as unknown as { longest: number }).longest),
+      );
       await page.click('[data-testid=save]');
       await expect.poll(() => page.locator('[data-testid=notice]').textContent()).toContain('Saved');
       const saved = JSON.parse(await readFile(file, 'utf8')) as FlowSpec;

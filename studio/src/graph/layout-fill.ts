@@ -18,7 +18,10 @@ export function statesWithoutLayout(spec: FlowSpec): string[] {
 }
 
 const overlaps = (a: Box, b: Box) =>
-  a.x < b.x + b.width + GAP_X / 2 && b.x < a.x + a.width + GAP_X / 2 && a.y < b.y + b.height + GAP_Y / 2 && b.y < a.y + a.height + GAP_Y / 2;
+  a.x < b.x + b.width + GAP_X / 2 &&
+  b.x < a.x + a.width + GAP_X / 2 &&
+  a.y < b.y + b.height + GAP_Y / 2 &&
+  b.y < a.y + a.height + GAP_Y / 2;
 
 /**
  * Places the states that have no saved position next to their neighbours, keeping every other state exactly where it

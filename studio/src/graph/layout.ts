@@ -59,11 +59,8 @@ const ROOT_OPTIONS: Record<string, string> = {
   'elk.layered.spacing.nodeNodeBetweenLayers': '44',
   'elk.layered.spacing.edgeNodeBetweenLayers': '18',
   'elk.layered.spacing.edgeEdgeBetweenLayers': '10',
-  // Document order still breaks cycles (back edges point up), but sorting every layer by it costs about a quarter of
-  // the layout of a 300-state machine; one crossing-minimisation pass instead of seven costs another quarter.
-  'elk.layered.considerModelOrder.strategy': 'NONE',
+  'elk.layered.considerModelOrder.strategy': 'NODES_AND_EDGES',
   'elk.layered.cycleBreaking.strategy': 'MODEL_ORDER',
-  'elk.layered.thoroughness': '1',
   // Edge points and labels come back in root coordinates; state positions stay relative to their parent.
   'elk.json.edgeCoords': 'ROOT',
   'elk.padding': '[top=24,left=24,bottom=24,right=24]',

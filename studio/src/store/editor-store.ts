@@ -3,7 +3,7 @@ import { knownMachine } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
-import { fillMissingLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { fillMissingLayout, LARGE_MACHINE_STATES, type EditResult, type LayoutGeometry } from '../graph/index.ts';
 import { graphOf } from './graph-cache.ts';
 import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
@@ -110,7 +110,8 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
       (geometry) => {
         if (ticket === openTicket && get().geometry === undefined) set({ geometry });
       },
-      (err: unknown) => console.warn(`STUDIO_LAYOUT_FAILED: no routes for the saved layout (${describe(err)}); transitions are drawn plainly`),
+      (err: unknown) =>
+        console.warn(`STUDIO_LAYOUT_FAILED: no routes for the saved layout (${describe(err)}); transitions are drawn plainly`),
     );
   };
 
@@ -180,12 +181,13 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         }
         let spec = doc.spec;
         let geometry: LayoutGeometry | undefined;
-        // Saved places are drawn as they are, at once: elkjs lays out only a machine that has none (its first open),
-        // and states added since are placed next to their neighbours. The routes come from the worker afterwards.
+        // Saved places are kept: elkjs places the states only of a machine that has none (its first open), and
+        // states added since are placed next to their neighbours. A large machine is drawn at once, its routes
+        // following from the worker; a small one is laid out first and opens with them.
         const nodes = graphOf(spec).nodes;
         const missing = nodes.filter((n) => !n.data.layout).length;
         const unplaced = missing > 0 && missing === nodes.length;
-        if (unplaced) {
+        if (unplaced || nodes.length <= LARGE_MACHINE_STATES) {
           try {
             geometry = await layoutMachine(spec);
           } catch (err) {
