@@ -1,7 +1,18 @@
-import { fieldMapToZod } from '@flowing/spec';
+import { fieldMapToZod, handoffToolName, type ConversationMessage } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
+import { lastUserText } from './history.ts';
 import { fillFields } from './scripted-fill.ts';
-import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
+import type {
+  AgentHandoff,
+  AgentOutput,
+  AgentRequest,
+  ClassifyOutput,
+  ExtractOutput,
+  GenerateOutput,
+  LlmCallOptions,
+  LlmProvider,
+  LlmResult,
+} from './types.ts';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 
@@ -9,13 +20,32 @@ function result<T>(output: T): LlmResult<T> {
   return { output, model: 'scripted', usage: NO_USAGE, attempts: 1 };
 }
 
+/** A call's own text, or with none, the last user message of its history (what a real model would answer). */
+function ownText(text: string, history: readonly ConversationMessage[] | undefined): string {
+  return text === '' && history ? lastUserText(history) : text;
+}
+
 function throwIfAborted(signal: AbortSignal) {
   if (signal.aborted) throw new FlowingError('CANCELLED', 'the call was aborted');
 }
 
 /**
+ * The handoff target whose `scripted.handoffs` keywords occur in the prompt (case-insensitive), first in the order of
+ * `request.handoffs`. A target without keywords is never chosen offline.
+ */
+function scriptedHandoff(request: AgentRequest, prompt: string): AgentHandoff | undefined {
+  const text = prompt.toLowerCase();
+  for (const to of request.handoffs ?? []) {
+    const hit = request.scripted?.handoffs?.[to]?.find((w) => w !== '' && text.includes(w.toLowerCase()));
+    if (hit !== undefined) return { to, reason: `the message mentions '${hit}'`, message: prompt };
+  }
+  return undefined;
+}
+
+/**
  * The offline stand-in for a model: keyword rules for classify, regular expressions and keywords (see `fillFields`)
- * for extract and an agent's structured output, templated replies for generate and agent text. Deterministic, free, and honestly not a model (`isModel: false`).
+ * for extract and an agent's structured output, templated replies for generate and agent text, keyword
+ * rules for an agent's handoffs. Deterministic, free, and honestly not a model (`isModel: false`).
  * @example createRuntime({ machines, llm: createScriptedProvider() })
  */
 export function createScriptedProvider(options: { chunkSize?: number } = {}): LlmProvider {
@@ -25,7 +55,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     isModel: false,
     async classify(request, { signal }): Promise<LlmResult<ClassifyOutput>> {
       throwIfAborted(signal);
-      const text = request.text.toLowerCase();
+      const text = ownText(request.text, request.history).toLowerCase();
       for (const label of request.labels) {
         const words = request.scripted?.keywords?.[label] ?? [label.replace(/_/g, ' ')];
         if (words.some((w) => w !== '' && text.includes(w.toLowerCase()))) return result({ label });
@@ -36,7 +66,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     },
     async extract(request, { signal }): Promise<LlmResult<ExtractOutput>> {
       throwIfAborted(signal);
-      const output = fillFields(request.fields, request.text, request.scripted);
+      const output = fillFields(request.fields, ownText(request.text, request.history), request.scripted);
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
         throw new FlowingError(
@@ -47,7 +77,7 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       return result(checked.data as ExtractOutput);
     },
     async generate(request, { signal, onDelta }: LlmCallOptions): Promise<LlmResult<GenerateOutput>> {
-      const text = request.scripted?.reply ?? request.prompt;
+      const text = request.scripted?.reply ?? ownText(request.prompt, request.history);
       for (let i = 0; i < text.length; i += chunkSize) {
         throwIfAborted(signal);
         onDelta?.(text.slice(i, i + chunkSize));
@@ -56,15 +86,37 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       return result({ text });
     },
     async agent(request, { signal, onDelta }): Promise<LlmResult<AgentOutput>> {
-      const text = request.output ? '' : (request.scripted?.reply ?? request.prompt);
+      throwIfAborted(signal);
+      const prompt = ownText(request.prompt, request.history);
+      // With a history, the call's new messages: its prompt (when it has one) and its answer; it calls no tools.
+      const messages = (...answer: ConversationMessage[]): { messages?: ConversationMessage[] } =>
+        request.history
+          ? { messages: [...(request.prompt === '' ? [] : [{ role: 'user' as const, content: request.prompt }]), ...answer] }
+          : {};
+      const handoff = scriptedHandoff(request, prompt);
+      if (handoff) {
+        const id = `handoff-${handoff.to}`;
+        const name = handoffToolName(handoff.to);
+        return result({
+          text: '',
+          steps: 1,
+          handoff,
+          ...messages(
+            { role: 'assistant', content: '', toolCalls: [{ id, name, args: handoff.reason ? { reason: handoff.reason } : {} }] },
+            { role: 'tool', toolCallId: id, name, content: JSON.stringify({ handoff: handoff.to }), ok: true },
+          ),
+        });
+      }
+      const text = request.output ? '' : (request.scripted?.reply ?? prompt);
       for (let i = 0; i < text.length; i += chunkSize) {
         throwIfAborted(signal);
         onDelta?.(text.slice(i, i + chunkSize));
       }
       throwIfAborted(signal);
-      if (!request.output) return result({ text, steps: 1 });
-      const output = fillFields(request.output, request.prompt, request.scripted);
-      return result({ text: JSON.stringify(output), steps: 1, output });
+      if (!request.output) return result({ text, steps: 1, ...messages({ role: 'assistant', content: text }) });
+      const output = fillFields(request.output, prompt, request.scripted);
+      const json = JSON.stringify(output);
+      return result({ text: json, steps: 1, output, ...messages({ role: 'assistant', content: json }) });
     },
   };
 }

@@ -5,10 +5,12 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
-import { fieldMapToZod, type FieldMap } from '@flowing/spec';
+import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type ConversationMessage, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
+import { lastUserText } from '../history.ts';
 import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
 import { complete, streamMessage, type ChatCall } from './chat.ts';
+import { chatMessages } from './history.ts';
 import { parseLenientJson } from './json-repair.ts';
 import { checkFields, MAX_REPAIRS } from './structured.ts';
 
@@ -24,6 +26,8 @@ interface PlannedCall {
   raw: string;
   /** Set when the call is answered with an error instead of running the tool. */
   refusal?: { code: string; message: string };
+  /** Set when the call is a declared `transfer_to_<target>`: the loop ends with this handoff. */
+  handoff?: { to: string; reason?: string };
 }
 
 /**
@@ -33,6 +37,9 @@ interface PlannedCall {
  * model's text or, when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are
  * not run). With `onDelta` the answers stream. With `request.output` the model is asked for a JSON object of those
  * fields (a JSON Schema response format); an answer that does not match is fed back at most MAX_REPAIRS times.
+ * With `request.handoffs` each target is offered as a tool `transfer_to_<target>`: the first such call of a turn ends
+ * the loop with `handoff` (the turn's other calls are not run, and no further model call is made); a
+ * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on.
  * @internal
  */
 export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<AgentOutput> {
@@ -47,9 +54,13 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
     );
   }
   const structured = request.output ? structuredOutput(request.output) : undefined;
-  const messages: ChatCompletionMessageParam[] = [];
-  if (request.system) messages.push({ role: 'system', content: request.system });
-  messages.push({ role: 'user', content: request.prompt });
+  const messages: ChatCompletionMessageParam[] = chatMessages(request, request.system, request.prompt);
+  // With a history, the call's new messages go back to the conversation (AgentOutput.messages), pairs intact.
+  const transcript = request.history ? newMessages(request) : undefined;
+  const answer = (text: string, steps: number, output?: Record<string, unknown>): AgentOutput => {
+    transcript?.push({ role: 'assistant', content: text });
+    return { text, steps, ...(output ? { output } : {}), ...(transcript ? { messages: transcript } : {}) };
+  };
   const params = () => ({
     messages,
     ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
@@ -59,13 +70,27 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
   let repairs = 0;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     const reply = options.onDelta ? await streamMessage(call, params(), options.onDelta) : await complete(call, params());
-    const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request.tools));
+    const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request));
     const text = reply.content || undefined;
-    options.onStep?.({ iteration, toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })), ...(text ? { text } : {}) });
+    options.onStep?.({
+      iteration,
+      toolCalls: planned.map(({ id, name, args, refusal }) => ({ id, name, args, ...(refusal ? { refused: refusal } : {}) })),
+      ...(text ? { text } : {}),
+    });
+    const handing = planned.find((p) => p.handoff);
+    if (handing?.handoff) {
+      // The conversation goes along with the handoff: the transfer call and its result close the pair in it.
+      transcript?.push(
+        { role: 'assistant', content: reply.content ?? '', toolCalls: [{ id: handing.id, name: handing.name, args: handing.args }] },
+        { role: 'tool', toolCallId: handing.id, name: handing.name, content: JSON.stringify({ handoff: handing.handoff.to }), ok: true },
+      );
+      const message = request.prompt || lastUserText(request.history);
+      return { text: '', steps: iteration, handoff: { ...handing.handoff, message }, ...(transcript ? { messages: transcript } : {}) };
+    }
     if (planned.length === 0) {
-      if (!structured) return { text: text ?? '', steps: iteration };
+      if (!structured) return answer(text ?? '', iteration);
       const checked = checkFields(text ?? '', structured.schema, request.output!);
-      if (checked.ok) return { text: text ?? '', steps: iteration, output: checked.value };
+      if (checked.ok) return answer(text ?? '', iteration, checked.value);
       if (repairs >= MAX_REPAIRS) {
         throw new FlowingError(
           'LLM_BAD_OUTPUT',
@@ -92,7 +117,17 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
     });
     const answers = await Promise.all(planned.map((p) => answerCall(p, options, call.signal)));
-    planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]! }));
+    planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]!.content }));
+    transcript?.push(
+      { role: 'assistant', content: reply.content ?? '', toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })) },
+      ...planned.map((p, i) => ({
+        role: 'tool' as const,
+        toolCallId: p.id,
+        name: p.name,
+        content: answers[i]!.content,
+        ok: answers[i]!.ok,
+      })),
+    );
   }
   throw new FlowingError(
     'LLM_BAD_OUTPUT',
@@ -115,6 +150,24 @@ function structuredOutput(fields: FieldMap) {
 }
 
 function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
+  const handoffs = (request.handoffs ?? []).map(
+    (target): ChatCompletionFunctionTool => ({
+      type: 'function',
+      function: {
+        name: handoffToolName(target),
+        description: `Hand the conversation over to ${target}. Call this instead of answering when ${target} should take it from here.`,
+        parameters: {
+          type: 'object',
+          properties: { reason: { type: 'string', description: 'Why, in one sentence.' } },
+          additionalProperties: false,
+        },
+      },
+    }),
+  );
+  return [...toolsOffered(request, options), ...handoffs];
+}
+
+function toolsOffered(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
   return request.tools.map((name) => {
     const schema = options.toolSchemas?.[name];
     const parameters = schema?.parameters ?? { type: 'object', additionalProperties: true };
@@ -138,9 +191,11 @@ export function withoutBound(parameters: Record<string, unknown>, bound: readonl
   return { ...parameters, properties, ...(required ? { required } : {}) };
 }
 
-function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, allowed: readonly string[]): PlannedCall {
+function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, request: AgentRequest): PlannedCall {
   // Some OpenAI-compatible servers omit ids; pairing needs one, and the assistant message echoes it back.
   const id = toolCall.id || `call_${iteration}_${index}`;
+  const handoffs = request.handoffs ?? [];
+  const allowed = [...request.tools, ...handoffs.map(handoffToolName)];
   if (toolCall.type !== 'function') {
     const name = toolCall.custom?.name ?? '(custom)';
     return {
@@ -152,6 +207,7 @@ function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iterat
     };
   }
   const { name, arguments: raw } = toolCall.function;
+  if (name.startsWith(HANDOFF_TOOL_PREFIX) && !request.tools.includes(name)) return planHandoff(id, name, raw, handoffs);
   if (!allowed.includes(name)) {
     return {
       id,
@@ -190,8 +246,41 @@ function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iterat
   return { id, name, args: parsed.value, raw };
 }
 
-async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<string> {
-  if (p.refusal) return JSON.stringify({ error: p.refusal });
+/** A `transfer_to_<target>` call: the handoff when the target is declared, else a HANDOFF_UNKNOWN refusal. */
+function planHandoff(id: string, name: string, raw: string, handoffs: readonly string[]): PlannedCall {
+  const to = name.slice(HANDOFF_TOOL_PREFIX.length);
+  if (!handoffs.includes(to)) {
+    return {
+      id,
+      name,
+      args: raw,
+      raw,
+      refusal: {
+        code: 'HANDOFF_UNKNOWN',
+        message: `there is no handoff to '${to.slice(0, 80)}'; you can hand off with: ${handoffs.map(handoffToolName).join(', ') || '(none)'}`,
+      },
+    };
+  }
+  // The reason is optional: arguments that cannot be read still hand off, without one.
+  const parsed = raw.length <= MAX_TOOL_ARGUMENT_CHARS && raw.trim() !== '' ? parseLenientJson(raw) : undefined;
+  const reason = parsed?.ok ? (parsed.value as { reason?: unknown } | null)?.reason : undefined;
+  return {
+    id,
+    name,
+    args: parsed?.ok ? parsed.value : {},
+    raw,
+    handoff: { to, ...(typeof reason === 'string' && reason !== '' ? { reason } : {}) },
+  };
+}
+
+/** The prompt of an agent call as the first of its new messages, when it has one. */
+function newMessages(request: AgentRequest): ConversationMessage[] {
+  return request.prompt === '' ? [] : [{ role: 'user', content: request.prompt }];
+}
+
+/** What the model is told a tool call gave (JSON text), and whether it succeeded. */
+async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<{ content: string; ok: boolean }> {
+  if (p.refusal) return { content: JSON.stringify({ error: p.refusal }), ok: false };
   if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled before tool '${p.name}' ran`, { cause: signal.reason });
   let result: Awaited<ReturnType<NonNullable<LlmCallOptions['callTool']>>>;
   try {
@@ -203,6 +292,6 @@ async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: Abort
   }
   if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled while tool '${p.name}' ran`, { cause: signal.reason });
   return result.ok
-    ? (JSON.stringify(result.output) ?? 'null')
-    : JSON.stringify({ error: { code: result.error.code, message: result.error.message } });
+    ? { content: JSON.stringify(result.output) ?? 'null', ok: true }
+    : { content: JSON.stringify({ error: { code: result.error.code, message: result.error.message } }), ok: false };
 }
