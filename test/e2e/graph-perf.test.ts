@@ -147,7 +147,8 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       figures.dropCommitMs = summary(await measures(page, 'flowing:edit'));
 
       // Edit a guard in the panel, one keystroke at a time: each keystroke is an edit measured to the next frame.
-      await page.click('[data-testid=edge-intake-on-START-0]');
+      // Its label may lie outside the view once intake was dragged (a plain route to a wide compound state).
+      await page.locator('[data-testid=edge-intake-on-START-0]').dispatchEvent('click');
       await page.locator('[data-testid=transition-guard]').waitFor();
       await page.evaluate(() => performance.clearMeasures('flowing:edit'));
       await page.fill('[data-testid=transition-guard]', '');
