@@ -20,6 +20,7 @@ export interface LedgerOwner {
   keyFor(invokeId: string): string;
   approval(): ApprovalRecord | undefined;
   consumeApproval(): void;
+  requestApproval(approval: ApprovalRecord): void;
   needsAttention(entry: JournalEntry): void;
   /** How deep the session is in a tree of child sessions. */
   readonly depth: number;
@@ -182,6 +183,9 @@ class RunCallContext implements CallContext {
   }
   consumeApproval() {
     this.owner.consumeApproval();
+  }
+  requestApproval(approval: ApprovalRecord) {
+    this.owner.requestApproval(approval);
   }
   usage(): LlmUsage {
     return this.log.usage;

@@ -165,6 +165,19 @@ export class SessionRun implements IdempotentRun {
     this.approvals.consume();
   }
 
+  /** CallLedger: an agent's model proposed a call a person must approve. */
+  requestApproval(approval: ApprovalRecord): void {
+    this.approvals.current = approval;
+    this.append('approval.requested', {
+      approvalId: approval.id,
+      state: approval.state,
+      tool: approval.tool,
+      args: approval.args,
+      argsHash: approval.argsHash,
+      ...(approval.callId ? { callId: approval.callId } : {}),
+    });
+  }
+
   needsAttention(entry: JournalEntry): void {
     this.failures.unknownOutcome(entry);
   }

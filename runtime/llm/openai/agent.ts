@@ -7,7 +7,7 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
-import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
+import type { AgentOutput, AgentRequest, AgentResume, LlmCallOptions } from '../types.ts';
 import { complete, streamMessage, type ChatCall } from './chat.ts';
 import { parseLenientJson } from './json-repair.ts';
 import { checkFields, MAX_REPAIRS } from './structured.ts';
@@ -37,7 +37,9 @@ interface PlannedCall {
  * fields (a JSON Schema response format); an answer that does not match is fed back at most MAX_REPAIRS times.
  * With `request.handoffs` each target is offered as a tool `transfer_to_<target>`: the first such call of a turn ends
  * the loop with `handoff` (the turn's other calls are not run, and no further model call is made); a
- * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on.
+ * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on. Calls of tools
+ * `options.needsApproval` names are not run: after the turn's other calls the loop returns `suspended`, and
+ * `options.resume` continues it with their answers (no model request is made again for the turns before).
  * @internal
  */
 export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<AgentOutput> {
@@ -53,8 +55,12 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
   }
   const structured = request.output ? structuredOutput(request.output) : undefined;
   const messages: ChatCompletionMessageParam[] = [];
-  if (request.system) messages.push({ role: 'system', content: request.system });
-  messages.push({ role: 'user', content: request.prompt });
+  const resume = options.resume;
+  if (resume) messages.push(...(resume.messages as ChatCompletionMessageParam[]), ...resumedAnswers(resume));
+  else {
+    if (request.system) messages.push({ role: 'system', content: request.system });
+    messages.push({ role: 'user', content: request.prompt });
+  }
   const params = () => ({
     messages,
     ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
@@ -62,7 +68,7 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
   });
 
   let repairs = 0;
-  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+  for (let iteration = (resume?.iteration ?? 0) + 1; iteration <= maxIterations; iteration++) {
     const reply = options.onDelta ? await streamMessage(call, params(), options.onDelta) : await complete(call, params());
     const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request));
     const text = reply.content || undefined;
@@ -102,7 +108,21 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       content: reply.content || null,
       tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
     });
-    const answers = await Promise.all(planned.map((p) => answerCall(p, options, call.signal)));
+    // Calls of tools a person must approve are not run: the loop stops after this turn's other calls and asks.
+    const proposed = planned.filter((p) => !p.refusal && options.needsApproval?.(p.name));
+    const answers = await Promise.all(planned.map((p) => (proposed.includes(p) ? undefined : answerCall(p, options, call.signal))));
+    if (proposed.length > 0) {
+      return {
+        text: '',
+        steps: iteration,
+        suspended: {
+          iteration,
+          messages: [...messages],
+          answers: Object.fromEntries(planned.flatMap((p, i) => (answers[i] === undefined ? [] : [[p.id, answers[i]]]))),
+          pending: proposed.map(({ id, name, args }) => ({ id, name, args })),
+        },
+      };
+    }
     planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]! }));
   }
   throw new FlowingError(
@@ -112,6 +132,16 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       details: { maxIterations },
     },
   );
+}
+
+/** The tool messages that answer the last turn of a resumed loop, in the model's order of its calls. */
+function resumedAnswers(resume: AgentResume): ChatCompletionMessageParam[] {
+  const last = resume.messages.at(-1) as { tool_calls?: Array<{ id: string }> } | undefined;
+  return (last?.tool_calls ?? []).map((c) => ({
+    role: 'tool' as const,
+    tool_call_id: c.id,
+    content: resume.answers[c.id] ?? JSON.stringify({ error: { code: 'TOOL_FAILED', message: 'the call has no answer' } }),
+  }));
 }
 
 /** The JSON Schema response format of a structured answer, and the zod schema that checks it. */
