@@ -1,19 +1,8 @@
-import { setup, assign } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  createMemoryStore,
-  createRuntime,
-  defineTool,
-  fromLlm,
-  type FlowError,
-  type RuntimeEvent,
-  type SessionStore,
-} from '@flowing/runtime';
+import { createMemoryStore, createRuntime, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
-import type { FlowSpecInput } from '@flowing/spec';
 import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
-import { defineTestMachine } from '../helpers/runtime-machines.ts';
+import { payAgent, payTools } from '../helpers/agent-approvals.ts';
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -32,93 +21,8 @@ const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 const openai = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
 
-/** A high-risk, non-idempotent `pay` tool (account bound from context) and a harmless `balance`; both record their runs. */
-function tools() {
-  const paid: Array<{ amount: number; account: string }> = [];
-  const pay = defineTool({
-    name: 'pay',
-    description: 'Pays an amount to the customer account',
-    risk: 'high',
-    idempotent: false,
-    input: z.object({ amount: z.number(), account: z.string() }),
-    output: z.object({ receipt: z.string() }),
-    async run(input) {
-      paid.push(input);
-      return { receipt: `r-${paid.length}` };
-    },
-  });
-  const balance = defineTool({
-    name: 'balance',
-    description: 'Reads the balance',
-    idempotent: true,
-    input: z.object({}),
-    output: z.object({ balance: z.number() }),
-    async run() {
-      return { balance: 100 };
-    },
-  });
-  return { pay, balance, paid };
-}
-
-/** idle --ASK{text}--> helping: an agent over `balance` and high-risk `pay` (account bound to context.account). */
-function payAgent(t: ReturnType<typeof tools>) {
-  const spec: FlowSpecInput = {
-    specVersion: 1,
-    id: 'pay-agent',
-    context: {
-      account: { type: 'string', default: 'ACC-1' },
-      text: { type: 'string', optional: true },
-      answer: { type: 'string', optional: true },
-      error: { type: 'string', optional: true },
-    },
-    events: { ASK: { text: { type: 'string' } }, APPROVE: {}, REJECT: { reason: { type: 'string', optional: true } } },
-    initial: 'idle',
-    states: {
-      idle: { on: { ASK: { target: 'helping', assign: { text: 'event.text' } } } },
-      helping: {
-        invoke: {
-          llm: 'agent',
-          prompt: '{{ context.text }}',
-          tools: ['balance', { tool: 'pay', bind: { account: 'context.account' } }],
-          maxIterations: 4,
-          onDone: { target: 'idle', assign: { answer: 'output.text' } },
-          onError: { target: 'idle', assign: { error: 'error.code' } },
-        },
-      },
-    },
-  };
-  type Ctx = { account: string; text?: string; answer?: string; error?: string };
-  const machine = setup({
-    types: {} as { context: Ctx; events: { type: 'ASK'; text: string } | { type: 'APPROVE' } | { type: 'REJECT'; reason?: string } },
-    actors: { 'llm.agent': fromLlm('agent') },
-  }).createMachine({
-    id: 'pay-agent',
-    context: { account: 'ACC-1' },
-    initial: 'idle',
-    states: {
-      idle: { on: { ASK: { target: '#pay-agent.helping', actions: assign({ text: ({ event }) => event.text }) } } },
-      helping: {
-        invoke: {
-          id: 'helping',
-          src: 'llm.agent',
-          input: ({ context }) => ({
-            kind: 'agent' as const,
-            prompt: context.text ?? '',
-            tools: ['balance', 'pay'],
-            bound: { pay: { account: context.account } },
-            maxIterations: 4,
-          }),
-          onDone: { target: '#pay-agent.idle', actions: assign({ answer: ({ event }) => (event.output as { text: string }).text }) },
-          onError: { target: '#pay-agent.idle', actions: assign({ error: ({ event }) => (event.error as FlowError).code }) },
-        },
-      },
-    },
-  });
-  return defineTestMachine(spec, machine, [t.pay, t.balance]);
-}
-
 function start(store: SessionStore = createMemoryStore()) {
-  const t = tools();
+  const t = payTools();
   const machine = payAgent(t);
   const runtime = createRuntime({ machines: [machine], llm: openai(), store });
   return { ...t, machine, runtime, store };
@@ -154,5 +58,94 @@ describe('high-risk tools the model proposes', () => {
     // A second APPROVE finds nothing to decide.
     expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false });
     expect(paid).toHaveLength(1);
+  });
+
+  it('REJECT returns a refusal to the model as the tool result and the loop goes on', async () => {
+    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I could not pay that.'));
+    const { runtime, machine, paid } = start();
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay me 500' });
+    expect(await session.send({ type: 'REJECT', reason: 'too much' })).toMatchObject({ applied: true, state: 'idle' });
+    expect(paid).toEqual([]);
+    const answer = fake.requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'p1');
+    expect(JSON.parse(answer!.content as string)).toMatchObject({ error: { code: 'APPROVAL_REJECTED' } });
+    expect((await session.snapshot()).context).toMatchObject({ answer: 'I could not pay that.' });
+    expect(ofType(await session.events(), 'approval.decided')).toMatchObject([{ decision: 'rejected', reason: 'too much' }]);
+  });
+
+  it('the model cannot override a bound argument of the proposed tool: the bound value is approved and paid, and logged', async () => {
+    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30,"account":"ACC-EVIL"}' }]), reply('Paid.'));
+    const { runtime, machine, paid } = start();
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay 30 to ACC-EVIL' });
+    expect((await session.snapshot()).approval).toMatchObject({ args: { amount: 30, account: 'ACC-1' } });
+    expect(ofType(await session.events(), 'tool.bind_overridden')).toEqual([
+      { callId: 'helping@2/1', tool: 'pay', fields: ['account'], sent: { account: 'ACC-EVIL' } },
+    ]);
+    await session.send({ type: 'APPROVE' });
+    expect(paid).toEqual([{ amount: 30, account: 'ACC-1' }]);
+    // The model was never offered the bound argument.
+    const offered = (fake.requests[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: object } } }>).find(
+      (t) => t.function.name === 'pay',
+    )!;
+    expect(Object.keys(offered.function.parameters.properties)).toEqual(['amount']);
+  });
+
+  it('two proposals in one turn each need their own decision, with their own approval id; the other call runs at once', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'p1', name: 'pay', arguments: '{"amount":10}' },
+        { id: 'b1', name: 'balance', arguments: '{}' },
+        { id: 'p2', name: 'pay', arguments: '{"amount":20}' },
+      ]),
+      reply('Paid 10, not 20.'),
+    );
+    const { runtime, machine, paid } = start();
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay 10 and 20' });
+    const first = (await session.snapshot()).approval!;
+    expect(first).toMatchObject({ args: { amount: 10 }, callId: 'helping@2/2' });
+    expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: true, status: 'waiting', state: 'helping' });
+    expect(paid).toEqual([{ amount: 10, account: 'ACC-1' }]);
+    const second = (await session.snapshot()).approval!;
+    expect(second).toMatchObject({ args: { amount: 20 }, callId: 'helping@2/3' });
+    expect(second.id).not.toBe(first.id);
+    expect(fake.requests).toHaveLength(1);
+    await session.send({ type: 'REJECT' });
+    expect(paid).toEqual([{ amount: 10, account: 'ACC-1' }]);
+    // Every call of the turn is answered, in the model's order.
+    const tools = fake.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    expect(tools.map((m) => m.tool_call_id)).toEqual(['p1', 'b1', 'p2']);
+    expect(tools.map((m) => JSON.parse(m.content as string))).toMatchObject([
+      { receipt: 'r-1' },
+      { balance: 100 },
+      { error: { code: 'APPROVAL_REJECTED' } },
+    ]);
+    expect((await session.snapshot()).context).toMatchObject({ answer: 'Paid 10, not 20.' });
+  });
+
+  it('a waiting proposal survives a restart: the new runtime continues without asking the model again for the turns made', async () => {
+    fake.enqueue(
+      toolCalls([{ id: 'b1', name: 'balance', arguments: '{}' }]),
+      toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]),
+    );
+    const store = createMemoryStore();
+    const first = start(store);
+    const session = await first.runtime.createSession(first.machine);
+    await session.send({ type: 'ASK', text: 'check, then pay 30' });
+    expect(fake.requests).toHaveLength(2);
+    // A new runtime on the same store (the first one is gone with its memory).
+    const second = start(store);
+    fake.enqueue(reply('Paid 30 after checking.'));
+    const resumed = second.runtime.session(session.id);
+    expect((await resumed.snapshot()).approval).toMatchObject({ tool: 'pay', args: { amount: 30, account: 'ACC-1' } });
+    expect(await resumed.send({ type: 'APPROVE' })).toMatchObject({ applied: true, state: 'idle' });
+    expect(second.paid).toEqual([{ amount: 30, account: 'ACC-1' }]);
+    expect(first.paid).toEqual([]);
+    // Model calls: 2 before the restart, 1 after (the answer); the resumed loop sent the whole transcript.
+    expect(fake.requests).toHaveLength(3);
+    const last = fake.requests[2]!.body.messages;
+    expect(last.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect((await resumed.snapshot()).context).toMatchObject({ answer: 'Paid 30 after checking.' });
   });
 });
