@@ -3,6 +3,7 @@ import { createMemoryStore, createRuntime, type RuntimeEvent, type SessionStore 
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
+import { startTestServer } from '../server/harness.ts';
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -147,5 +148,34 @@ describe('high-risk tools the model proposes', () => {
     const last = fake.requests[2]!.body.messages;
     expect(last.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
     expect((await resumed.snapshot()).context).toMatchObject({ answer: 'Paid 30 after checking.' });
+  });
+
+  it('over HTTP: GET /sessions/:id shows the proposal; two concurrent approves of its id pay once, the second a duplicate', async () => {
+    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]), reply('Paid 30.'));
+    const t = payTools();
+    const server = await startTestServer([payAgent(t)], { runtime: { llm: openai() } });
+    try {
+      const { body: created } = await server.call('POST', '/sessions', { body: { machine: 'pay-agent' } });
+      await server.call('POST', `/sessions/${created.sessionId}/events`, { body: { type: 'ASK', text: 'pay me 30' } });
+      const view = await server.call('GET', `/sessions/${created.sessionId}`);
+      expect(view.body).toMatchObject({
+        status: 'waiting',
+        pendingApproval: { state: 'helping', tool: 'pay', args: { amount: 30, account: 'ACC-1' } },
+      });
+      const { approvalId } = view.body.pendingApproval;
+      const [a, b] = await Promise.all([
+        server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } }),
+        server.call('POST', `/sessions/${created.sessionId}/approve`, { body: { approvalId } }),
+      ]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect([a.body.duplicate, b.body.duplicate].sort()).toEqual([true, undefined]);
+      expect(t.paid).toEqual([{ amount: 30, account: 'ACC-1' }]);
+      expect((await server.call('GET', `/sessions/${created.sessionId}`)).body).toMatchObject({
+        pendingApproval: null,
+        context: { answer: 'Paid 30.' },
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
