@@ -302,8 +302,16 @@ async function runKind(
           if (!suspended) break;
           wait = proposalsOf(call, request, suspended, () => ++toolCalls);
           wait.toolCalls = toolCalls;
+          if (toolCalls > maxToolCalls) throw new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`);
           const at = call.clock.now();
-          call.record({ key: waitKey(key), kind: 'llm', name: 'agent', idempotent: true, startedAt: at, completed: { at, ok: true, output: wait } });
+          call.record({
+            key: waitKey(key),
+            kind: 'llm',
+            name: 'agent',
+            idempotent: true,
+            startedAt: at,
+            completed: { at, ok: true, output: wait },
+          });
           await call.commit(true);
         }
         result = { ...result, attempts };
