@@ -57,6 +57,8 @@ async function answerProposal(call: CallContext, proposal: AgentProposal & { n: 
     return JSON.stringify(truncateForModel(output, call.limits.maxToolResultChars)) ?? 'null';
   } catch (thrown) {
     const error = toFlowError(thrown, 'TOOL_FAILED');
+    // Its state was left while the proposal waited: nobody can decide it any more (a parked run waits on, restored).
+    if (deadline.isAborted && !call.runStopped) call.withdrawApproval(key);
     // A stopped session (cancelled, parked, an unknown outcome for a person) stops the agent; a failed tool is an answer.
     if (deadline.isAborted || error.code === 'CANCELLED' || error.code === 'TOOL_UNKNOWN_OUTCOME') throw thrown;
     if (error.code !== 'APPROVAL_REJECTED') return JSON.stringify({ error: { code: error.code, message: error.message } });

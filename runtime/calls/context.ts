@@ -64,6 +64,8 @@ export interface CallContext {
   consumeApproval(): void;
   /** Makes `approval` (a call the model proposed) the one the session waits for, and logs `approval.requested`. */
   requestApproval(approval: ApprovalRecord): void;
+  /** The call waiting for the proposal `callId` ended undecided (its state was left): its approval is closed, logged. */
+  withdrawApproval(callId: string): void;
   /** Tokens the session has spent so far. */
   usage(): LlmUsage;
   addUsage(usage: LlmUsage): void;

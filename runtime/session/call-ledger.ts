@@ -22,6 +22,7 @@ export interface LedgerOwner {
   approval(): ApprovalRecord | undefined;
   consumeApproval(): void;
   requestApproval(approval: ApprovalRecord): void;
+  withdrawApproval(callId: string): void;
   needsAttention(entry: JournalEntry): void;
   /** How deep the session is in a tree of child sessions. */
   readonly depth: number;
@@ -185,6 +186,9 @@ class RunCallContext implements CallContext {
   }
   requestApproval(approval: ApprovalRecord) {
     this.owner.requestApproval(approval);
+  }
+  withdrawApproval(callId: string) {
+    this.owner.withdrawApproval(callId);
   }
   usage(): LlmUsage {
     return this.log.usage;

@@ -48,11 +48,12 @@ export function payAgent(t: { pay: AnyTool; balance?: AnyTool }, options: { bind
       answer: { type: 'string', optional: true },
       error: { type: 'string', optional: true },
     },
-    events: { ASK: { text: { type: 'string' } }, APPROVE: {}, REJECT: { reason: { type: 'string', optional: true } } },
+    events: { ASK: { text: { type: 'string' } }, APPROVE: {}, REJECT: { reason: { type: 'string', optional: true } }, STOP: {} },
     initial: 'idle',
     states: {
       idle: { on: { ASK: { target: 'helping', assign: { text: 'event.text' } } } },
       helping: {
+        on: { STOP: 'idle' },
         invoke: {
           llm: 'agent',
           prompt: '{{ context.text }}',
@@ -66,7 +67,10 @@ export function payAgent(t: { pay: AnyTool; balance?: AnyTool }, options: { bind
   };
   type Ctx = { account: string; text?: string; answer?: string; error?: string };
   const machine = setup({
-    types: {} as { context: Ctx; events: { type: 'ASK'; text: string } | { type: 'APPROVE' } | { type: 'REJECT'; reason?: string } },
+    types: {} as {
+      context: Ctx;
+      events: { type: 'ASK'; text: string } | { type: 'APPROVE' } | { type: 'REJECT'; reason?: string } | { type: 'STOP' };
+    },
     actors: { 'llm.agent': fromLlm('agent') },
   }).createMachine({
     id: 'pay-agent',
@@ -75,6 +79,7 @@ export function payAgent(t: { pay: AnyTool; balance?: AnyTool }, options: { bind
     states: {
       idle: { on: { ASK: { target: '#pay-agent.helping', actions: assign({ text: ({ event }) => event.text }) } } },
       helping: {
+        on: { STOP: '#pay-agent.idle' },
         invoke: {
           id: 'helping',
           src: 'llm.agent',

@@ -178,4 +178,19 @@ describe('high-risk tools the model proposes', () => {
       await server.close();
     }
   });
+
+  it('a proposal whose agent state is left is withdrawn: it is no longer pending and a later APPROVE runs nothing', async () => {
+    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]));
+    const { runtime, machine, paid } = start();
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay me 30' });
+    expect(await session.send({ type: 'STOP' })).toMatchObject({ applied: true, state: 'idle' });
+    const snapshot = await session.snapshot();
+    expect(snapshot.approval).toMatchObject({ decision: 'rejected', callId: 'helping@2/1' });
+    expect(ofType(await session.events(), 'approval.decided')).toMatchObject([
+      { decision: 'rejected', reason: expect.stringContaining('withdrawn') },
+    ]);
+    expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false });
+    expect(paid).toEqual([]);
+  });
 });
