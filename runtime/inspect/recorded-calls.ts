@@ -62,7 +62,11 @@ interface LlmRecording {
   isModel: boolean;
   deltas: string[];
   steps: Array<Parameters<NonNullable<LlmCallOptions['onStep']>>[0]>;
-  final?: { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number } | { ok: false; error: FlowError };
+  /** How many deltas came before each step (an agent streams a turn's text, then logs the step). */
+  deltasBefore: number[];
+  final?:
+    | { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number; finishReason?: string }
+    | { ok: false; error: FlowError };
   taken: boolean;
 }
 
@@ -143,12 +147,16 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
 
   let peeked: LlmRecording | undefined;
   const first = llmCalls[0];
-  function find(request: LlmRequest): LlmRecording | undefined {
+  /** Agent calls stopped for proposals, by call id: a resumed call goes on with the same recording. */
+  const suspended = new Map<string, LlmRecording>();
+  function find(request: LlmRequest, callId?: string): LlmRecording | undefined {
+    const stopped = callId === undefined ? undefined : suspended.get(callId);
+    if (stopped) return stopped;
     const hash = requestHash(request);
     return llmCalls.find((c) => !c.taken && c.kind === request.kind && (c.hash === null || c.hash === hash));
   }
   async function answer(request: LlmRequest, callOptions: LlmCallOptions): Promise<LlmResult<never>> {
-    const call = find(request);
+    const call = find(request, callOptions.resume ? (callOptions.callId ?? undefined) : undefined);
     peeked = undefined;
     if (!call) {
       const callId = callOptions.callId ?? null;
@@ -158,19 +166,40 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
       );
     }
     call.taken = true;
-    answered.llm++;
-    for (const text of call.deltas) callOptions.onDelta?.(text);
-    for (const step of call.steps) {
+    if (!callOptions.resume) answered.llm++;
+    if (callOptions.callId !== undefined) suspended.delete(callOptions.callId);
+    // Text streams as it did: each turn's deltas before its step, the rest at the end.
+    let streamed = 0;
+    const streamTo = (upTo: number) => {
+      for (; streamed < upTo; streamed++) callOptions.onDelta?.(call.deltas[streamed]!);
+    };
+    for (const [i, step] of call.steps.entries()) {
+      // A resumed agent call goes on after the step it stopped at for proposals.
+      if (step.iteration <= (callOptions.resume?.iteration ?? 0)) {
+        streamed = call.deltasBefore[i]!;
+        continue;
+      }
+      streamTo(call.deltasBefore[i]!);
       callOptions.onStep?.(step);
-      for (const toolCall of step.toolCalls) await callOptions.callTool?.(toolCall.name, toolCall.args);
+      const proposed = step.toolCalls.filter((c) => !c.refused && callOptions.needsApproval?.(c.name));
+      for (const toolCall of step.toolCalls) if (!proposed.includes(toolCall)) await callOptions.callTool?.(toolCall.name, toolCall.args);
+      if (proposed.length > 0) {
+        // The recording stopped here for a person's decision: so does the replay (the decision is replayed from the log).
+        if (callOptions.callId !== undefined) suspended.set(callOptions.callId, call);
+        const pending = proposed.map(({ id, name, args }) => ({ id, name, args }));
+        const output = { text: '', steps: step.iteration, suspended: { iteration: step.iteration, messages: [], answers: {}, pending } };
+        return { output: output as never, model: call.final?.ok ? call.final.model : 'recorded', usage: NO_USAGE, attempts: 0 };
+      }
     }
+    streamTo(call.deltas.length);
     if (!call.final)
       throw miss(
         { kind: 'llm', name: call.kind, state: stateOfCallId(call.callId), argsHash: call.hash, callId: call.callId },
         'has no result for this call (it never completed)',
       );
     if (!call.final.ok) throw storedError(call.final.error);
-    return { output: call.final.output as never, model: call.final.model, usage: call.final.usage, attempts: call.final.attempts };
+    const { output, model, usage, attempts, finishReason } = call.final;
+    return { output: output as never, model, usage, attempts, ...(finishReason === undefined ? {} : { finishReason }) };
   }
 
   const llm: LlmProvider = {
@@ -256,6 +285,7 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
             isModel: d.isModel === true,
             deltas: [],
             steps: [],
+            deltasBefore: [],
             taken: false,
           };
           models.set(callId, call);
@@ -267,7 +297,9 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
         break;
       case 'agent.step': {
         const { callId: _id, ...step } = d;
-        models.get(callId)?.steps.push(step as never);
+        const call = models.get(callId);
+        call?.steps.push(step as never);
+        call?.deltasBefore.push(call.deltas.length);
         break;
       }
       case 'llm.completed': {
@@ -279,6 +311,7 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
             model: String(d.model),
             usage: (d.usage as LlmUsage) ?? NO_USAGE,
             attempts: typeof d.attempts === 'number' ? d.attempts : 1,
+            ...(typeof d.finishReason === 'string' ? { finishReason: d.finishReason } : {}),
           };
         }
         break;

@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
+import {
+  createMemoryStore,
+  createRuntime,
+  createVirtualClock,
+  replaySession,
+  type RuntimeEvent,
+  type SessionStore,
+} from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
@@ -192,5 +199,27 @@ describe('high-risk tools the model proposes', () => {
     ]);
     expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false });
     expect(paid).toEqual([]);
+  });
+
+  it('a session with proposals (one approved, one rejected) replays byte for byte, paying nothing', async () => {
+    fake.enqueue(
+      toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":10}' }]),
+      toolCalls([{ id: 'p2', name: 'pay', arguments: '{"amount":20}' }]),
+      reply('Paid 10, not 20.'),
+    );
+    const t = payTools();
+    const machine = payAgent(t);
+    const runtime = createRuntime({ machines: [machine], llm: openai(), clock: createVirtualClock() });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay 10, then 20' });
+    await session.send({ type: 'APPROVE' });
+    await session.send({ type: 'REJECT', reason: 'no more' });
+    const log = await session.events();
+    expect(t.paid).toHaveLength(1);
+    const replaying = payTools();
+    const replayed = await replaySession({ machine: payAgent(replaying), log, clock: createVirtualClock() });
+    expect(replaying.paid).toEqual([]);
+    expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
+    expect(replayed.snapshot.context).toMatchObject({ answer: 'Paid 10, not 20.' });
   });
 });
