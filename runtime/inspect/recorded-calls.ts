@@ -60,10 +60,8 @@ interface LlmRecording {
   model: string | null;
   provider: string;
   isModel: boolean;
-  deltas: string[];
-  steps: Array<Parameters<NonNullable<LlmCallOptions['onStep']>>[0]>;
-  /** How many deltas came before each step (an agent streams a turn's text, then logs the step). */
-  deltasBefore: number[];
+  /** Streamed text and agent steps in the order they were logged (an agent streams the text of a turn before its step). */
+  played: Array<{ delta: string } | { step: Parameters<NonNullable<LlmCallOptions['onStep']>>[0] }>;
   final?:
     | { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number; finishReason?: string }
     | { ok: false; error: FlowError };
@@ -168,30 +166,30 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
     call.taken = true;
     if (!callOptions.resume) answered.llm++;
     if (callOptions.callId !== undefined) suspended.delete(callOptions.callId);
-    // Text streams as it did: each turn's deltas before its step, the rest at the end.
-    let streamed = 0;
-    const streamTo = (upTo: number) => {
-      for (; streamed < upTo; streamed++) callOptions.onDelta?.(call.deltas[streamed]!);
-    };
-    for (const [i, step] of call.steps.entries()) {
-      // A resumed agent call goes on after the step it stopped at for proposals.
-      if (step.iteration <= (callOptions.resume?.iteration ?? 0)) {
-        streamed = call.deltasBefore[i]!;
+    // A resumed agent call goes on after the step it stopped at for proposals.
+    const from = callOptions.resume?.iteration ?? 0;
+    const start = from === 0 ? 0 : call.played.findIndex((part) => 'step' in part && part.step.iteration === from) + 1;
+    for (const part of call.played.slice(start)) {
+      if ('delta' in part) {
+        callOptions.onDelta?.(part.delta);
         continue;
       }
-      streamTo(call.deltasBefore[i]!);
-      callOptions.onStep?.(step);
-      const proposed = step.toolCalls.filter((c) => !c.refused && callOptions.needsApproval?.(c.name));
-      for (const toolCall of step.toolCalls) if (!proposed.includes(toolCall)) await callOptions.callTool?.(toolCall.name, toolCall.args);
+      callOptions.onStep?.(part.step);
+      const proposed = part.step.toolCalls.filter((c) => !c.refused && callOptions.needsApproval?.(c.name));
+      for (const toolCall of part.step.toolCalls)
+        if (!proposed.includes(toolCall)) await callOptions.callTool?.(toolCall.name, toolCall.args);
       if (proposed.length > 0) {
         // The recording stopped here for a person's decision: so does the replay (the decision is replayed from the log).
         if (callOptions.callId !== undefined) suspended.set(callOptions.callId, call);
         const pending = proposed.map(({ id, name, args }) => ({ id, name, args }));
-        const output = { text: '', steps: step.iteration, suspended: { iteration: step.iteration, messages: [], answers: {}, pending } };
+        const output = {
+          text: '',
+          steps: part.step.iteration,
+          suspended: { iteration: part.step.iteration, messages: [], answers: {}, pending },
+        };
         return { output: output as never, model: call.final?.ok ? call.final.model : 'recorded', usage: NO_USAGE, attempts: 0 };
       }
     }
-    streamTo(call.deltas.length);
     if (!call.final)
       throw miss(
         { kind: 'llm', name: call.kind, state: stateOfCallId(call.callId), argsHash: call.hash, callId: call.callId },
@@ -283,9 +281,7 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
             model: typeof d.model === 'string' ? d.model : null,
             provider: typeof d.provider === 'string' ? d.provider : 'recorded',
             isModel: d.isModel === true,
-            deltas: [],
-            steps: [],
-            deltasBefore: [],
+            played: [],
             taken: false,
           };
           models.set(callId, call);
@@ -293,13 +289,11 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
         }
         break;
       case 'message.delta':
-        models.get(callId)?.deltas.push(String(d.text));
+        models.get(callId)?.played.push({ delta: String(d.text) });
         break;
       case 'agent.step': {
         const { callId: _id, ...step } = d;
-        const call = models.get(callId);
-        call?.steps.push(step as never);
-        call?.deltasBefore.push(call.deltas.length);
+        models.get(callId)?.played.push({ step: step as never });
         break;
       }
       case 'llm.completed': {

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { FieldMap } from '@flowing/spec';
+import type { ConversationMessage, FieldMap } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {
@@ -24,6 +24,11 @@ export interface LlmRequestBase {
   topP?: number;
   /** The most tokens one answer of this call may have (sent as `max_completion_tokens`); the cost bound counts it. */
   maxTokens?: number;
+  /**
+   * The conversation so far (the spec's `history`), sent before the call's own text or prompt. With a history, an
+   * empty `text` or `prompt` means the call has none of its own: the conversation's last user message is what it reads.
+   */
+  history?: readonly ConversationMessage[];
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';
@@ -79,6 +84,12 @@ export interface AgentOutput<TTo extends string = string> {
   /** Set when the model handed off instead of answering (then `text` is empty and `output` absent). */
   handoff?: AgentHandoff<TTo>;
   /**
+   * With a `history`: this call's new messages, to append to it: the prompt as a user message (when the call has
+   * one), each assistant turn with its tool calls, each tool result right after its turn (in the model's order), and
+   * the final answer.
+   */
+  messages?: ConversationMessage[];
+  /**
    * Set when the model proposed calls of tools that need a person's approval (`needsApproval`): the loop stopped
    * after its turn, and continues from here with `LlmCallOptions.resume` once every proposal has an answer.
    */
@@ -103,6 +114,8 @@ export interface AgentSuspension {
   /** Tool call id -> the text the model gets as that call's result. */
   answers: Record<string, string>;
   pending: AgentProposal[];
+  /** With a history: the call's new conversation messages so far (its last turn's results not yet in). */
+  conversation?: ConversationMessage[];
 }
 
 /** Continues a suspended loop: every call of its last turn now has an answer (the proposals' included). */
@@ -110,6 +123,7 @@ export interface AgentResume {
   iteration: number;
   messages: unknown[];
   answers: Record<string, string>;
+  conversation?: ConversationMessage[];
 }
 
 /**
