@@ -11,8 +11,6 @@ import {
 
 const tools: Record<string, ToolInfo> = {
   lookup: { name: 'lookup', idempotent: true, risk: 'low', inputFields: ['id'], requiredInputFields: ['id'] },
-  // A tool named like the handoff tool of a target `lookup` (SPEC_HANDOFF_CLASH).
-  transfer_to_lookup: { name: 'transfer_to_lookup', idempotent: true, risk: 'low' },
   charge: { name: 'charge', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   refund: { name: 'refund', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   notify: { name: 'notify', idempotent: false, risk: 'low', inputFields: [], requiredInputFields: [] },
@@ -303,20 +301,6 @@ const cases: Case[] = [
     path: '/states/decide/invoke/tools',
     mutate: (s) => {
       s.states.decide.invoke.tools = ['lookup'];
-    },
-  },
-  {
-    code: 'SPEC_HANDOFF_CLASH',
-    path: '/states/decide/invoke/handoffs/0',
-    mutate: (s) => {
-      s.states.decide.invoke = {
-        llm: 'agent',
-        prompt: 'Help',
-        tools: ['transfer_to_lookup'],
-        handoffs: ['lookup'],
-        onDone: 'wait',
-        onError: 'done',
-      };
     },
   },
   {
