@@ -26,13 +26,16 @@ export function waitKey(callKey: string): string {
  * (the approval's argument hash, its consumption and the crash rules of every high-risk call), REJECT answers the
  * model with APPROVAL_REJECTED. A proposal whose call is journaled already is answered from the journal.
  */
-export async function answerProposals(call: CallContext, wait: AgentWait): Promise<Record<string, string>> {
+export async function answerProposals(call: CallContext, wait: AgentWait, outside: Outside): Promise<Record<string, string>> {
   const answers: Record<string, string> = {};
-  for (const proposal of wait.pending) answers[proposal.id] = await answerProposal(call, proposal);
+  for (const proposal of wait.pending) answers[proposal.id] = await answerProposal(call, proposal, outside);
   return answers;
 }
 
-async function answerProposal(call: CallContext, proposal: AgentProposal & { n: number }): Promise<string> {
+/** Runs a wait without the agent call's slot (a person decides meanwhile); the slot is taken back after. */
+export type Outside = (wait: () => Promise<void>) => Promise<void>;
+
+async function answerProposal(call: CallContext, proposal: AgentProposal & { n: number }, outside: Outside): Promise<string> {
   const key = `${call.key}/${proposal.n}`;
   const tool = call.tools[proposal.name]!;
   const deadline = call.deadline.child();
@@ -51,7 +54,9 @@ async function answerProposal(call: CallContext, proposal: AgentProposal & { n: 
         });
         await call.commit(true);
       }
-      while (!call.approval()?.decision) await call.pause();
+      await outside(async () => {
+        while (!call.approval()?.decision) await call.pause();
+      });
     }
     const output = await callTool(nested, { tool, input: { args: proposal.args }, onUnknownOutcome: 'attention' });
     return JSON.stringify(truncateForModel(output, call.limits.maxToolResultChars)) ?? 'null';

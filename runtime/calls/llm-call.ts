@@ -271,8 +271,8 @@ async function runKind(
       try {
         let result: LlmResult<AgentOutput>;
         for (;;) {
-          // Proposals are answered with no call slot held and no time limit running: a person decides.
-          const resume = wait && { ...wait, answers: { ...wait.answers, ...(await slot.without(() => answerProposals(call, wait!))) } };
+          // Proposals wait for a person with no call slot held and no time limit running; an approved one runs on the slot.
+          const resume = wait && { ...wait, answers: { ...wait.answers, ...(await answerProposals(call, wait, slot.without)) } };
           loop.dispose();
           loop = deadline.child(timeoutMs, () => llmTimeout(timeoutMs));
           result = await loop.race(

@@ -5,6 +5,7 @@ import {
   createVirtualClock,
   replaySession,
   type RuntimeEvent,
+  type RuntimeLimits,
   type SessionStore,
 } from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
@@ -29,10 +30,10 @@ const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 const openai = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
 
-function start(store: SessionStore = createMemoryStore()) {
+function start(store: SessionStore = createMemoryStore(), limits?: RuntimeLimits) {
   const t = payTools();
   const machine = payAgent(t);
-  const runtime = createRuntime({ machines: [machine], llm: openai(), store });
+  const runtime = createRuntime({ machines: [machine], llm: openai(), store, ...(limits ? { limits } : {}) });
   return { ...t, machine, runtime, store };
 }
 
@@ -221,5 +222,20 @@ describe('high-risk tools the model proposes', () => {
     expect(replaying.paid).toEqual([]);
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
     expect(replayed.snapshot.context).toMatchObject({ answer: 'Paid 10, not 20.' });
+  });
+
+  it('with one call slot, the approved call runs on the agent call slot (the wait for a person held none)', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'b1', name: 'balance', arguments: '{}' },
+        { id: 'p1', name: 'pay', arguments: '{"amount":5}' },
+      ]),
+      reply('Paid 5.'),
+    );
+    const { runtime, machine, paid } = start(createMemoryStore(), { maxConcurrentCalls: 1 });
+    const session = await runtime.createSession(machine);
+    await session.send({ type: 'ASK', text: 'pay 5' });
+    expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: true, state: 'idle' });
+    expect(paid).toEqual([{ amount: 5, account: 'ACC-1' }]);
   });
 });
