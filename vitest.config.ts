@@ -45,6 +45,7 @@ export const SLOW_LANE = [
   'test/server/crash-timers.test.ts',
   'test/runtime/crash-points.test.ts',
   'test/runtime/crash-child.test.ts',
+  'test/runtime/agent-approval-crash.test.ts',
   'test/runtime/redis-aof-kill.test.ts',
   'test/runtime/store-durability.test.ts',
   // corpus, property and whole-project runs, 20-70 s each: the hostile-spec corpus (B1), the codegen property run,

@@ -165,6 +165,34 @@ export class SessionRun implements IdempotentRun {
     this.approvals.consume();
   }
 
+  /** CallLedger: the agent call waiting for a proposal ended undecided; a later APPROVE has nothing to run. */
+  withdrawApproval(callId: string): void {
+    const current = this.approvals.current;
+    if (current?.callId !== callId || current.decision) return;
+    this.approvals.current = { ...current, decision: 'rejected' };
+    this.append('approval.decided', {
+      approvalId: current.id,
+      decision: 'rejected',
+      tool: current.tool,
+      argsHash: current.argsHash,
+      callId,
+      reason: `withdrawn: the agent call in state '${current.state}' ended before a decision`,
+    });
+  }
+
+  /** CallLedger: an agent's model proposed a call a person must approve. */
+  requestApproval(approval: ApprovalRecord): void {
+    this.approvals.current = approval;
+    this.append('approval.requested', {
+      approvalId: approval.id,
+      state: approval.state,
+      tool: approval.tool,
+      args: approval.args,
+      argsHash: approval.argsHash,
+      ...(approval.callId ? { callId: approval.callId } : {}),
+    });
+  }
+
   needsAttention(entry: JournalEntry): void {
     this.failures.unknownOutcome(entry);
   }

@@ -15,6 +15,11 @@ export interface ApprovalRecord {
   decision?: 'approved' | 'rejected';
   /** Set when the approved call ran, so one approval pays out once. */
   consumed?: boolean;
+  /**
+   * A call an agent's model proposed: its journal key (`<invoke>@<step>/<n>`). `state` is then the agent's state, and
+   * APPROVE / REJECT decide the call without a transition (see decideProposal).
+   */
+  callId?: string;
 }
 
 /**
