@@ -40,7 +40,8 @@ function deliver(
       const childId = run.forwardTarget(event);
       if (childId === undefined) {
         const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
-        if (via && result.applied && !result.duplicate) await run.noteReceived(via);
+        // A repeat is noted too when the note of its first application was lost (the process died between the two).
+        if (via && result.applied && (!result.duplicate || !(await run.noted(via.messageId)))) await run.noteReceived(via);
         return result;
       }
       // The event id goes along: the child refuses a repeat of it as this session would.
