@@ -26,11 +26,15 @@ afterAll(async () => {
 });
 
 function runChild(store: string, fault?: string): Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, store, project.dir], {
-    cwd: REPO_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...(fault ? { FLOWING_FAULT: fault } : {}) },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, store, project.dir],
+    {
+      cwd: REPO_DIR,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...(fault ? { FLOWING_FAULT: fault } : {}) },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -136,7 +136,13 @@ describe('channel messages between runtimes on one Redis', () => {
     const receiverId = receiverSessionId('billing', 'B2');
     // 70 other messages after the first: its id is no longer among the 64 the session remembers.
     for (let i = 0; i < 70; i++) {
-      const filler = { messageId: `filler-${i}`, channel: 'billing.need_order', key: 'B2', data: { orderId: 'B2', question: 'f' }, from: 'x' };
+      const filler = {
+        messageId: `filler-${i}`,
+        channel: 'billing.need_order',
+        key: 'B2',
+        data: { orderId: 'B2', question: 'f' },
+        from: 'x',
+      };
       expect(await deliverMessage(doomed, router, filler)).toMatchObject({ applied: true });
     }
 

@@ -136,6 +136,24 @@ describe.each([
     expect((await receiver.snapshot()).context).toMatchObject({ questions: 1 });
   });
 
+  it('notes a message whose first application lost its note (the process died between the two commits) when it comes again, once', async () => {
+    const runtime = createRuntime({ machines: [machines.orders, machines.billing], store: makeStore() });
+    const router = new ChannelRouter([machines.orders, machines.billing]);
+    const message = { messageId: 'm-9', channel: 'billing.need_order', key: 'D4', data: { orderId: 'D4', question: 'q' }, from: 'someone' };
+    await runtime.createSession(machines.billing, { orderId: 'D4' }, { sessionId: receiverSessionId('billing', 'D4') });
+    const receiver = runtime.session(receiverSessionId('billing', 'D4'));
+    // Applied under the message's id, as the first delivery did, without the note that would have followed.
+    expect(await receiver.send({ type: 'BILLING_NEED_ORDER', ...message.data }, { eventId: message.messageId })).toMatchObject({
+      applied: true,
+    });
+    expect((await receiver.events()).filter((e) => e.type === 'channel.received')).toHaveLength(0);
+    for (let i = 0; i < 2; i++) expect(await deliverMessage(runtime, router, message)).toMatchObject({ applied: true, duplicate: true });
+    expect((await receiver.events()).filter((e) => e.type === 'channel.received').map((e) => e.data)).toEqual([
+      { messageId: 'm-9', channel: 'billing.need_order', from: 'someone' },
+    ]);
+    expect((await receiver.snapshot()).context).toMatchObject({ questions: 1 });
+  });
+
   it('logs a message no machine of the runtime receives as channel.failed CHANNEL_UNROUTED', async () => {
     const runtime = createRuntime({ machines: [machines.orders], store: makeStore() });
     const sender = await runtime.createSession(machines.orders);

@@ -51,7 +51,9 @@ async function serve(dir: string): Promise<ServeChild> {
 /** Entries of the billing group read so far and pending (handed out, not acknowledged). */
 async function groupState(): Promise<{ read: number; pending: number }> {
   const groups = (await client.xinfo('GROUPS', 'flowing:channel:billing')) as unknown[][];
-  const group = groups.map((fields) => Object.fromEntries(fields.map((v, i, all) => (i % 2 === 0 ? [v, all[i + 1]] : [])).filter((e) => e.length)));
+  const group = groups.map((fields) =>
+    Object.fromEntries(fields.map((v, i, all) => (i % 2 === 0 ? [v, all[i + 1]] : [])).filter((e) => e.length)),
+  );
   const billing = group.find((g) => g.name === 'billing');
   return { read: Number(billing?.['entries-read'] ?? 0), pending: Number(billing?.pending ?? 0) };
 }
