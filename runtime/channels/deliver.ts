@@ -1,3 +1,4 @@
+import { toFlowError } from '../errors.ts';
 import type { Runtime, SendResult } from '../session/types.ts';
 import type { SessionStore } from '../store/types.ts';
 import type { ChannelRouter } from './router.ts';
@@ -33,19 +34,24 @@ export async function deliverMessage(runtime: Runtime, router: ChannelRouter, me
     return { applied: false, code: 'CHANNEL_UNROUTED', message: `no machine of this runtime listens to channel '${message.channel}'` };
   }
   const session = runtime.session(target.sessionId);
-  const exists = await runtime.store.load(target.sessionId);
-  if (!exists) {
-    try {
-      await runtime.createSession(target.machine, { [target.keyField]: message.key }, { sessionId: target.sessionId });
-    } catch (error) {
-      // Another delivery (or process) created it first: deliver to that one. Anything else is this delivery's failure.
-      if (!(await runtime.store.load(target.sessionId))) throw error;
-    }
+  const send = () =>
+    session.send(
+      { type: target.event, ...message.data },
+      { eventId: message.messageId, via: { channel: message.channel, from: message.from, messageId: message.messageId } },
+    );
+  // The session of a key exists but for the first message: sent at once, created only when it is not found.
+  try {
+    return await send();
+  } catch (error) {
+    if (toFlowError(error).code !== 'SESSION_NOT_FOUND') throw error;
   }
-  return session.send(
-    { type: target.event, ...message.data },
-    { eventId: message.messageId, via: { channel: message.channel, from: message.from, messageId: message.messageId } },
-  );
+  try {
+    await runtime.createSession(target.machine, { [target.keyField]: message.key }, { sessionId: target.sessionId });
+  } catch (error) {
+    // Another delivery (or process) created it first: deliver to that one. Anything else is this delivery's failure.
+    if (!(await runtime.store.load(target.sessionId))) throw error;
+  }
+  return send();
 }
 
 /**

@@ -144,8 +144,13 @@ export class SessionRun implements IdempotentRun {
   }
 
   /** The session applied a channel message: logged with the sender, after the event it arrived as. */
-  async noteReceived(via: { channel: string; from: string; messageId: string }): Promise<void> {
+  logReceived(via: { channel: string; from: string; messageId: string }): void {
     this.append('channel.received', { messageId: via.messageId, channel: via.channel, from: via.from });
+  }
+
+  /** logReceived, stored now. */
+  async noteReceived(via: { channel: string; from: string; messageId: string }): Promise<void> {
+    this.logReceived(via);
     await this.flush();
   }
 
@@ -341,8 +346,8 @@ export class SessionRun implements IdempotentRun {
   }
 
   /** Applies one event sent under an id, unless that id was sent before (see sendOnce). */
-  sendOnce(raw: unknown, eventId: string): Promise<SendResult> {
-    return sendOnce(this, raw, eventId);
+  sendOnce(raw: unknown, eventId: string, onApplied?: () => void): Promise<SendResult> {
+    return sendOnce(this, raw, eventId, onApplied);
   }
 
   /** IdempotentRun: the state the session is in now. */

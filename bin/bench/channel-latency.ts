@@ -1,0 +1,152 @@
+/**
+ * Channel delivery latency: 1,000 messages from sender sessions to receiver sessions, from `channel.sent` (logged in
+ * the sender's step, just before that step's commit) to `channel.received` (logged by the receiver right after the
+ * step that applied the message is stored), in ms. Three shapes in one run, interleaved per round:
+ * - `two processes, Redis`: the sender runtime here, the receiving runtime in a child process, one Redis (the
+ *   commit appends to the channel stream; the child consumes it in its consumer group);
+ * - `one process, Redis`: one runtime serving both machines, the same stream path;
+ * - `one process, memory`: in-process delivery after the commit.
+ * Four sender sessions send concurrently, each its messages one after the other, to ten receiving sessions.
+ * Prints p50/p99 per round and the medians over the rounds.
+ *
+ *   node --conditions=@flowing/source --import tsx bin/bench/channel-latency.ts [messages=1000] [rounds=3] [--redis URL]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createMemoryStore, createRuntime, type AnyMachineDefinition, type Runtime, type SessionStore } from '@flowing/runtime';
+import { createRedisStore } from '@flowing/runtime/redis';
+import { benchReceiver, benchSender } from './channel-machines.ts';
+import { startBenchRedis } from './redis-server.ts';
+import { median, percentile } from './stats.ts';
+
+const SENDERS = 4;
+const KEYS = 10;
+const WARM_UP = 100;
+
+if (process.argv[2] === 'receiver') {
+  // The receiving process: consumes until told to stop.
+  const [, , , url, prefix] = process.argv;
+  const store = createRedisStore({ url: url!, prefix: prefix! });
+  const runtime = createRuntime({ machines: [benchReceiver], store });
+  process.stdout.write('READY\n');
+  process.once('SIGTERM', () => {
+    void runtime.channels!.stop().then(() => store.close().then(() => process.exit(0)));
+  });
+} else {
+  await main();
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const redisAt = args.indexOf('--redis');
+  const givenUrl = redisAt >= 0 ? args.splice(redisAt, 2)[1] : undefined;
+  const messages = Number(args[0] ?? 1000);
+  const rounds = Number(args[1] ?? 3);
+  let url = givenUrl;
+  let stopRedis = async () => {};
+  if (!url) {
+    const started = await startBenchRedis();
+    if (typeof started === 'string') throw new Error(started);
+    url = started.url;
+    stopRedis = started.stop;
+  }
+  const shapes = ['two processes, Redis', 'one process, Redis', 'one process, memory'] as const;
+  const results = new Map<string, Array<{ p50: number; p99: number }>>(shapes.map((s) => [s, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const shape of shapes) {
+      const prefix = `bench-channels-${process.pid}-${round}-${shape.replace(/\W+/g, '-')}:`;
+      const latencies = await measure(shape, url, prefix, messages);
+      const row = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+      results.get(shape)!.push(row);
+      console.log(
+        `round ${round} ${shape.padEnd(22)} p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  (${latencies.length} messages)`,
+      );
+    }
+  }
+  console.log(`\nmedians over ${rounds} rounds, ${messages} messages each (${SENDERS} senders, ${KEYS} receiving sessions):`);
+  const base = median(results.get('one process, Redis')!.map((r) => r.p50));
+  for (const shape of shapes) {
+    const rows = results.get(shape)!;
+    const p50 = median(rows.map((r) => r.p50));
+    const p99 = median(rows.map((r) => r.p99));
+    console.log(
+      `  ${shape.padEnd(22)} p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  p50 ÷ one-process Redis p50: ${(p50 / base).toFixed(2)}`,
+    );
+  }
+  await stopRedis();
+}
+
+/** Sends `count` messages in one shape and answers the latency of each, in ms. */
+async function measure(shape: string, url: string, prefix: string, count: number): Promise<number[]> {
+  let receiver: ChildProcess | undefined;
+  let store: SessionStore;
+  let served: AnyMachineDefinition[];
+  if (shape === 'one process, memory') {
+    store = createMemoryStore();
+    served = [benchSender, benchReceiver];
+  } else {
+    store = createRedisStore({ url, prefix });
+    served = shape === 'one process, Redis' ? [benchSender, benchReceiver] : [benchSender];
+    if (shape === 'two processes, Redis') receiver = await startReceiver(url, prefix);
+  }
+  const runtime = createRuntime({ machines: served, store });
+  // Not measured: the first messages create the receiving sessions and warm both processes up.
+  await sendAll(runtime, 'warm', WARM_UP, store);
+  const latencies = await sendAll(runtime, 'k', count, store);
+  await runtime.channels?.stop();
+  if (receiver) {
+    receiver.kill('SIGTERM');
+    await new Promise((resolve) => receiver.once('exit', resolve));
+  }
+  await store.close?.();
+  return latencies;
+}
+
+/**
+ * Sends `count` messages from SENDERS new sender sessions (each sends its share one after the other) to KEYS
+ * receiving sessions named `<keyPrefix><i>`, waits until each was received, and answers their latencies in ms.
+ */
+async function sendAll(runtime: Runtime, keyPrefix: string, count: number, store: SessionStore): Promise<number[]> {
+  const senders = await Promise.all(Array.from({ length: SENDERS }, () => runtime.createSession(benchSender)));
+  let next = 0;
+  await Promise.all(
+    senders.map(async (session) => {
+      for (let n = next++; n < count; n = next++) {
+        const result = await session.send({ type: 'SEND', key: `${keyPrefix}${n % KEYS}`, n });
+        if (!result.applied) throw new Error(`SEND ${n} was refused: ${result.code} ${result.message}`);
+      }
+    }),
+  );
+  const sentAt = new Map<string, number>();
+  for (const session of senders) {
+    for (const event of await store.readEvents(session.id)) {
+      if (event.type === 'channel.sent') sentAt.set((event.data as { messageId: string }).messageId, event.at);
+    }
+  }
+  const receivedAt = new Map<string, number>();
+  for (;;) {
+    receivedAt.clear();
+    for (let k = 0; k < KEYS; k++) {
+      for (const event of await store.readEvents(`bench-receiver--${keyPrefix}${k}`)) {
+        if (event.type === 'channel.received') receivedAt.set((event.data as { messageId: string }).messageId, event.at);
+      }
+    }
+    if (receivedAt.size >= count) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
+}
+
+/** The receiving process, once it runs (its consumer group is made at the start of the stream, so none is missed). */
+async function startReceiver(url: string, prefix: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), 'receiver', url, prefix], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('READY')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the receiving process exited (${code}) before it was ready`)));
+  });
+  return child;
+}
