@@ -51,33 +51,39 @@ async function main() {
     stopRedis = started.stop;
   }
   const shapes = ['two processes, Redis', 'one process, Redis', 'one process, memory'] as const;
-  const results = new Map<string, Array<{ p50: number; p99: number }>>(shapes.map((s) => [s, []]));
+  const pacings = ['paced', 'burst'] as const;
+  const label = (shape: string, pacing: Pacing) => `${pacing} ${shape}`;
+  const results = new Map<string, Array<{ p50: number; p99: number }>>();
   for (let round = 1; round <= rounds; round++) {
-    for (const shape of shapes) {
-      const prefix = `bench-channels-${process.pid}-${round}-${shape.replace(/\W+/g, '-')}:`;
-      const latencies = await measure(shape, url, prefix, messages);
-      const row = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-      results.get(shape)!.push(row);
-      console.log(
-        `round ${round} ${shape.padEnd(22)} p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  (${latencies.length} messages)`,
-      );
+    for (const pacing of pacings) {
+      for (const shape of shapes) {
+        const prefix = `bench-channels-${process.pid}-${round}-${pacing}-${shape.replace(/\W+/g, '-')}:`;
+        const latencies = await measure(shape, pacing, url, prefix, messages);
+        const row = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+        results.set(label(shape, pacing), [...(results.get(label(shape, pacing)) ?? []), row]);
+        console.log(
+          `round ${round} ${label(shape, pacing).padEnd(28)} p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  (${latencies.length} messages)`,
+        );
+      }
     }
   }
   console.log(`\nmedians over ${rounds} rounds, ${messages} messages each (${SENDERS} senders, ${KEYS} receiving sessions):`);
-  const base = median(results.get('one process, Redis')!.map((r) => r.p50));
-  for (const shape of shapes) {
-    const rows = results.get(shape)!;
-    const p50 = median(rows.map((r) => r.p50));
-    const p99 = median(rows.map((r) => r.p99));
-    console.log(
-      `  ${shape.padEnd(22)} p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  p50 ÷ one-process Redis p50: ${(p50 / base).toFixed(2)}`,
-    );
+  for (const pacing of pacings) {
+    const base = median(results.get(label('one process, Redis', pacing))!.map((r) => r.p50));
+    for (const shape of shapes) {
+      const rows = results.get(label(shape, pacing))!;
+      const p50 = median(rows.map((r) => r.p50));
+      const p99 = median(rows.map((r) => r.p99));
+      console.log(
+        `  ${label(shape, pacing).padEnd(28)} p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  p50 ÷ one-process Redis p50: ${(p50 / base).toFixed(2)}`,
+      );
+    }
   }
   await stopRedis();
 }
 
 /** Sends `count` messages in one shape and answers the latency of each, in ms. */
-async function measure(shape: string, url: string, prefix: string, count: number): Promise<number[]> {
+async function measure(shape: string, pacing: Pacing, url: string, prefix: string, count: number): Promise<number[]> {
   let receiver: ChildProcess | undefined;
   let store: SessionStore;
   let served: AnyMachineDefinition[];
@@ -91,8 +97,8 @@ async function measure(shape: string, url: string, prefix: string, count: number
   }
   const runtime = createRuntime({ machines: served, store });
   // Not measured: the first messages create the receiving sessions and warm both processes up.
-  await sendAll(runtime, 'warm', WARM_UP, store);
-  const latencies = await sendAll(runtime, 'k', count, store);
+  await sendAll(runtime, 'warm', WARM_UP, store, 'burst');
+  const latencies = await sendAll(runtime, 'k', count, store, pacing);
   await runtime.channels?.stop();
   if (receiver) {
     receiver.kill('SIGTERM');
@@ -106,17 +112,21 @@ async function measure(shape: string, url: string, prefix: string, count: number
  * Sends `count` messages from SENDERS new sender sessions (each sends its share one after the other) to KEYS
  * receiving sessions named `<keyPrefix><i>`, waits until each was received, and answers their latencies in ms.
  */
-async function sendAll(runtime: Runtime, keyPrefix: string, count: number, store: SessionStore): Promise<number[]> {
+async function sendAll(runtime: Runtime, keyPrefix: string, count: number, store: SessionStore, pacing: Pacing): Promise<number[]> {
   const senders = await Promise.all(Array.from({ length: SENDERS }, () => runtime.createSession(benchSender)));
+  const arrivals = pacing === 'paced' ? watchArrivals(runtime, keyPrefix) : undefined;
   let next = 0;
   await Promise.all(
     senders.map(async (session) => {
       for (let n = next++; n < count; n = next++) {
         const result = await session.send({ type: 'SEND', key: `${keyPrefix}${n % KEYS}`, n });
         if (!result.applied) throw new Error(`SEND ${n} was refused: ${result.code} ${result.message}`);
+        const sent = result.events.find((event) => event.type === 'channel.sent');
+        if (arrivals && sent) await arrivals.arrived((sent.data as { messageId: string }).messageId);
       }
     }),
   );
+  arrivals?.stop();
   const sentAt = new Map<string, number>();
   for (const session of senders) {
     for (const event of await store.readEvents(session.id)) {
@@ -135,6 +145,32 @@ async function sendAll(runtime: Runtime, keyPrefix: string, count: number, store
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
+}
+
+/**
+ * `burst`: each sender sends its next message as soon as the last one's step is stored (the receiver may fall behind,
+ * and the latency then includes the backlog); `paced`: each sender waits until its last message was received.
+ */
+type Pacing = 'paced' | 'burst';
+
+/** Resolves `arrived(id)` once a receiving session of `keyPrefix` logged `channel.received` for the message. */
+function watchArrivals(runtime: Runtime, keyPrefix: string): { arrived(messageId: string): Promise<void>; stop(): void } {
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const stops = Array.from({ length: KEYS }, (_, k) =>
+    runtime.session(`bench-receiver--${keyPrefix}${k}`).subscribe(0, (event) => {
+      if (event.type !== 'channel.received') return;
+      const id = (event.data as { messageId: string }).messageId;
+      seen.add(id);
+      waiting.get(id)?.();
+    }),
+  );
+  return {
+    arrived: (messageId) => (seen.has(messageId) ? Promise.resolve() : new Promise((resolve) => waiting.set(messageId, resolve))),
+    stop: () => {
+      for (const stop of stops) stop();
+    },
+  };
 }
 
 /** The receiving process, once it runs (its consumer group is made at the start of the stream, so none is missed). */
