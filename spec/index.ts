@@ -28,6 +28,8 @@ export {
   type EmitSpec,
   type BoundToolSpec,
   agentToolName,
+  handoffToolName,
+  HANDOFF_TOOL_PREFIX,
 } from './schema.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
