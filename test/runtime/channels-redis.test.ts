@@ -108,6 +108,38 @@ describe('channel messages between runtimes on one Redis', () => {
     expect(pending[0]).toBe(0);
   }, 60_000);
 
+  it('appends a message to its stream only with the commit that stores it: a refused commit appends none, a resent one none twice', async () => {
+    const prefix = `t${++places}:`;
+    const store = storeAt(prefix);
+    const sender = runtimeOn(store, [machines.orders]);
+    const session = await sender.createSession(machines.orders);
+    const record = (await store.load(session.id))!;
+    const event = {
+      seq: record.seq + 1,
+      sessionId: session.id,
+      traceId: record.traceId,
+      at: Date.now(),
+      type: 'channel.sent' as const,
+      data: {
+        messageId: `${session.id}-m${record.seq + 1}`,
+        channel: 'billing.need_order',
+        key: 'Z9',
+        data: { orderId: 'Z9', question: 'q' },
+      },
+    };
+    const next = { ...record, version: record.version + 1, seq: record.seq + 1 };
+    const stale = { ...record, version: record.version, seq: record.seq + 1 };
+    await expect(store.commit({ expectedVersion: record.version - 1, record: stale, events: [event], journal: [] })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+    expect(await client.xlen(`${prefix}channel:billing`)).toBe(0);
+    await store.commit({ expectedVersion: record.version, record: next, events: [event], journal: [] });
+    // The same commit again (a reply lost to a reconnect): already applied, nothing appended twice.
+    await store.commit({ expectedVersion: record.version, record: next, events: [event], journal: [] });
+    const entries = await client.xrange(`${prefix}channel:billing`, '-', '+');
+    expect(entries.map(([, fields]) => JSON.parse(fields[1]!))).toEqual([{ ...event.data, from: session.id, at: event.at }]);
+  }, 30_000);
+
   it("a message a dead consumer left pending is claimed and applied once; one it had applied is dropped by the receiver's log, even past the ids a session remembers", async () => {
     const prefix = `t${++places}:`;
     const store = storeAt(prefix);
