@@ -7,6 +7,11 @@ export const DEFAULT_CHANNEL_STREAM_MAX_LEN = 100_000;
 
 /** Entries one read or claim takes at a time. */
 const BATCH = 100;
+/**
+ * Messages one consumer has in hand at most: reading goes on while some are delivered (a receiving session busy with a
+ * long call holds up its own messages only), and stops at this bound until some are done.
+ */
+const MAX_IN_HAND = 500;
 
 /** The stream of a channel's (or a listen pattern's) first name segment: `billing.need_order` -> `<prefix>channel:billing`. */
 export function channelStreamKey(prefix: string, channel: string): string {
@@ -75,6 +80,8 @@ class GroupConsumer {
   /** Pauses in progress, ended at once by stop. */
   private readonly sleepers = new Set<() => void>();
   private readonly loops: Promise<void>;
+  /** The messages being handled here (`<stream> <entry id>`), each with the end of its handling. */
+  private readonly inHand = new Map<string, Promise<void>>();
 
   constructor(
     private readonly feed: RedisChannelFeedOptions,
@@ -91,6 +98,7 @@ class GroupConsumer {
     for (const wake of this.sleepers) wake();
     this.connection.disconnect();
     await this.loops;
+    await Promise.all(this.inHand.values());
   }
 
   private async groups(): Promise<void> {
@@ -123,7 +131,7 @@ class GroupConsumer {
           ...this.streams,
           ...this.streams.map(() => '>'),
         )) as Array<[string, Entry[]]> | null;
-        for (const [stream, entries] of reply ?? []) await this.handle(stream, entries, false);
+        for (const [stream, entries] of reply ?? []) await this.dispatch(stream, entries, false);
       } catch (error) {
         if (this.stopped) return;
         // The stream or group was deleted (FLUSHALL, a new Redis): make them again; else the connection is back soon.
@@ -156,7 +164,7 @@ class GroupConsumer {
                 `channel messages ${deleted.join(', ')} of ${stream} were trimmed before group '${this.options.group}' handled them`,
               );
             }
-            await this.handle(
+            await this.dispatch(
               stream,
               entries.filter((entry): entry is Entry => entry !== null),
               true,
@@ -170,22 +178,27 @@ class GroupConsumer {
     }
   }
 
-  /** Hands a batch to the handler (all at once: it orders messages of one receiver itself) and acknowledges the handled ones. */
-  private async handle(stream: string, entries: readonly Entry[], redelivered: boolean): Promise<void> {
-    if (entries.length === 0) return;
-    const handled = await Promise.all(
-      entries.map(([id, fields]) => {
-        const message = decodeMessage(fields);
-        if (!message) {
-          this.feed.warn?.(`entry ${id} of ${stream} is not a channel message; acknowledged and skipped`);
-          return true;
-        }
-        return this.options.handle({ message, redelivered }).catch(() => false);
-      }),
-    );
-    const done = entries.filter((_, i) => handled[i]).map(([id]) => id);
+  /**
+   * Hands each message to the handler without waiting for the one before (the handler orders messages of one receiver
+   * itself), at most MAX_IN_HAND at a time, and acknowledges each once handled. A message claimed while this consumer
+   * still has it in hand (its handling is slow) is left to that handling.
+   */
+  private async dispatch(stream: string, entries: readonly Entry[], redelivered: boolean): Promise<void> {
+    for (const [id, fields] of entries) {
+      const key = `${stream} ${id}`;
+      if (this.inHand.has(key)) continue;
+      while (this.inHand.size >= MAX_IN_HAND) await Promise.race(this.inHand.values());
+      const handling = this.handleOne(stream, id, fields, redelivered).finally(() => this.inHand.delete(key));
+      this.inHand.set(key, handling);
+    }
+  }
+
+  private async handleOne(stream: string, id: string, fields: readonly string[], redelivered: boolean): Promise<void> {
+    const message = decodeMessage(fields);
+    if (!message) this.feed.warn?.(`entry ${id} of ${stream} is not a channel message; acknowledged and skipped`);
+    const handled = message ? await this.options.handle({ message, redelivered }).catch(() => false) : true;
     // An acknowledgement that fails leaves the message pending: it is claimed and handled again, then dropped as a repeat.
-    if (done.length > 0) await this.feed.redis.xack(stream, this.options.group, ...done).catch(() => {});
+    if (handled) await this.feed.redis.xack(stream, this.options.group, id).catch(() => {});
   }
 
   private pause(ms: number): Promise<void> {
