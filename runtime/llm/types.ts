@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { FieldMap } from '@flowing/spec';
+import type { ConversationMessage, FieldMap } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {
@@ -24,6 +24,11 @@ export interface LlmRequestBase {
   topP?: number;
   /** The most tokens one answer of this call may have (sent as `max_completion_tokens`); the cost bound counts it. */
   maxTokens?: number;
+  /**
+   * The conversation so far (the spec's `history`), sent before the call's own text or prompt. With a history, an
+   * empty `text` or `prompt` means the call has none of its own: the conversation's last user message is what it reads.
+   */
+  history?: readonly ConversationMessage[];
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';
@@ -78,6 +83,12 @@ export interface AgentOutput<TTo extends string = string> {
   output?: Record<string, unknown>;
   /** Set when the model handed off instead of answering (then `text` is empty and `output` absent). */
   handoff?: AgentHandoff<TTo>;
+  /**
+   * With a `history`: this call's new messages, to append to it: the prompt as a user message (when the call has
+   * one), each assistant turn with its tool calls, each tool result right after its turn (in the model's order), and
+   * the final answer.
+   */
+  messages?: ConversationMessage[];
 }
 
 /**
