@@ -5,7 +5,7 @@
  * two-process case with a SIGKILLed receiver is test/server/channels-serve.test.ts.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type Runtime, type RuntimeEvent } from '@flowing/runtime';
 import { createRedisStore, type RedisStore } from '@flowing/runtime/redis';
 import { deliverMessage } from '../../runtime/channels/deliver.ts';
@@ -138,6 +138,39 @@ describe('channel messages between runtimes on one Redis', () => {
     await store.commit({ expectedVersion: record.version, record: next, events: [event], journal: [] });
     const entries = await client.xrange(`${prefix}channel:billing`, '-', '+');
     expect(entries.map(([, fields]) => JSON.parse(fields[1]!))).toEqual([{ ...event.data, from: session.id, at: event.at }]);
+  }, 30_000);
+
+  it('a message whose receiving session another process is stepping stays pending and is applied once that step is over', async () => {
+    const prefix = `t${++places}:`;
+    const store = storeAt(prefix);
+    const receiverId = receiverSessionId('billing', 'L5');
+    const receiver = createRuntime({ machines: [machines.billing], store, lease: { waitMs: 100 } });
+    opened.push({ runtime: receiver, store });
+    await receiver.createSession(machines.billing, { orderId: 'L5' }, { sessionId: receiverId });
+    // Another process holds the receiving session's lease (a long step, renewed) until told to let go.
+    const held = await store.leases.acquire(receiverId, 'another-process');
+    if (!held.granted) throw new Error('the lease was not granted');
+    const renewing = setInterval(() => void store.leases.renew(receiverId, 'another-process', held.token), 200);
+    const sender = runtimeOn(storeAt(prefix), [machines.orders]);
+    const session = await sender.createSession(machines.orders);
+    await session.send({ type: 'ASK_BILLING', orderId: 'L5', question: 'held?' });
+    // Handed to the receiver, refused for now (SESSION_LEASED), left pending and handed out again: not given up.
+    await vi.waitFor(
+      async () => {
+        const pending = (await client.xpending(`${prefix}channel:billing`, 'billing', '-', '+', 10)) as Array<
+          [string, string, number, number]
+        >;
+        expect(pending).toHaveLength(1);
+        expect(pending[0]![3]).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect((await store.readEvents(receiverId)).filter((e) => e.type === 'channel.received')).toHaveLength(0);
+    clearInterval(renewing);
+    await store.leases.release(receiverId, held.token);
+    const applied = await received(receiver, receiverId, 1);
+    expect(applied[0]!.data).toMatchObject({ from: session.id });
+    expect((await receiver.session(receiverId).snapshot()).context).toMatchObject({ questions: 1, lastQuestion: 'held?' });
   }, 30_000);
 
   it("a message a dead consumer left pending is claimed and applied once; one it had applied is dropped by the receiver's log, even past the ids a session remembers", async () => {
