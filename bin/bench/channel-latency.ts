@@ -54,7 +54,11 @@ async function main() {
   const pacings = ['paced', 'burst'] as const;
   const label = (shape: string, pacing: Pacing) => `${pacing} ${shape}`;
   const results = new Map<string, Array<{ p50: number; p99: number }>>();
+  const backlogRates: number[] = [];
   for (let round = 1; round <= rounds; round++) {
+    const rate = await backlogRate(url, `bench-channels-${process.pid}-${round}-backlog:`, messages);
+    backlogRates.push(rate);
+    console.log(`round ${round} backlog: a receiving process started after ${messages} messages were stored applies ${rate.toFixed(0)}/s`);
     for (const pacing of pacings) {
       for (const shape of shapes) {
         const prefix = `bench-channels-${process.pid}-${round}-${pacing}-${shape.replace(/\W+/g, '-')}:`;
@@ -79,6 +83,7 @@ async function main() {
       );
     }
   }
+  console.log(`  backlog applied by one receiving process: ${median(backlogRates).toFixed(0)} messages/s`);
   await stopRedis();
 }
 
@@ -171,6 +176,37 @@ function watchArrivals(runtime: Runtime, keyPrefix: string): { arrived(messageId
       for (const stop of stops) stop();
     },
   };
+}
+
+/**
+ * Messages per second one receiving process applies from a backlog: `count` messages are stored while no receiver
+ * runs, then the receiving process starts; timed from when it is ready to the last message received.
+ */
+async function backlogRate(url: string, prefix: string, count: number): Promise<number> {
+  const store = createRedisStore({ url, prefix });
+  const runtime = createRuntime({ machines: [benchSender], store });
+  const senders = await Promise.all(Array.from({ length: SENDERS }, () => runtime.createSession(benchSender)));
+  let next = 0;
+  await Promise.all(
+    senders.map(async (session) => {
+      for (let n = next++; n < count; n = next++) await session.send({ type: 'SEND', key: `k${n % KEYS}`, n });
+    }),
+  );
+  const receiver = await startReceiver(url, prefix);
+  const started = performance.now();
+  for (;;) {
+    let received = 0;
+    for (let k = 0; k < KEYS; k++) {
+      received += (await store.readEvents(`bench-receiver--k${k}`)).filter((e) => e.type === 'channel.received').length;
+    }
+    if (received >= count) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const rate = count / ((performance.now() - started) / 1000);
+  receiver.kill('SIGTERM');
+  await new Promise((resolve) => receiver.once('exit', resolve));
+  await store.close();
+  return rate;
 }
 
 /** The receiving process, once it runs (its consumer group is made at the start of the stream, so none is missed). */
