@@ -62,3 +62,21 @@ export async function importChannelMachines(dir: string): Promise<{ orders: any;
     billing: (await import(join(dir, 'machines/billing/billing.machine.ts'))).billing,
   };
 }
+
+/**
+ * ORDERS and BILLING renamed into their own namespace (`relay-orders` sends on `relay.need_order` to `relay-billing`),
+ * for projects served with `flowing serve`, which also serves the package's example machines (whose `billing.*`
+ * would overlap BILLING's).
+ */
+export function relaySpecs(): [FlowSpecInput, FlowSpecInput] {
+  const rename = (input: FlowSpecInput) =>
+    JSON.parse(
+      JSON.stringify(input)
+        .replaceAll('"billing.need_order"', '"relay.need_order"')
+        .replaceAll('"billing.*"', '"relay.*"')
+        .replaceAll('BILLING_NEED_ORDER', 'RELAY_NEED_ORDER')
+        .replace('"id":"billing"', '"id":"relay-billing"')
+        .replace('"id":"orders"', '"id":"relay-orders"'),
+    ) as FlowSpecInput;
+  return [rename(ORDERS), rename(BILLING)];
+}

@@ -1,6 +1,6 @@
 /**
- * Channels between two `flowing serve` processes on one Redis: A serves only the sender machine (`orders`), B only
- * the receiver (`billing`). A burst of messages is sent through A; B is SIGKILLed while it delivers them, then started
+ * Channels between two `flowing serve` processes on one Redis: of the test machines, A serves only the sender
+ * (`relay-orders`), B only the receiver (`relay-billing`). A burst of messages is sent through A; B is SIGKILLed while it delivers them, then started
  * again. Every message sent is applied exactly once (one `channel.received` per message id across the receiving
  * sessions' logs), none is lost, and nothing stays pending in B's consumer group.
  */
@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BILLING, ORDERS, writeChannelMachines } from '../helpers/channel-machines.ts';
+import { relaySpecs, writeChannelMachines } from '../helpers/channel-machines.ts';
 import { copyProject } from '../helpers/project.ts';
 import { SHORT_LEASE_TTL_MS, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { fullLog, post, startServe, type ServeChild } from './takeover-harness.ts';
@@ -16,6 +16,7 @@ import { fullLog, post, startServe, type ServeChild } from './takeover-harness.t
 const SENDERS = 6;
 const PER_SENDER = 50;
 const KEYS = 8;
+const [ORDERS, BILLING] = relaySpecs();
 
 let redis: TestRedis;
 let client: Redis;
@@ -48,20 +49,20 @@ async function serve(dir: string): Promise<ServeChild> {
   return child;
 }
 
-/** Entries of the billing group read so far and pending (handed out, not acknowledged). */
+/** Entries of the receiver's group read so far and pending (handed out, not acknowledged). */
 async function groupState(): Promise<{ read: number; pending: number }> {
-  const groups = (await client.xinfo('GROUPS', 'flowing:channel:billing')) as unknown[][];
+  const groups = (await client.xinfo('GROUPS', 'flowing:channel:relay')) as unknown[][];
   const group = groups.map((fields) =>
     Object.fromEntries(fields.map((v, i, all) => (i % 2 === 0 ? [v, all[i + 1]] : [])).filter((e) => e.length)),
   );
-  const billing = group.find((g) => g.name === 'billing');
+  const billing = group.find((g) => g.name === 'relay-billing');
   return { read: Number(billing?.['entries-read'] ?? 0), pending: Number(billing?.pending ?? 0) };
 }
 
 /** Events stored in the receiving sessions' logs so far (read from their streams). */
 async function receiverEvents(): Promise<number> {
   let total = 0;
-  for (let k = 0; k < KEYS; k++) total += await client.xlen(`flowing:{billing--K${k}}:e`);
+  for (let k = 0; k < KEYS; k++) total += await client.xlen(`flowing:{relay-billing--K${k}}:e`);
   return total;
 }
 
@@ -73,7 +74,7 @@ describe('channels across two flowing serve processes on one Redis', () => {
 
     const senders: string[] = [];
     for (let s = 0; s < SENDERS; s++) {
-      const created = await post(`${a.url}/sessions`, { machine: 'orders' });
+      const created = await post(`${a.url}/sessions`, { machine: 'relay-orders' });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       senders.push(created.body.sessionId);
     }
@@ -112,7 +113,7 @@ describe('channels across two flowing serve processes on one Redis', () => {
       for (const event of await fullLog(a.url, sessionId)) if (event.type === 'channel.sent') sentIds.push(event.data.messageId);
     }
     expect(sentIds).toHaveLength(total);
-    const receivers = Array.from({ length: KEYS }, (_, k) => `billing--K${k}`);
+    const receivers = Array.from({ length: KEYS }, (_, k) => `relay-billing--K${k}`);
     const applied = new Map<string, number>();
     await vi.waitFor(
       async () => {
