@@ -72,6 +72,38 @@ describe('static findings and path warnings', () => {
     expect(findings.find((f) => f.code === 'STATIC_CONSTANT_GUARD')!.message).toContain('always false');
   });
 
+  it('counts an APPROVE or REJECT a parent forwards to the child machine it waits on as used, and warns when no child takes it', () => {
+    const child = (id: string, on: Record<string, string>, invokes?: string): FlowSpec =>
+      FlowSpecSchema.parse({
+        specVersion: 1,
+        id,
+        context: {},
+        events: { APPROVE: {}, REJECT: {} },
+        initial: 'run',
+        states: {
+          run: invokes ? { invoke: { machine: invokes, input: {}, onDone: 'done', onError: 'done' } } : { on },
+          done: { type: 'final' },
+        },
+      });
+    const parent = child('parent', {}, 'middle');
+    const waits = child('waits', { APPROVE: 'done', REJECT: 'done' });
+    const bare = child('bare', { GO: 'done' });
+    const unused = (specs: Record<string, FlowSpec>) =>
+      staticFindings(parent, (id) => specs[id])
+        .filter((f) => f.code === 'STATIC_UNUSED_EVENT')
+        .map((f) => f.where);
+    // Two levels down: parent invokes middle, which invokes the machine that waits.
+    expect(unused({ middle: child('middle', {}, 'waits'), waits })).toEqual([]);
+    expect(unused({ middle: child('middle', {}, 'bare'), bare })).toEqual(['/events/APPROVE', '/events/REJECT']);
+    // A machine whose spec is not known may wait: no warning.
+    expect(staticFindings(parent).filter((f) => f.code === 'STATIC_UNUSED_EVENT')).toEqual([]);
+  });
+
+  it('support-desk: no unused-event warning for the APPROVE and REJECT it forwards to support-billing', () => {
+    const specs: Record<string, FlowSpec> = { 'support-orders': specOf('support-orders'), 'support-billing': specOf('support-billing') };
+    expect(staticFindings(specOf('support-desk'), (id) => specs[id])).toEqual([]);
+  });
+
   it('warns with PATH_NO_EXAMPLE when a path needs a tool that declares no examples', async () => {
     const bare = defineTool({
       name: 'bare',
