@@ -56,11 +56,11 @@ export async function testPaths(machine: AnyMachineDefinition, options: TestPath
   const stateValues: unknown[] = [];
   const transitions: string[] = [];
   for (const path of plan.paths) {
-    const run = await driveSession(machine, undefined, path.inputs, path.calls, {
+    const run = await driveSession(machine, path.input, path.inputs, path.calls, {
       holdTimeouts: true,
       limits: { llmTimeoutMs: 2_147_483_647 },
     });
-    const observed = observeLog(run.events, run.status, run.context);
+    const observed = observeLog(run.events, run.status, run.context, run.startTransitions);
     stateValues.push(...observed.stateValues);
     transitions.push(...observed.transitions);
     const states = observed.steps.flatMap((s) => ('state' in s ? [s.state] : []));
