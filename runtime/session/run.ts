@@ -256,6 +256,8 @@ export class SessionRun implements IdempotentRun {
 
   /** Whether the session takes `event` itself now (a state of it handles it); false once it has ended. */
   accepts(event: { type: string }): boolean {
+    const own = this.approvals.current;
+    if (own && !own.decision) return true; // an approval of its own waits: the event is for it
     const snapshot = this.actor.live ? this.actor.snapshot : undefined;
     if (!snapshot || snapshot.status !== 'active') return false;
     try {
