@@ -3,7 +3,7 @@ import { runChild } from './child.ts';
 import { startBenchRedis } from './redis-server.ts';
 import { CASE_NAMES, type CaseFigure, type CaseId, type RoundConfig } from './round.ts';
 import { coldSection, memorySection } from './sections.ts';
-import { median } from './stats.ts';
+import { formatRatio, median } from './stats.ts';
 
 export interface BenchOptions {
   /** Rounds (default 5); every case of every round runs in a new child process. */
@@ -88,7 +88,7 @@ function printTable(out: (line: string) => void, results: Map<CaseId, CaseFigure
     const range = `${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}`;
     const verdict = target === undefined ? '' : `<= ${target}x: ${ratio <= target ? 'met' : 'missed'}`;
     out(
-      `  ${name.padEnd(28)} ${value.toFixed(1).padStart(9)} ${range.padStart(13)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(1).padStart(9)} ${(cpu / cpuBaseline).toFixed(2).padStart(6)} ${median(figures(id, 'gcUs')).toFixed(1).padStart(7)}  ${verdict}`,
+      `  ${name.padEnd(28)} ${value.toFixed(1).padStart(9)} ${range.padStart(13)} ${formatRatio(ratio).padStart(6)} ${cpu.toFixed(1).padStart(9)} ${formatRatio(cpu / cpuBaseline).padStart(6)} ${median(figures(id, 'gcUs')).toFixed(1).padStart(7)}  ${verdict}`,
     );
   }
 }

@@ -39,7 +39,7 @@ export async function prepareLive() {
       for (const [name, tool] of Object.entries(machine.tools)) if (tool.idempotent && tool.risk === 'low') safe[name] = tool;
       const calls = file.calls.filter((call) => call.call === 'tool' && !safe[call.name]);
       const run = await driveSession(machine, file.header.input, file.inputs, calls, { llm, liveTools: safe, realTime: true });
-      const observation = observeLog(run.events, run.status, run.context);
+      const observation = observeLog(run.events, run.status, run.context, run.startTransitions);
       const shape = (steps: CaseStep[]) =>
         steps.flatMap((s): CaseStep[] => ('state' in s ? [s] : 'tool' in s ? [{ tool: s.tool, input: null }] : []));
       const diff = diffCase(

@@ -14,7 +14,7 @@ import {
   type PathsReport,
 } from '@flowing/runtime/testing';
 import type { AnyStateMachine } from 'xstate';
-import type { FieldMap } from '@flowing/spec';
+import type { FlowSpec } from '@flowing/spec';
 import { listMachines, loadMachine } from '../run/load.ts';
 import { formatMachineReport } from './format.ts';
 import { caseFiles, readSpec, writeFileAtomic } from './machine-files.ts';
@@ -95,13 +95,13 @@ export async function testCommand(machineIds: string[], options: TestCommandOpti
   return ok ? 0 : 1;
 }
 
-/** The declared output fields of each machine `machine` invokes, read from their specs (path samples of child results). */
-async function invokedOutputs(machine: AnyMachineDefinition): Promise<(machineId: string) => FieldMap | undefined> {
-  const outputs = new Map<string, FieldMap | undefined>();
+/** The specs of the machines `machine` invokes (static findings follow approvals into them; path samples of child results). */
+async function invokedSpecs(machine: AnyMachineDefinition): Promise<(machineId: string) => FlowSpec | undefined> {
+  const specs = new Map<string, FlowSpec | undefined>();
   for (const actor of Object.keys((machine.machine as AnyStateMachine).implementations.actors)) {
-    if (actor.startsWith('machine.')) outputs.set(actor.slice(8), (await readSpec(actor.slice(8)))?.output);
+    if (actor.startsWith('machine.')) specs.set(actor.slice(8), await readSpec(actor.slice(8)));
   }
-  return (machineId) => outputs.get(machineId);
+  return (machineId) => specs.get(machineId);
 }
 
 async function testMachine(
@@ -115,7 +115,9 @@ async function testMachine(
   let pathError: { code: string; message: string } | undefined;
   if (options.paths !== false && !live) {
     try {
-      paths = await testPaths(machine, { ...(spec ? { spec } : {}), machineOutput: await invokedOutputs(machine) });
+      const machineSpecs = await invokedSpecs(machine);
+      const machineOutput = (machineId: string) => machineSpecs(machineId)?.output;
+      paths = await testPaths(machine, { ...(spec ? { spec } : {}), machineOutput, machineSpecs });
       findings.push(...paths.findings);
     } catch (error) {
       pathError = toFlowError(error, 'PATH_LIMIT');

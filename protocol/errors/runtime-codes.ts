@@ -30,6 +30,8 @@ export const RUNTIME_ERROR_CODES = {
   UNKNOWN_MACHINE: 'No machine with this id was given to the runtime.',
   MACHINE_CALL_OUTSIDE_RUNTIME: 'A machine invoke ran under bare XState; only a Flowing runtime starts child sessions.',
   MACHINE_DEPTH_EXCEEDED: 'A machine invoke would nest child sessions deeper than limits.machineDepth (default 8).',
+  APPROVAL_ALREADY_DECIDED:
+    'An APPROVE or REJECT reached a parent session after the child session it was for had its approval decided (details name the child).',
   CHILD_FAILED: 'The child session a machine invoke started ended in error or was cancelled (details name the child).',
   MACHINE_INVALID: 'A machine definition handed to the runtime is inconsistent (an expression in its spec does not parse).',
   SPEC_CHANGED:

@@ -9,6 +9,7 @@ import { ApprovalWatch } from './approval-watch.ts';
 import { CallLedger } from './call-ledger.ts';
 import { compactSnapshot } from './compact.ts';
 import { ContextCheck } from './context-check.ts';
+import { invokesMachines } from './decided-child.ts';
 import { EventIds, sendOnce, type IdempotentRun } from './event-ids.ts';
 import type { RunHost } from './host.ts';
 import type { MachineInfo } from './machine-info.ts';
@@ -251,6 +252,24 @@ export class SessionRun implements IdempotentRun {
       if (key !== undefined) return childSessionId(this.sessionId, key);
     }
     return undefined;
+  }
+
+  /** Whether the session takes `event` itself now (a state of it handles it); false once it has ended. */
+  accepts(event: { type: string }): boolean {
+    const own = this.approvals.current;
+    if (own && !own.decision) return true; // an approval of its own waits: the event is for it
+    const snapshot = this.actor.live ? this.actor.snapshot : undefined;
+    if (!snapshot || snapshot.status !== 'active') return false;
+    try {
+      return snapshot.can(event);
+    } catch {
+      return true; // a guard that throws is the send's to report
+    }
+  }
+
+  /** Whether this session's machine invokes other machines. */
+  get invokesMachines(): boolean {
+    return invokesMachines(this.info);
   }
 
   /** The child sessions of the machine calls in flight (live, or in the stored record when there is no actor). */

@@ -2,6 +2,7 @@ import { FlowingError, toFlowError } from '../errors.ts';
 import type { RunAdmission } from '../limits.ts';
 import type { SessionStore } from '../store/types.ts';
 import { waitingChild } from './child-view.ts';
+import { decidedChild } from './decided-child.ts';
 import type { DamagedSessions } from './damaged.ts';
 import type { KeyedQueue } from './keyed-queue.ts';
 import type { MachineInfo } from './machine-info.ts';
@@ -24,7 +25,8 @@ export interface HandleParts {
 /**
  * Applies an event in the session's turn. An APPROVE or REJECT for a session that has no approval of its own but
  * waits on a child session goes to that child (and on down the tree); the parent then continues with the child's
- * end, in the same turn.
+ * end, in the same turn. One that comes after the child ended goes to the child that took its id before (a
+ * duplicate), or is refused with APPROVAL_ALREADY_DECIDED naming the child.
  */
 function deliver(
   parts: HandleParts,
@@ -38,6 +40,13 @@ function deliver(
     pool.withRun(sessionId, true, async (run) => {
       await run.whenQuiet();
       const childId = run.forwardTarget(event);
+      const ownId = eventId !== undefined && run.eventIds.find(eventId) !== undefined;
+      if (childId === undefined && !ownId && !run.accepts(event)) {
+        // An approval repeated through the parent after its child ended: the child answers a repeated id, as sent to it.
+        const decided = await decidedChild(run, (id) => parts.store.load(id), event, eventId);
+        if (decided && 'refusal' in decided) return run.refuse(event, decided.refusal);
+        if (decided) return { ...(await deliver(parts, decided.childId, event, eventId, via)), forwardedTo: decided.childId };
+      }
       if (childId === undefined) {
         if (eventId === undefined) {
           const result = await run.send(event);

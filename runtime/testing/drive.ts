@@ -1,3 +1,4 @@
+import type { AnyStateMachine } from 'xstate';
 import { systemClock } from '../clock.ts';
 import type { AnyMachineDefinition } from '../definition.ts';
 import type { RuntimeEvent } from '../events.ts';
@@ -8,6 +9,7 @@ import { createMemoryStore } from '../store/memory.ts';
 import type { AnyTool } from '../tool.ts';
 import type { CaseInput, RecordedCall } from './case-file.ts';
 import { createCaseCalls, type MissingCall } from './case-calls.ts';
+import { startTransitions } from './coverage.ts';
 import { createReplayClock } from './virtual-clock.ts';
 
 /** Timers a `timer` input fires at most before giving up on the session logging anything (a bound, not a wait). */
@@ -35,6 +37,8 @@ export interface DriveResult {
   unused: RecordedCall[];
   /** Real time the run took. */
   elapsedMs: number;
+  /** The transitions taken as the session started (coverage keys; see startTransitions). */
+  startTransitions: string[];
 }
 
 export interface DriveOptions {
@@ -135,5 +139,13 @@ export async function driveSession(
   } catch {
     // nothing was stored: the machine failed before its first commit
   }
-  return { events, status, context, missing: recorded.missing, unused: recorded.unused(), elapsedMs: performance.now() - began };
+  return {
+    events,
+    status,
+    context,
+    missing: recorded.missing,
+    unused: recorded.unused(),
+    elapsedMs: performance.now() - began,
+    startTransitions: events.length > 0 ? startTransitions(machine.machine as AnyStateMachine, input ?? undefined) : [],
+  };
 }

@@ -6,7 +6,7 @@ export { testPaths, type TestPathsOptions, type PathsReport, type PathResult } f
 export { testCase, acceptCase, type CaseResult } from './replay-case.ts';
 export { planPaths, DEFAULT_MAX_SNAPSHOTS, type MachinePath, type PathPlan } from './paths.ts';
 export { staticFindings, type Finding } from './static-checks.ts';
-export { coverageOf, machineInventory, type Coverage } from './coverage.ts';
+export { coverageOf, machineInventory, startTransitions, type Coverage } from './coverage.ts';
 export { caseFromLog, type RecordCaseOptions } from './record.ts';
 export {
   CASE_FORMAT_VERSION,

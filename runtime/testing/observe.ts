@@ -17,11 +17,17 @@ export interface Observation {
 
 /**
  * Reads the timeline of a session from its event log: states entered, events refused, tool calls with their inputs,
- * model calls with their outputs, replies; `status` and `context` are the session's final ones.
+ * model calls with their outputs, replies; `status` and `context` are the session's final ones. `started` are the
+ * transitions taken as the session started (see startTransitions), which the log does not list.
  */
-export function observeLog(events: readonly RuntimeEvent[], status: string, context: unknown): Observation {
+export function observeLog(
+  events: readonly RuntimeEvent[],
+  status: string,
+  context: unknown,
+  started: readonly string[] = [],
+): Observation {
   const steps: CaseStep[] = [];
-  const transitions: string[] = [];
+  const transitions: string[] = [...started];
   const stateValues: unknown[] = [];
   let modelCalls = 0;
   let tokens = 0;

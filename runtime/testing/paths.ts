@@ -1,5 +1,5 @@
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
-import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode } from 'xstate';
+import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode } from 'xstate';
 import type { FieldMap, FieldType } from '@flowing/spec';
 import type { AnyMachineDefinition } from '../definition.ts';
 import { stableJson } from '../session/approvals.ts';
@@ -12,6 +12,8 @@ import { activeNodes } from '../xstate-adapter.ts';
 /** A path through the machine the graph found, as a script the headless runtime can run. */
 export interface MachinePath {
   name: string;
+  /** The session's start input, when the path starts from other than the context's defaults. */
+  input?: unknown;
   /** Events to send, and `timer` steps where the path waits for a delayed transition with nothing in flight. */
   inputs: CaseInput[];
   calls: RecordedCall[];
@@ -77,7 +79,60 @@ export function planPaths(definition: AnyMachineDefinition, options: PlanOptions
   const serializeState = (snapshot: AnyMachineSnapshot) =>
     stableJson({ value: snapshot.value, context: withoutConversations(snapshot.context), status: snapshot.status });
   const limit = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
-  const traversal = { events, serializeState, limit } as never;
+  // For every transition, the edge that takes it whose source is nearest the start (of any start the inputs give).
+  const best = new Map<string, { start: Traversal; source: string; event: Event; weight: number }>();
+  let explored = 0;
+  for (const input of startInputs(definition)) {
+    const start = traverse(definition, { events, serializeState, limit, input });
+    explored += Object.keys(start.adjacency).length;
+    for (const [source, entry] of Object.entries(start.adjacency)) {
+      const steps = start.toSource.get(source);
+      if (!steps) continue;
+      for (const { event } of Object.values(entry.transitions)) {
+        for (const t of machine.getTransitionData(entry.state as AnyMachineSnapshot, event as never)) {
+          const key = transitionKey(
+            t.source.id,
+            t.eventType,
+            (t.target ?? []).map((n: AnyStateNode) => n.id),
+          );
+          const current = best.get(key);
+          if (!current || steps.length < current.weight) best.set(key, { start, source, event: event as Event, weight: steps.length });
+        }
+      }
+    }
+  }
+  const routes: Array<{ input: unknown; steps: Array<{ event: Event; state: AnyMachineSnapshot }> }> = [];
+  for (const { start, source, event } of best.values()) {
+    const head = start.toSource.get(source)!;
+    const next = start.adjacency[source]!.transitions[stableJsonEvent(start.adjacency, source, event)]?.state as
+      | AnyMachineSnapshot
+      | undefined;
+    if (!next) continue;
+    routes.push({ input: start.input, steps: [...head, { event, state: next }, ...settle(start.adjacency, serializeState, next)] });
+  }
+  const unique = dropPrefixes(routes);
+  const paths = unique.map((route, i) => toScript(`path ${i + 1}`, route.input, route.steps));
+  return { paths, findings, explored };
+}
+
+/** One traversal of the graph from the initial snapshot a start input gives. */
+interface Traversal {
+  input: unknown;
+  adjacency: Adjacency;
+  toSource: Map<string, Array<{ event: Event; state: AnyMachineSnapshot }>>;
+}
+
+function traverse(
+  definition: AnyMachineDefinition,
+  options: {
+    events: (snapshot: AnyMachineSnapshot) => Event[];
+    serializeState: (snapshot: AnyMachineSnapshot) => string;
+    limit: number;
+    input: unknown;
+  },
+): Traversal {
+  const machine = definition.machine as AnyStateMachine;
+  const traversal = options as never;
   let adjacency: Adjacency;
   let shortest: ReturnType<typeof getShortestPaths<AnyStateMachine>>;
   try {
@@ -87,39 +142,43 @@ export function planPaths(definition: AnyMachineDefinition, options: PlanOptions
     if (!/limit/i.test((error as Error).message)) throw error;
     throw new TestingError(
       'PATH_LIMIT',
-      `machine '${definition.id}': more than ${limit} distinct snapshots; its context may grow without bound (pass a larger maxSnapshots, or fewer examples)`,
+      `machine '${definition.id}': more than ${options.limit} distinct snapshots; its context may grow without bound (pass a larger maxSnapshots, or fewer examples)`,
     );
   }
   const toSource = new Map<string, Array<{ event: Event; state: AnyMachineSnapshot }>>();
-  for (const path of shortest) toSource.set(serializeState(path.state as AnyMachineSnapshot), path.steps as never);
+  for (const path of shortest) toSource.set(options.serializeState(path.state as AnyMachineSnapshot), path.steps as never);
+  return { input: options.input, adjacency, toSource };
+}
 
-  // For every transition, the edge that takes it whose source is nearest the start.
-  const best = new Map<string, { source: string; event: Event; weight: number }>();
-  for (const [source, entry] of Object.entries(adjacency)) {
-    const steps = toSource.get(source);
-    if (!steps) continue;
-    for (const { event } of Object.values(entry.transitions)) {
-      for (const t of machine.getTransitionData(entry.state as AnyMachineSnapshot, event as never)) {
-        const key = transitionKey(
-          t.source.id,
-          t.eventType,
-          (t.target ?? []).map((n: AnyStateNode) => n.id),
-        );
-        const current = best.get(key);
-        if (!current || steps.length < current.weight) best.set(key, { source, event: event as Event, weight: steps.length });
-      }
+/**
+ * The start inputs of the paths: none (the context's defaults), then every context field filled with a sample, and
+ * that with each field left to its default in turn, keeping only those whose session starts in a state no earlier
+ * input starts in (a start that branches on its context, with `always` guards, is walked down each branch).
+ */
+function startInputs(definition: AnyMachineDefinition): unknown[] {
+  const machine = definition.machine as AnyStateMachine;
+  const fields = Object.entries(definition.contextFields).filter(([, field]) => field.type !== 'conversation');
+  const filled = Object.fromEntries(fields.map(([name, field]) => [name, sampleOf(field)]));
+  const candidates: unknown[] = [undefined, filled];
+  for (const [name] of fields) {
+    const rest = { ...filled };
+    delete rest[name];
+    candidates.push(rest);
+  }
+  const starts = new Set<string>();
+  const inputs: unknown[] = [];
+  for (const input of candidates) {
+    let value: string;
+    try {
+      value = stableJson(createActor(machine, { input }).getSnapshot().value);
+    } catch {
+      continue; // an input the machine refuses is no start
     }
+    if (starts.has(value)) continue;
+    starts.add(value);
+    inputs.push(input);
   }
-  const routes: Array<Array<{ event: Event; state: AnyMachineSnapshot }>> = [];
-  for (const { source, event } of best.values()) {
-    const head = toSource.get(source)!;
-    const next = adjacency[source]!.transitions[stableJsonEvent(adjacency, source, event)]?.state as AnyMachineSnapshot | undefined;
-    if (!next) continue;
-    routes.push([...head, { event, state: next }, ...settle(adjacency, serializeState, next)]);
-  }
-  const unique = dropPrefixes(routes);
-  const paths = unique.map((steps, i) => toScript(`path ${i + 1}`, steps));
-  return { paths, findings, explored: Object.keys(adjacency).length };
+  return inputs;
 }
 
 /** The adjacency key of `event` from `source` (the map is keyed by @xstate/graph's serialised events). */
@@ -157,9 +216,9 @@ function inFlight(snapshot: AnyMachineSnapshot): boolean {
   return snapshot.status === 'active' && Object.keys(snapshot.children ?? {}).length > 0;
 }
 
-/** Routes that are not the beginning of a longer one. */
-function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
-  const keys = routes.map((r) => r.map((s) => stableJson(s.event)));
+/** Routes that are not the beginning of a longer one from the same start. */
+function dropPrefixes<T extends { input: unknown; steps: Array<{ event: Event }> }>(routes: T[]): T[] {
+  const keys = routes.map((r) => [stableJson(r.input ?? null), ...r.steps.map((s) => stableJson(s.event))]);
   return routes.filter(
     (_, i) =>
       !keys.some(
@@ -177,7 +236,7 @@ function dropPrefixes<T extends { event: Event }>(routes: T[][]): T[][] {
  * run fires it while it waits for them); a timer taken with nothing in flight is a `timer` input, since nothing
  * else would make the quiet session's time pass.
  */
-function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
+function toScript(name: string, input: unknown, steps: Array<{ event: Event; state: AnyMachineSnapshot }>): MachinePath {
   const inputs: CaseInput[] = [];
   const calls: RecordedCall[] = [];
   const states: string[] = [];
@@ -209,7 +268,7 @@ function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSn
     states.push(stateLabel(state.value));
     previous = state;
   }
-  return { name, inputs, calls, states };
+  return { name, ...(input === undefined ? {} : { input }), inputs, calls, states };
 }
 
 /** Which tool or model kind the invoke `actorId` of the snapshot's active states calls. */

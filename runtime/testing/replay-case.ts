@@ -37,7 +37,7 @@ export async function testCase(
   const file = typeof caseFile === 'string' ? await readCaseFile(caseFile) : caseFile;
   checkCaseMachine(file, machine.id);
   const run = await driveSession(machine, file.header.input, file.inputs, file.calls, options);
-  const observation = observeLog(run.events, run.status, run.context);
+  const observation = observeLog(run.events, run.status, run.context, run.startTransitions);
   const diff = diffCase(file.expect, observation, run.missing, run.unused);
   return {
     name: file.header.name,

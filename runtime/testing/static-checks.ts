@@ -1,6 +1,7 @@
 import {
   evaluateExpression,
   listStates,
+  machineInvokes,
   parseExpression,
   transitionSites,
   validateSpec,
@@ -17,11 +18,20 @@ export interface Finding {
   message: string;
 }
 
+/** The specs of the machines a spec invokes, by id (undefined when unknown). */
+export type MachineSpecs = (machineId: string) => FlowSpec | undefined;
+
+/** The events the runtime passes from a parent to the child session it waits on (see forwardTarget). */
+const FORWARDED_EVENTS = new Set(['APPROVE', 'REJECT']);
+
 /**
  * Findings that need no run: unreachable states and dead ends (the spec validator's graph checks), declared events
  * that no state accepts, and guards that read nothing that can change (constant), with the value they always have.
+ * An APPROVE or REJECT no state of the spec accepts is still used when the spec invokes a machine that accepts it
+ * (itself or further down): the runtime forwards it to the waiting child. A machine `machineSpecs` does not know
+ * counts as one that may wait.
  */
-export function staticFindings(spec: FlowSpec): Finding[] {
+export function staticFindings(spec: FlowSpec, machineSpecs?: MachineSpecs): Finding[] {
   const findings: Finding[] = [];
   for (const p of validateSpec(spec).problems) {
     if (p.code === 'SPEC_UNREACHABLE_STATE') findings.push({ code: 'STATIC_UNREACHABLE_STATE', where: p.path, message: p.message });
@@ -31,7 +41,7 @@ export function staticFindings(spec: FlowSpec): Finding[] {
   const states = listStates(spec);
   for (const entry of states) for (const event of Object.keys(entry.spec.on ?? {})) accepted.add(event);
   for (const event of Object.keys(spec.events)) {
-    if (!accepted.has(event))
+    if (!accepted.has(event) && !forwardsToChild(spec, event, machineSpecs, new Set([spec.id])))
       findings.push({
         code: 'STATIC_UNUSED_EVENT',
         where: `/events/${escapePointer(event)}`,
@@ -60,6 +70,20 @@ export function staticFindings(spec: FlowSpec): Finding[] {
     }
   }
   return findings;
+}
+
+/** Whether `event` reaches a child session `spec` invokes that accepts it (or forwards it on down). */
+function forwardsToChild(spec: FlowSpec, event: string, machineSpecs: MachineSpecs | undefined, seen: Set<string>): boolean {
+  if (!FORWARDED_EVENTS.has(event)) return false;
+  for (const { invoke } of machineInvokes(listStates(spec))) {
+    const child = machineSpecs?.(invoke.machine);
+    if (!child) return true;
+    if (seen.has(child.id)) continue;
+    seen.add(child.id);
+    if (listStates(child).some((entry) => Object.hasOwn(entry.spec.on ?? {}, event))) return true;
+    if (forwardsToChild(child, event, machineSpecs, seen)) return true;
+  }
+  return false;
 }
 
 function readsRoot(node: ExprNode): boolean {

@@ -5,7 +5,7 @@ import { coverageOf, type Coverage } from './coverage.ts';
 import { driveSession } from './drive.ts';
 import { observeLog } from './observe.ts';
 import { planPaths, type MachinePath, type PlanOptions } from './paths.ts';
-import { staticFindings, type Finding } from './static-checks.ts';
+import { staticFindings, type Finding, type MachineSpecs } from './static-checks.ts';
 
 /** The outcome of one generated path run headless. */
 export interface PathResult {
@@ -37,6 +37,8 @@ export interface TestPathsOptions {
   maxSnapshots?: number;
   /** The output fields of the machines this one invokes (see PlanOptions): samples for their child sessions' results. */
   machineOutput?: PlanOptions['machineOutput'];
+  /** The specs of the machines this one invokes: an APPROVE it forwards to a child that waits for one is used. */
+  machineSpecs?: MachineSpecs;
 }
 
 /**
@@ -54,11 +56,11 @@ export async function testPaths(machine: AnyMachineDefinition, options: TestPath
   const stateValues: unknown[] = [];
   const transitions: string[] = [];
   for (const path of plan.paths) {
-    const run = await driveSession(machine, undefined, path.inputs, path.calls, {
+    const run = await driveSession(machine, path.input, path.inputs, path.calls, {
       holdTimeouts: true,
       limits: { llmTimeoutMs: 2_147_483_647 },
     });
-    const observed = observeLog(run.events, run.status, run.context);
+    const observed = observeLog(run.events, run.status, run.context, run.startTransitions);
     stateValues.push(...observed.stateValues);
     transitions.push(...observed.transitions);
     const states = observed.steps.flatMap((s) => ('state' in s ? [s.state] : []));
@@ -78,7 +80,7 @@ export async function testPaths(machine: AnyMachineDefinition, options: TestPath
       modelCalls: observed.modelCalls,
     });
   }
-  const findings = [...(options.spec ? staticFindings(options.spec) : []), ...plan.findings];
+  const findings = [...(options.spec ? staticFindings(options.spec, options.machineSpecs) : []), ...plan.findings];
   return {
     machineId: machine.id,
     ok: results.every((r) => r.ok),

@@ -6,8 +6,8 @@ import { REPO_DIR } from '../helpers/project.ts';
 
 const run = promisify(execFile);
 
-/** One table row: name, then wall µs, min-max, ratio, cpu µs, cpu ratio, gc µs. */
-const ROW = /^ {2}(\([a-f]\) [^\d]+?)\s+(\d+\.\d)\s+\d+-\d+\s+(\d+\.\d\d)\s+\d+\.\d\s+\d+\.\d\d\s+\d+\.\d/;
+/** One table row: name, then wall µs, min-max, ratio, cpu µs, cpu ratio, gc µs (a ratio under 0.1 has two significant digits). */
+const ROW = /^ {2}(\([a-f]\) [^\d]+?)\s+(\d+\.\d)\s+\d+-\d+\s+(\d+\.\d\d+)\s+\d+\.\d\s+\d+\.\d\d+\s+\d+\.\d/;
 
 /** A row of the cold-start table: name, then wall ms, min-max, ratio, cpu ms, cpu ratio. */
 const coldRow = (name: string) =>

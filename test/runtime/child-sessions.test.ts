@@ -85,6 +85,35 @@ describe('a state that invokes a machine runs a child session', () => {
     expect(decided?.data).toMatchObject({ decision: 'approved', tool: 'pay' });
   });
 
+  it('answers an approval repeated through the parent after the child ended: the same id as a duplicate, a new one as decided', async () => {
+    const { runtime, pay } = setup();
+    const { desk } = await startDesk(runtime);
+    const child = await childOf(runtime, desk.id);
+    const first = await desk.send({ type: 'APPROVE' }, { eventId: 'approve-1' });
+    expect(first).toMatchObject({ applied: true, forwardedTo: child.id });
+    expect(await desk.snapshot()).toMatchObject({ status: 'done', state: 'refunded' });
+    // The same id again, through the parent: the child that took it answers it as a duplicate, as it does sent directly.
+    const again = await desk.send({ type: 'APPROVE' }, { eventId: 'approve-1' });
+    const direct = await child.send({ type: 'APPROVE' }, { eventId: 'approve-1' });
+    expect(again).toMatchObject({ applied: true, duplicate: true, forwardedTo: child.id, status: 'done' });
+    expect(direct).toMatchObject({ applied: true, duplicate: true, status: 'done' });
+    // A new decision through the parent names the child whose approval was decided.
+    for (const event of [{ type: 'APPROVE' }, { type: 'REJECT' }] as const) {
+      for (const options of [{}, { eventId: `late-${event.type}` }]) {
+        const late = await desk.send(event, options);
+        expect(late).toMatchObject({
+          applied: false,
+          code: 'APPROVAL_ALREADY_DECIDED',
+          details: { childId: child.id, machineId: 'billing', decision: 'approved' },
+        });
+        expect(late.applied === false && late.message).toContain(`its child ${child.id} (machine 'billing', state 'await_approval'`);
+      }
+    }
+    expect(pay.paid).toEqual([{ amount: 42 }]);
+    const rejected = (await desk.events()).filter((e) => e.type === 'transition.rejected').map((e) => (e.data as { code?: string }).code);
+    expect(rejected).toEqual(Array(4).fill('APPROVAL_ALREADY_DECIDED'));
+  });
+
   it("takes the branch a REJECT forwarded through the parent leads to, from the child's output", async () => {
     const { runtime, pay } = setup();
     const { desk } = await startDesk(runtime);

@@ -64,4 +64,24 @@ describe('the session routes of a parent waiting on a child session', () => {
     expect((await server.call('GET', `/sessions/${view.waitingOn.sessionId}`)).body.status).toBe('done');
     expect(machines.pay.paid).toEqual([{ amount: 42 }]);
   });
+  it('POST /sessions/:id/approve on the parent after the child ended: a retry answers as the decision did, a new decision is refused naming the child', async () => {
+    const { id, server, machines } = await waitingDesk();
+    const view = (await server.call('GET', `/sessions/${id}`)).body;
+    const childId = view.waitingOn.sessionId as string;
+    const approvalId = view.waitingOn.pendingApproval.approvalId as string;
+    const key = { 'idempotency-key': 'decide-1' };
+    expect((await server.call('POST', `/sessions/${id}/approve`, { body: { approvalId }, headers: key })).status).toBe(200);
+    // The same request again (same key and approvalId), and the same approvalId alone: the decision taken, once.
+    const again = await server.call('POST', `/sessions/${id}/approve`, { body: { approvalId }, headers: key });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ applied: true, duplicate: true, forwardedTo: childId, status: 'done' });
+    const sameApproval = await server.call('POST', `/sessions/${id}/approve`, { body: { approvalId } });
+    expect(sameApproval.body).toMatchObject({ applied: true, duplicate: true, forwardedTo: childId });
+    // Another decision: refused with the child named.
+    const late = await server.call('POST', `/sessions/${id}/reject`, { body: {} });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ code: 'APPROVAL_ALREADY_DECIDED', details: { childId, approvalId, decision: 'approved' } });
+    expect(late.body.message).toContain(`its child ${childId} (machine 'billing'`);
+    expect(machines.pay.paid).toEqual([{ amount: 42 }]);
+  });
 });

@@ -1,12 +1,14 @@
+import type { AnyStateMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineMachine, defineTool } from '@flowing/runtime';
-import { staticFindings, testPaths } from '@flowing/runtime/testing';
+import { coverageOf, startTransitions, staticFindings, testPaths } from '@flowing/runtime/testing';
 import { FlowSpecSchema, listStates, transitionSites, type FlowSpec } from '@flowing/spec';
 import { incidentTriage } from '../../machines/incident-triage/incident-triage.machine.ts';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
+import { supportBilling } from '../../machines/support-billing/support-billing.machine.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 import { totalCalls, withCountingTools } from './edited-machine.ts';
 
@@ -45,6 +47,34 @@ describe('path tests of the examples', () => {
   }
 });
 
+describe('a machine whose start branches on its input (support-billing: `always` guards on the context)', () => {
+  it('counts the `always` transitions taken as a session starts, and the state they leave, as covered', () => {
+    const machine = supportBilling.machine as AnyStateMachine;
+    // The default context has no message: a session a billing.* message created keeps the charges.
+    const started = startTransitions(machine, undefined);
+    expect(started).toEqual(['support-billing.start||support-billing.charges']);
+    expect(startTransitions(machine, { message: 'refund please', orderId: 'A1001' })).toEqual([
+      'support-billing.start||support-billing.resolve_user',
+    ]);
+    const coverage = coverageOf(machine, ['charges'], started);
+    expect(coverage.states.missed).not.toContain('support-billing.start');
+    expect(coverage.transitions.missed).not.toContain(started[0]);
+  });
+
+  it('samples a start input for each branch of the start, and its paths reach every state and transition, call failures too', async () => {
+    const spec = specOf('support-billing');
+    const { machine, calls } = withCountingTools(supportBilling as never);
+    const report = await testPaths(machine, { spec });
+    expect(report.paths.filter((p) => !p.ok).map((p) => p.problem)).toEqual([]);
+    expect(report.coverage.states.missed).toEqual([]);
+    expect(report.coverage.transitions.missed).toEqual([]);
+    expect(report.coverage.transitions.total).toBe(specCounts(spec).transitions);
+    expect(new Set(report.paths.map((p) => p.states[0]))).toEqual(new Set(['charges', 'resolve_user', 'extract_order_id']));
+    expect(report.paths.some((p) => p.states.at(-1) === 'failed')).toBe(true);
+    expect(totalCalls(calls)).toBe(0);
+  }, 60_000);
+});
+
 describe('static findings and path warnings', () => {
   const spec = FlowSpecSchema.parse({
     specVersion: 1,
@@ -70,6 +100,38 @@ describe('static findings and path warnings', () => {
       'STATIC_UNUSED_EVENT /events/NEVER',
     ]);
     expect(findings.find((f) => f.code === 'STATIC_CONSTANT_GUARD')!.message).toContain('always false');
+  });
+
+  it('counts an APPROVE or REJECT a parent forwards to the child machine it waits on as used, and warns when no child takes it', () => {
+    const child = (id: string, on: Record<string, string>, invokes?: string): FlowSpec =>
+      FlowSpecSchema.parse({
+        specVersion: 1,
+        id,
+        context: {},
+        events: { APPROVE: {}, REJECT: {} },
+        initial: 'run',
+        states: {
+          run: invokes ? { invoke: { machine: invokes, input: {}, onDone: 'done', onError: 'done' } } : { on },
+          done: { type: 'final' },
+        },
+      });
+    const parent = child('parent', {}, 'middle');
+    const waits = child('waits', { APPROVE: 'done', REJECT: 'done' });
+    const bare = child('bare', { GO: 'done' });
+    const unused = (specs: Record<string, FlowSpec>) =>
+      staticFindings(parent, (id) => specs[id])
+        .filter((f) => f.code === 'STATIC_UNUSED_EVENT')
+        .map((f) => f.where);
+    // Two levels down: parent invokes middle, which invokes the machine that waits.
+    expect(unused({ middle: child('middle', {}, 'waits'), waits })).toEqual([]);
+    expect(unused({ middle: child('middle', {}, 'bare'), bare })).toEqual(['/events/APPROVE', '/events/REJECT']);
+    // A machine whose spec is not known may wait: no warning.
+    expect(staticFindings(parent).filter((f) => f.code === 'STATIC_UNUSED_EVENT')).toEqual([]);
+  });
+
+  it('support-desk: no unused-event warning for the APPROVE and REJECT it forwards to support-billing', () => {
+    const specs: Record<string, FlowSpec> = { 'support-orders': specOf('support-orders'), 'support-billing': specOf('support-billing') };
+    expect(staticFindings(specOf('support-desk'), (id) => specs[id])).toEqual([]);
   });
 
   it('warns with PATH_NO_EXAMPLE when a path needs a tool that declares no examples', async () => {

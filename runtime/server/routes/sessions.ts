@@ -17,6 +17,7 @@ import { intQuery, sessionIdParam, type ServerScope } from '../context.ts';
 import { ServerError, statusOf } from '../errors.ts';
 import { resolveUnknownOutcome } from '../resolve.ts';
 import { answer, type Answer, type RouteHandlers } from '../route.ts';
+import { decidedChild, invokesMachines } from '../../session/decided-child.ts';
 import { approvalToDecide, toSessionView } from '../session-view.ts';
 
 /** The send options a request asks for: its `Idempotency-Key` header as the event id (checked by the runtime). */
@@ -71,7 +72,7 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
       // A session that waits on a child session decides the child's approval (the runtime forwards the event).
       const pending = approvalToDecide(await session.snapshot());
       if (repeated(pending)) return answer(c, await repeatedDecision(session, pending!.id));
-      if (!pending || pending.decision) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
+      if (!pending || pending.decision) return lateDecision(c, id, decision, body.approvalId);
       if (body.approvalId !== undefined && body.approvalId !== pending.id) {
         throw new ServerError(
           'NO_PENDING_APPROVAL',
@@ -87,6 +88,33 @@ export function sessionRoutes(scope: ServerScope): Pick<RouteHandlers, SessionRo
         return answer(c, await repeatedDecision(session, pending.id));
       return sendResultResponse(c, result);
     };
+
+  /**
+   * A decision for a session that waits for none. When its child session decided the approval already, a retry (same
+   * approvalId and decision, or same Idempotency-Key) answers as the decision did, and anything else is refused with
+   * APPROVAL_ALREADY_DECIDED naming the child; without such a child, NO_PENDING_APPROVAL.
+   */
+  const lateDecision = async (c: Context, id: string, decision: 'approve' | 'reject', approvalId: string | undefined) => {
+    const record = await runtime.store.load(id);
+    const info = record && runtime.machines.get(record.machineId);
+    const event = { type: decision === 'approve' ? 'APPROVE' : 'REJECT' };
+    const { eventId } = sendOptionsOf(c);
+    const late =
+      info &&
+      (await decidedChild(
+        { sessionId: id, invokesMachines: invokesMachines(info), readEvents: (after, limit) => runtime.store.readEvents(id, after, limit) },
+        (childId) => runtime.store.load(childId),
+        event,
+        eventId,
+      ));
+    if (!late) throw new ServerError('NO_PENDING_APPROVAL', `session ${id} waits for no approval`);
+    if ('childId' in late)
+      return sendResultResponse(c, { ...(await runtime.session(late.childId).send(event, { eventId })), forwardedTo: late.childId });
+    const decided = late.refusal.details as { childId: string; approvalId: string; decision: string };
+    if (approvalId === decided.approvalId && decided.decision === DECIDED[decision])
+      return answer(c, { ...(await repeatedDecision(runtime.session(decided.childId), approvalId)), forwardedTo: decided.childId });
+    return sendResultResponse(c, { applied: false, ...late.refusal });
+  };
 
   return {
     'POST /sessions': async (c) => {
