@@ -27,8 +27,10 @@ export {
   type AgentToolSpec,
   type EmitSpec,
   type BoundToolSpec,
+  type MemorySpec,
   agentToolName,
 } from './schema.ts';
+export { memoryFacts, SUMMARY_CONTENT_FIELD } from './memory.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
   validateSpec,

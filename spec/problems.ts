@@ -66,6 +66,12 @@ export const SPEC_PROBLEM_CODES = {
       'A model call lacks what its kind needs (classify: labels, input; extract: fields, input; generate/agent: prompt; agent: tools).',
   },
   SPEC_LLM_FIELD_NOT_ALLOWED: { severity: 'error', summary: 'A model call carries a field its kind does not use.' },
+  SPEC_INVALID_MEMORY: {
+    severity: 'error',
+    summary:
+      "A model call's `memory` is inconsistent: a window under one turn, `summarize.after` not above the window, or a kept fact named `content`.",
+  },
+  SPEC_MEMORY_WITHOUT_HISTORY: { severity: 'error', summary: 'A model call declares `memory` but reads no conversation (`history`).' },
   SPEC_INVALID_DELAY: { severity: 'error', summary: 'An `after` key is not a whole number of milliseconds (1 to 2^31-1).' },
   SPEC_INVALID_STATE_SHAPE: {
     severity: 'error',

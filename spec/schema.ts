@@ -135,6 +135,27 @@ export function agentToolName(entry: AgentToolSpec): string {
   return typeof entry === 'string' ? entry : entry.tool;
 }
 
+/**
+ * What a model call sends of its conversation (`history`): the last `window` turns verbatim (a turn starts at a user
+ * message), older ones folded into a summary by a model call once more than `summarize.after` messages are not yet
+ * summarised, and the whole prompt kept within `maxPromptTokens` (else the call's `maxTokens`) by dropping the oldest
+ * turns first.
+ */
+export const MemorySchema = z.strictObject({
+  window: z.number().int(),
+  summarize: z
+    .strictObject({
+      after: z.number().int(),
+      /** The facts a summary keeps: names (text facts) or typed fields; a summary also has a `content` text. */
+      keep: z.union([z.array(z.string()), FieldMapSchema]).optional(),
+      /** Offline rules for the scripted provider's summaries (patterns per kept fact; the last match wins). */
+      scripted: ScriptedRulesSchema.optional(),
+    })
+    .optional(),
+  maxPromptTokens: z.number().int().positive().optional(),
+});
+export type MemorySpec = z.infer<typeof MemorySchema>;
+
 export const LlmInvokeSchema = z.strictObject({
   llm: z.enum(LLM_KINDS),
   /** Model name; falls back to the machine's `models` table, then the provider default. */
@@ -162,6 +183,8 @@ export const LlmInvokeSchema = z.strictObject({
   /** Tokens one model request of this call may use; the cost bound counts it (without it, a path's tokens are unbounded). */
   maxTokens: z.number().int().positive().optional(),
   scripted: ScriptedRulesSchema.optional(),
+  /** Trimming and summaries of the conversation the call reads (`history`). */
+  memory: MemorySchema.optional(),
   ...invokeCommon,
 });
 export type LlmInvokeSpec = z.infer<typeof LlmInvokeSchema>;

@@ -14,6 +14,7 @@ import {
   agentToolName,
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
+import { checkMemory } from './memory.ts';
 import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
@@ -538,6 +539,15 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       }
     }
     if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
+    if (invoke.memory !== undefined) {
+      checkMemory(invoke, at, report);
+      const keep = invoke.memory.summarize?.keep;
+      const keepAt = [...at, 'memory', 'summarize', 'keep'];
+      if (Array.isArray(keep)) keep.forEach((fact, i) => checkName(fact, [...keepAt, i], 'kept fact'));
+      else
+        for (const [fact, type] of Object.entries(keep ?? {}))
+          if (checkName(fact, [...keepAt, fact], 'kept fact')) checkFieldType(type, [...keepAt, fact], false);
+    }
   }
 
   /** A bound tool's arguments: expressions over context, naming input fields the tool has (when its contract is known). */
