@@ -62,6 +62,8 @@ export const RUNTIME_ERROR_CODES = {
   LLM_RATE_LIMITED: 'The model provider rate-limited the request.',
   LLM_FAILED: 'The model provider returned an error.',
   LLM_NOT_CONFIGURED: 'No model provider is configured for this call.',
+  LLM_PROMPT_TOO_LARGE:
+    "A model call's prompt does not fit its token limit (memory.maxPromptTokens, else maxTokens) even with only the conversation's last turn.",
   CANCELLED: 'The call was aborted because the session was cancelled.',
   BAD_ARGUMENTS: 'A model asked for a tool call with arguments that are not a JSON object (told to the model, not thrown).',
   RUN_EVENTS_UNREADABLE: '`flowing run --events`: the events file cannot be read.',

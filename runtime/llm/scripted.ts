@@ -1,6 +1,7 @@
 import { fieldMapToZod } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
 import { fillFields } from './scripted-fill.ts';
+import { scriptedSummary } from './scripted-summary.ts';
 import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -36,7 +37,9 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     },
     async extract(request, { signal }): Promise<LlmResult<ExtractOutput>> {
       throwIfAborted(signal);
-      const output = fillFields(request.fields, request.text, request.scripted);
+      const output = request.summary
+        ? scriptedSummary({ ...request, summary: request.summary })
+        : fillFields(request.fields, request.text, request.scripted);
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
         throw new FlowingError(

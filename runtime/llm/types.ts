@@ -30,6 +30,11 @@ export interface ExtractRequest extends LlmRequestBase {
   text: string;
   fields: FieldMap;
   prompt?: string;
+  /**
+   * Set when the runtime asks for a summary of older conversation turns (the fields are the kept facts and
+   * `content`): the facts of the summary it rolls on from, and how many messages the new one covers.
+   */
+  summary?: { previousFacts: Record<string, unknown>; covers: number };
 }
 export interface GenerateRequest extends LlmRequestBase {
   kind: 'generate';
