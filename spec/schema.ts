@@ -137,9 +137,9 @@ export function agentToolName(entry: AgentToolSpec): string {
 
 /**
  * What a model call sends of its conversation (`history`): the last `window` turns verbatim (a turn starts at a user
- * message), older ones folded into a summary by a model call once more than `summarize.after` messages are not yet
- * summarised, and the whole prompt kept within `maxPromptTokens` (else the call's `maxTokens`) by dropping the oldest
- * turns first.
+ * message). With `summarize`, once more than `after` turns are not yet summarised, a model call folds all but the
+ * last `window` turns into a summary (its kept facts and a text), and the prompt is the latest summary and every turn
+ * after it. The prompt is kept within `maxPromptTokens` (else the call's `maxTokens`) by dropping the oldest turns.
  */
 export const MemorySchema = z.strictObject({
   window: z.number().int(),

@@ -46,20 +46,22 @@ export function unsummarised(history: readonly ConversationMessage[]): { message
 }
 
 /**
- * The prompt's share of a conversation: its latest summary, then the messages after what it covers, within the
- * window of turns; while the estimate passes the budget, the oldest whole turn goes (never a tool call without its
- * results). Refuses with LLM_PROMPT_TOO_LARGE when even the last turn does not fit.
+ * The prompt's share of a conversation: its latest summary, then the messages after what it covers (all of them
+ * when the call summarises, else the last `window` turns); while the estimate passes the budget, the oldest whole
+ * turn goes (never a tool call without its results). Refuses with LLM_PROMPT_TOO_LARGE when even the last turn does
+ * not fit.
  * @example assemblePrompt(history, { window: 8 }, { counter: await loadTokenCounter(), maxTokens: 4000 })
  */
 export function assemblePrompt(
   history: readonly ConversationMessage[],
-  memory: Pick<MemorySpec, 'window'>,
+  memory: Pick<MemorySpec, 'window' | 'summarize'>,
   budget: PromptBudget,
 ): AssembledPrompt {
   const head = latestSummary(history)?.summary;
   const live = unsummarised(history).messages;
   const fixed = (budget.fixedTokens ?? 0) + (head ? messagesTokens(budget.counter, [head]) : 0);
-  let cut = windowStart(live, memory.window);
+  // With summaries, turns leave the prompt only by being folded into one: nothing is lost between two summaries.
+  let cut = memory.summarize ? 0 : windowStart(live, memory.window);
   let droppedTurns = 0;
   let tokens = fixed + messagesTokens(budget.counter, live.slice(cut));
   while (budget.maxTokens !== undefined && tokens > budget.maxTokens) {

@@ -15,8 +15,9 @@ export interface SummaryPlan {
 }
 
 /**
- * Whether a call must summarise first: more than `summarize.after` messages are not covered by the latest summary.
- * Everything before the window (cut so no tool call leaves its results) is then folded, with the previous summary.
+ * Whether a call must summarise first: more than `summarize.after` turns are not covered by the latest summary.
+ * Everything before the window (cut so no tool call leaves its results) is then folded, with the previous summary,
+ * so the next summary comes `after - window` turns later.
  */
 export function summaryDue(history: readonly ConversationMessage[], memory: MemorySpec): SummaryPlan | undefined {
   const summarize = memory.summarize;
@@ -24,7 +25,7 @@ export function summaryDue(history: readonly ConversationMessage[], memory: Memo
   const latest = latestSummary(history);
   const from = Math.min(latest?.summary.covers ?? 0, history.length);
   const region = history.slice(from);
-  const pending = region.reduce((n, m) => (m.role === 'summary' ? n : n + 1), 0);
+  const pending = region.reduce((n, m) => (m.role === 'user' ? n + 1 : n), 0);
   if (pending <= summarize.after) return undefined;
   const covers = pairSafeCut(history, from + windowStart(region, memory.window));
   if (covers <= from) return undefined;

@@ -98,13 +98,13 @@ describe('summaries', () => {
   const memory: MemorySpec = {
     window: 2,
     summarize: {
-      after: 6,
+      after: 3,
       keep: { orderId: { type: 'string', optional: true }, asked: { type: 'array', items: { type: 'string' } } },
       scripted: { patterns: { orderId: 'order (A\\d+)', asked: 'user: (question \\d+)' } },
     },
   };
 
-  it('are due once more messages than `after` are not covered, and fold everything before the window', () => {
+  it('are due once more turns than `after` are not covered, and fold everything before the window', () => {
     expect(summaryDue(turns(3), memory)).toBeUndefined();
     const plan = summaryDue(turns(4), memory)!;
     expect(plan.covers).toBe(4);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { ConversationMessage } from '@flowing/spec';
 
-type Step = { kind: 'user' | 'text' } | { kind: 'calls'; count: number; delays: number[] };
+type Step = { kind: 'user' } | { kind: 'text' } | { kind: 'calls'; count: number; delays: number[] };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ kind: 'user' as const }),
