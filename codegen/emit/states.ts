@@ -182,6 +182,7 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
   if (invoke.maxTokens !== undefined)
     members.push({ key: 'maxTokens', value: String(invoke.maxTokens), pointer: pointer(...at, 'maxTokens') });
+  if (invoke.memory !== undefined) members.push({ key: 'memory', value: literalDoc(invoke.memory), pointer: pointer(...at, 'memory') });
   if (invoke.llm === 'agent') {
     const tools = invoke.tools ?? [];
     members.push({ key: 'tools', value: literalDoc(tools.map(agentToolName)) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_TOOL_CALLS_PER_ITERATION, fieldMapToZod, type FieldMap } from '@flowing/spec';
+import { AGENT_TOOL_CALLS_PER_ITERATION, fieldMapToZod, type Conversation, type FieldMap } from '@flowing/spec';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
 import type { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
@@ -7,6 +7,7 @@ import { requestHash } from '../inspect/request-hash.ts';
 import type { ResolvedLimits } from '../limits.ts';
 import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import type { CallContext } from './context.ts';
+import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
 
@@ -22,7 +23,7 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
     if (recorded.completed.ok) return recorded.completed.output;
     throw fromFlowError(recorded.completed.error);
   }
-  const request = withModel(input, limits);
+  let request = withModel(input, limits);
   const kind = request.kind;
   const usage = call.usage();
   const spent = usage.promptTokens + usage.completionTokens;
@@ -31,6 +32,30 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
     call.emit('llm.failed', { callId: key, kind, error });
     await call.commit(true);
     throw fromFlowError(error);
+  }
+  // Memory (a summary first, then the prompt's share of the conversation) comes before this call takes a slot: the
+  // summary is a call of its own and takes one.
+  const memory = request.memory;
+  const history = (request as { history?: Conversation }).history;
+  let remembered: Remembered | undefined;
+  if (memory && history) {
+    try {
+      remembered = await remember(call, { ...request, history }, memory, callLlm);
+      request = remembered.request;
+    } catch (thrown) {
+      const error = toFlowError(thrown, 'LLM_FAILED');
+      call.record({
+        key,
+        kind: 'llm',
+        name: kind,
+        idempotent: true,
+        startedAt: clock.now(),
+        completed: { at: clock.now(), ok: false, error },
+      });
+      call.emit('llm.failed', { callId: key, kind, error });
+      await call.commit(true);
+      throw fromFlowError(error);
+    }
   }
   const invokeTimeout = call.invoke && 'timeoutMs' in call.invoke ? call.invoke.timeoutMs : undefined;
   const timeoutMs = invokeTimeout ?? limits.llmTimeoutMs;
@@ -49,11 +74,13 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
       provider: call.llm.name,
       isModel: call.llm.isModel,
       inputHash: requestHash(request),
+      ...(request.kind === 'extract' && request.summary ? { purpose: 'summary' } : {}),
+      ...(remembered ? { prompt: remembered.prompt } : {}),
     });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     void call.commit(false);
-    const result = await deadline.race(runKind(call, request, deadline, timeoutMs));
+    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs)), remembered?.summary);
     call.record({
       key,
       kind: 'llm',

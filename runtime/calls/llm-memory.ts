@@ -3,6 +3,7 @@ import { assemblePrompt, type AssembledPrompt } from '../conversation/assemble.t
 import { summaryDue, summaryMessage, summaryRequest, type SummaryMessage } from '../conversation/summary.ts';
 import { loadTokenCounter } from '../conversation/tokens.ts';
 import type { ExtractRequest, LlmRequest } from '../llm/types.ts';
+import type { CallContext } from './context.ts';
 
 /** What memory made of a call's conversation. */
 export interface MemoryOutcome {
@@ -51,4 +52,47 @@ export async function applyMemory(
     ...(limit !== undefined ? { maxTokens: limit } : {}),
   });
   return { history: prompt.messages, ...(summary ? { summary } : {}), prompt };
+}
+
+/** A request with memory applied to its history, and what to log and append. */
+export interface Remembered {
+  request: LlmRequest;
+  summary?: SummaryMessage;
+  /** For the call's `llm.started`: the prompt's estimated tokens, the counter (`chars/4` when no tokenizer loaded), what was left out. */
+  prompt: { tokens: number; counter: string; messages: number; omitted: number; droppedTurns: number };
+}
+
+/**
+ * Applies a call's memory before it is made: a summary due is made by `summarize` as a call of its own under the key
+ * `<call key>/summary` (journaled and logged, so a resumed or replayed session never asks the model again).
+ */
+export async function remember(
+  call: CallContext,
+  request: LlmRequest & { history: Conversation },
+  memory: MemorySpec,
+  summarize: (call: CallContext, request: ExtractRequest) => Promise<unknown>,
+): Promise<Remembered> {
+  const made = await applyMemory(request, request.history, memory, (summaryRequest) =>
+    summarize(call.nested(`${call.key}/summary`, call.deadline), summaryRequest),
+  );
+  const { tokens, counter, omitted, droppedTurns } = made.prompt;
+  return {
+    // TODO(conv) drop the cast once LlmRequest has `history`.
+    request: { ...request, history: made.history } as unknown as LlmRequest,
+    ...(made.summary ? { summary: made.summary } : {}),
+    prompt: { tokens, counter, messages: made.history.length, omitted, droppedTurns },
+  };
+}
+
+/**
+ * A call's result with the summary made before it at the head of its new messages, so the machine appends it to the
+ * conversation where it was made (before this call's own messages). A result without messages gets them.
+ */
+export function withSummary<T extends { output: unknown }>(result: T, summary: SummaryMessage | undefined): T {
+  if (!summary || result.output === null || typeof result.output !== 'object') return result;
+  const output = result.output as { messages?: unknown };
+  const messages = Array.isArray(output.messages) ? output.messages : [];
+  // A replayed call answers with what it resolved with when recorded: the summary is already there.
+  if (messages[0]?.role === 'summary' && JSON.stringify(messages[0]) === JSON.stringify(summary)) return result;
+  return { ...result, output: { ...output, messages: [summary, ...messages] } };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { FieldMap } from '@flowing/spec';
+import type { FieldMap, MemorySpec } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {
@@ -18,6 +18,8 @@ export interface LlmRequestBase {
   topP?: number;
   /** The most tokens one answer of this call may have (sent as `max_completion_tokens`); the cost bound counts it. */
   maxTokens?: number;
+  /** The spec's `memory`: how the runtime trims and summarises the call's conversation before sending it. */
+  memory?: MemorySpec;
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';
