@@ -13,7 +13,9 @@ import type {
   GenerateRequest,
   LlmProvider,
   LlmRequest,
+  StructuredAgentOutput,
 } from './llm/types.ts';
+import { agentResolution } from './llm/handoff.ts';
 import type { AnyTool, ToolInput, ToolOutput } from './tool.ts';
 import type { ToolCallInput } from './calls/context.ts';
 
@@ -57,11 +59,21 @@ export function fromLlm<TOutput extends Record<string, unknown>>(
 ): ReturnType<typeof fromPromise<TOutput, ExtractRequest>>;
 export function fromLlm(kind: 'generate', provider?: LlmProvider): ReturnType<typeof fromPromise<GenerateOutput, GenerateRequest>>;
 export function fromLlm(kind: 'agent', provider?: LlmProvider): ReturnType<typeof fromPromise<AgentOutput, AgentRequest>>;
+/** An agent with handoffs: `output.handoff.to` is one of its targets. */
+export function fromLlm<TTo extends string>(
+  kind: 'agent',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<AgentOutput<TTo>, AgentRequest>>;
 /** An agent with structured output (`output` fields in the spec): its answer is the typed object. */
 export function fromLlm<TOutput extends Record<string, unknown>>(
   kind: 'agent',
   provider?: LlmProvider,
 ): ReturnType<typeof fromPromise<TOutput, AgentRequest>>;
+/** An agent with structured output and handoffs: its typed answer, or the handoff. */
+export function fromLlm<TOutput extends Record<string, unknown>, TTo extends string>(
+  kind: 'agent',
+  provider?: LlmProvider,
+): ReturnType<typeof fromPromise<StructuredAgentOutput<TOutput, TTo>, AgentRequest>>;
 export function fromLlm(
   kind: 'classify' | 'extract' | 'generate' | 'agent',
   provider?: LlmProvider,
@@ -72,7 +84,7 @@ export function fromLlm(
     llm ??= createScriptedProvider();
     const call = llm[kind] as (request: LlmRequest, options: { signal: AbortSignal }) => Promise<{ output: unknown }>;
     const output = (await call.call(llm, input, { signal })).output;
-    return kind === 'agent' && (input as AgentRequest).output ? (output as AgentOutput).output : output;
+    return kind === 'agent' ? agentResolution(input as AgentRequest, output as AgentOutput) : output;
   });
 }
 

@@ -44,6 +44,9 @@ export type {
   ExtractOutput,
   GenerateOutput,
   AgentOutput,
+  AgentHandoff,
+  AgentStep,
+  StructuredAgentOutput,
   AgentToolCaller,
 } from './llm/types.ts';
 export {

@@ -82,8 +82,16 @@ function positive(name: string, value: number | undefined): number | undefined {
   return value;
 }
 
+/** Where a call takes its slot: the runtime's semaphore, or its parent call's lent slot. */
+export interface CallSlots {
+  /** A slot if one is free now (its release function), else undefined. */
+  tryAcquire(): (() => void) | undefined;
+  /** Waits for a slot; leaves the queue with CANCELLED when the deadline aborts first. */
+  acquire(deadline: Deadline): Promise<() => void>;
+}
+
 /** A counting semaphore for in-flight calls; waiters leave the queue when their signal aborts. */
-export class Semaphore {
+export class Semaphore implements CallSlots {
   private active = 0;
   private readonly waiters: Array<() => void> = [];
   constructor(private readonly capacity: number) {}
@@ -176,5 +184,25 @@ export class RunAdmission {
         this.active--;
       },
     };
+  }
+}
+
+/**
+ * The slots of calls made inside another call that holds a slot while it waits on them (an agent's tool calls): a
+ * free slot of the runtime when there is one, else the parent's slot, lent to one of them at a time. The parent is
+ * idle while it waits, so no more than the runtime's limit of calls work at once, and the nested calls can never
+ * wait on slots that only their own parent's completion would free (with `maxConcurrentCalls: 1`, the agent's tools
+ * run one by one on its slot instead of waiting forever).
+ */
+export class LentSlots implements CallSlots {
+  private readonly lent = new Semaphore(1);
+  constructor(private readonly runtime: CallSlots) {}
+
+  tryAcquire(): (() => void) | undefined {
+    return this.runtime.tryAcquire() ?? this.lent.tryAcquire();
+  }
+
+  acquire(deadline: Deadline): Promise<() => void> {
+    return this.lent.acquire(deadline);
   }
 }

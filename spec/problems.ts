@@ -63,7 +63,11 @@ export const SPEC_PROBLEM_CODES = {
   SPEC_LLM_INCOMPLETE: {
     severity: 'error',
     summary:
-      'A model call lacks what its kind needs (classify: labels, input; extract: fields, input; generate/agent: prompt; agent: tools).',
+      'A model call lacks what its kind needs (classify: labels, input; extract: fields, input; generate/agent: prompt; agent: tools or handoffs).',
+  },
+  SPEC_HANDOFF_CLASH: {
+    severity: 'error',
+    summary: "An agent's handoff is offered as tool `transfer_to_<name>`, and the agent already has a tool of that name.",
   },
   SPEC_LLM_FIELD_NOT_ALLOWED: { severity: 'error', summary: 'A model call carries a field its kind does not use.' },
   SPEC_INVALID_MEMORY: {

@@ -114,6 +114,11 @@ export const ScriptedRulesSchema = z.strictObject({
   patterns: z.record(z.string(), z.string()).optional(),
   /** generate/agent: reply template with {{ expression }} holes; defaults to the prompt. */
   reply: z.string().optional(),
+  /**
+   * agent: handoff target -> keywords (case-insensitive) in the prompt; the first target, in the order of `handoffs`,
+   * with a hit is chosen and the call ends with `output.handoff`.
+   */
+  handoffs: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type ScriptedRules = z.infer<typeof ScriptedRulesSchema>;
 
@@ -156,6 +161,14 @@ export const MemorySchema = z.strictObject({
 });
 export type MemorySpec = z.infer<typeof MemorySchema>;
 
+/** The prefix of the tool an agent's model calls to hand off (`transfer_to_billing`). */
+export const HANDOFF_TOOL_PREFIX = 'transfer_to_';
+
+/** The tool name the model sees for a handoff target. */
+export function handoffToolName(target: string): string {
+  return `${HANDOFF_TOOL_PREFIX}${target}`;
+}
+
 export const LlmInvokeSchema = z.strictObject({
   llm: z.enum(LLM_KINDS),
   /** Model name; falls back to the machine's `models` table, then the provider default. */
@@ -174,6 +187,11 @@ export const LlmInvokeSchema = z.strictObject({
   tools: z.array(AgentToolSchema).optional(),
   /** agent: the final answer as a typed object with these fields (structured output) instead of text. */
   output: FieldMapSchema.optional(),
+  /**
+   * agent: targets the model may hand the conversation to. Each is offered as a tool `transfer_to_<name>`; choosing
+   * one ends the call with `output.handoff` (`{ to, reason?, message }`), which `onDone` branches route.
+   */
+  handoffs: z.array(z.string()).optional(),
   /** Sampling temperature sent to the model (0 to 2). */
   temperature: z.number().min(0).max(2).optional(),
   /** Nucleus sampling sent to the model (0 to 1). */

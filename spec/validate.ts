@@ -12,6 +12,7 @@ import {
   type ToolInvokeSpec,
   type EmitSpec,
   agentToolName,
+  handoffToolName,
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
 import { checkMemory } from './memory.ts';
@@ -450,13 +451,13 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       classify: ['labels', 'input'],
       extract: ['fields', 'input'],
       generate: ['prompt'],
-      agent: ['prompt', 'tools'],
+      agent: ['prompt'],
     };
     const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
       classify: ['labels', 'input', 'prompt', 'system', 'temperature', 'topP'],
       extract: ['fields', 'input', 'prompt', 'system', 'temperature', 'topP'],
       generate: ['prompt', 'system', 'temperature', 'topP'],
-      agent: ['prompt', 'system', 'tools', 'maxIterations', 'output', 'temperature', 'topP'],
+      agent: ['prompt', 'system', 'tools', 'handoffs', 'maxIterations', 'output', 'temperature', 'topP'],
     };
     for (const key of needs[invoke.llm]) {
       const value = invoke[key];
@@ -475,6 +476,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       'prompt',
       'system',
       'tools',
+      'handoffs',
       'maxIterations',
       'output',
       'temperature',
@@ -497,6 +499,9 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     for (const [field, type] of Object.entries(invoke.output ?? {})) {
       if (checkName(field, [...at, 'output', field], 'output field')) checkFieldType(type, [...at, 'output', field], false);
     }
+    if (invoke.llm === 'agent' && (invoke.tools ?? []).length === 0 && (invoke.handoffs ?? []).length === 0)
+      report('SPEC_LLM_INCOMPLETE', [...at, 'tools'], 'an agent call needs "tools" or "handoffs"');
+    checkHandoffs(invoke, at);
     checkDistinct((invoke.tools ?? []).map(agentToolName), [...at, 'tools'], 'tool');
     invoke.tools?.forEach((entry, i) => {
       const name = agentToolName(entry);
@@ -547,6 +552,30 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       else
         for (const [fact, type] of Object.entries(keep ?? {}))
           if (checkName(fact, [...keepAt, fact], 'kept fact')) checkFieldType(type, [...keepAt, fact], false);
+    }
+  }
+
+  /** Handoff targets: names, once each, their `transfer_to_` tools not clashing with the agent's tools; scripted keys declared. */
+  function checkHandoffs(invoke: LlmInvokeSpec, at: Array<string | number>) {
+    const handoffs = invoke.handoffs ?? [];
+    const tools = new Set((invoke.tools ?? []).map(agentToolName));
+    handoffs.forEach((target, i) => {
+      if (!checkName(target, [...at, 'handoffs', i], 'handoff')) return;
+      if (tools.has(handoffToolName(target)))
+        report(
+          'SPEC_HANDOFF_CLASH',
+          [...at, 'handoffs', i],
+          `handoff '${target}' is offered to the model as tool '${handoffToolName(target)}', which is also one of the agent's tools`,
+        );
+    });
+    checkDistinct(handoffs, [...at, 'handoffs'], 'handoff');
+    for (const target of Object.keys(invoke.scripted?.handoffs ?? {})) {
+      if (!handoffs.includes(target))
+        report(
+          'SPEC_LLM_FIELD_NOT_ALLOWED',
+          [...at, 'scripted', 'handoffs', target],
+          `scripted handoff keywords name '${target}', which is not one of the call's handoffs (${handoffs.join(', ') || 'none'})`,
+        );
     }
   }
 

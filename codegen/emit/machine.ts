@@ -84,7 +84,12 @@ function planActors(
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
   if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
-  if (invoke.llm === 'agent' && invoke.output) return `<${flat(fieldMapDoc(invoke.output))}>`;
+  if (invoke.llm === 'agent') {
+    // A handoff's `to` is typed as the union of the targets, so a guard naming another is a type error.
+    const targets = (invoke.handoffs ?? []).map((t) => JSON.stringify(t)).join(' | ');
+    if (invoke.output) return `<${flat(fieldMapDoc(invoke.output))}${targets ? `, ${targets}` : ''}>`;
+    if (targets) return `<${targets}>`;
+  }
   return '';
 }
 

@@ -190,6 +190,7 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
     if (bound) members.push({ key: 'bound', value: bound });
     members.push({ key: 'maxIterations', value: String(invoke.maxIterations ?? DEFAULT_AGENT_ITERATIONS) });
     if (invoke.output) members.push({ key: 'output', value: literalDoc(invoke.output), pointer: pointer(...at, 'output') });
+    if (invoke.handoffs?.length) members.push({ key: 'handoffs', value: literalDoc(invoke.handoffs), pointer: pointer(...at, 'handoffs') });
   }
   const scripted = invoke.scripted;
   if (scripted && Object.keys(scripted).length > 0) {
@@ -198,6 +199,7 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
     if (scripted.patterns) rules.push({ key: 'patterns', value: literalDoc(scripted.patterns) });
     if (scripted.reply !== undefined)
       rules.push({ key: 'reply', value: template(scripted.reply), pointer: pointer(...at, 'scripted', 'reply') });
+    if (scripted.handoffs) rules.push({ key: 'handoffs', value: literalDoc(scripted.handoffs) });
     members.push({ key: 'scripted', value: object(rules), pointer: pointer(...at, 'scripted') });
   }
   return inputFunction(reads, actor, object(members));

@@ -65,6 +65,8 @@ export const RUNTIME_ERROR_CODES = {
   LLM_PROMPT_TOO_LARGE:
     "A model call's prompt does not fit its token limit (memory.maxPromptTokens, else maxTokens) even with only the conversation's last turn.",
   CANCELLED: 'The call was aborted because the session was cancelled.',
+  HANDOFF_UNKNOWN:
+    "An agent's model called a `transfer_to_<name>` tool for a target the call does not declare in `handoffs` (answered to the model as an error and logged in agent.step).",
   BAD_ARGUMENTS: 'A model asked for a tool call with arguments that are not a JSON object (told to the model, not thrown).',
   RUN_EVENTS_UNREADABLE: '`flowing run --events`: the events file cannot be read.',
   RUN_EVENTS_BAD_LINE: '`flowing run --events`: a line is not a JSON object with a string "type" (the message names the line).',

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { CrashPoint } from '../crash-points.ts';
 import type { Deadline } from '../deadline.ts';
 import type { RuntimeEventType } from '../events.ts';
-import type { ResolvedLimits, Semaphore } from '../limits.ts';
+import type { CallSlots, ResolvedLimits } from '../limits.ts';
 import type { LlmProvider, LlmUsage } from '../llm/types.ts';
 import type { ApprovalRecord, JournalEntry, ParentLink, SessionRecord } from '../store/types.ts';
 import type { AnyTool } from '../tool.ts';
@@ -41,8 +41,8 @@ export interface CallContext {
   readonly outputSchema?: z.ZodType;
   readonly clock: Clock;
   readonly limits: ResolvedLimits;
-  /** The runtime's limit on calls in flight. */
-  readonly slots: Semaphore;
+  /** The runtime's limit on calls in flight (for calls nested in an agent loop, shared with the agent's slot). */
+  readonly slots: CallSlots;
   /** Random number in [0, 1) for backoff jitter. */
   random(): number;
   readonly llm: LlmProvider;

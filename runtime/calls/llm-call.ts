@@ -5,7 +5,8 @@ import type { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
 import { requestHash } from '../inspect/request-hash.ts';
 import type { ResolvedLimits } from '../limits.ts';
-import type { AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import { agentResolution, checkedHandoff } from '../llm/handoff.ts';
+import type { AgentHandoff, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
 import type { CallContext } from './context.ts';
 import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
@@ -97,6 +98,7 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
       latencyMs: clock.now() - startedAt,
       attempts: result.attempts,
       ...(result.finishReason ? { finishReason: result.finishReason } : {}),
+      ...(result.handoff ? { handoff: result.handoff } : {}),
       output: result.output,
     });
     void call.commit(false);
@@ -166,7 +168,12 @@ function deltas(call: CallContext, deadline: Deadline): (text: string) => void {
   };
 }
 
-async function runKind(call: CallContext, request: LlmRequest, deadline: Deadline, timeoutMs: number): Promise<LlmResult<unknown>> {
+async function runKind(
+  call: CallContext,
+  request: LlmRequest,
+  deadline: Deadline,
+  timeoutMs: number,
+): Promise<LlmResult<unknown> & { handoff?: AgentHandoff }> {
   const { llm, key } = call;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
   switch (request.kind) {
@@ -273,6 +280,9 @@ async function runKind(call: CallContext, request: LlmRequest, deadline: Deadlin
           ),
         );
         count(call, usage, result);
+        // A handoff ends the call: routed by the machine's onDone branches, never shown as an answer.
+        const handoff = checkedHandoff(request, result.output);
+        if (handoff) return { ...result, output: agentResolution(request, result.output), usage, handoff };
         if (!request.output) {
           call.emit('message.complete', { callId: key, text: result.output.text });
           return { ...result, output: { text: result.output.text, steps: result.output.steps }, usage };

@@ -2,7 +2,17 @@ import { fieldMapToZod } from '@flowing/spec';
 import { FlowingError } from '../errors.ts';
 import { fillFields } from './scripted-fill.ts';
 import { scriptedSummary } from './scripted-summary.ts';
-import type { AgentOutput, ClassifyOutput, ExtractOutput, GenerateOutput, LlmCallOptions, LlmProvider, LlmResult } from './types.ts';
+import type {
+  AgentHandoff,
+  AgentOutput,
+  AgentRequest,
+  ClassifyOutput,
+  ExtractOutput,
+  GenerateOutput,
+  LlmCallOptions,
+  LlmProvider,
+  LlmResult,
+} from './types.ts';
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
 
@@ -15,8 +25,22 @@ function throwIfAborted(signal: AbortSignal) {
 }
 
 /**
+ * The handoff target whose `scripted.handoffs` keywords occur in the prompt (case-insensitive), first in the order of
+ * `request.handoffs`. A target without keywords is never chosen offline.
+ */
+function scriptedHandoff(request: AgentRequest): AgentHandoff | undefined {
+  const text = request.prompt.toLowerCase();
+  for (const to of request.handoffs ?? []) {
+    const hit = request.scripted?.handoffs?.[to]?.find((w) => w !== '' && text.includes(w.toLowerCase()));
+    if (hit !== undefined) return { to, reason: `the message mentions '${hit}'`, message: request.prompt };
+  }
+  return undefined;
+}
+
+/**
  * The offline stand-in for a model: keyword rules for classify, regular expressions and keywords (see `fillFields`)
- * for extract and an agent's structured output, templated replies for generate and agent text. Deterministic, free, and honestly not a model (`isModel: false`).
+ * for extract and an agent's structured output, templated replies for generate and agent text, keyword
+ * rules for an agent's handoffs. Deterministic, free, and honestly not a model (`isModel: false`).
  * @example createRuntime({ machines, llm: createScriptedProvider() })
  */
 export function createScriptedProvider(options: { chunkSize?: number } = {}): LlmProvider {
@@ -59,6 +83,9 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
       return result({ text });
     },
     async agent(request, { signal, onDelta }): Promise<LlmResult<AgentOutput>> {
+      throwIfAborted(signal);
+      const handoff = scriptedHandoff(request);
+      if (handoff) return result({ text: '', steps: 1, handoff });
       const text = request.output ? '' : (request.scripted?.reply ?? request.prompt);
       for (let i = 0; i < text.length; i += chunkSize) {
         throwIfAborted(signal);

@@ -7,7 +7,13 @@ export interface LlmRequestBase {
   model?: string;
   system?: string;
   /** Offline rules for the scripted provider (ignored by real models). */
-  scripted?: { keywords?: Record<string, readonly string[]>; patterns?: Record<string, string>; reply?: string };
+  scripted?: {
+    keywords?: Record<string, readonly string[]>;
+    patterns?: Record<string, string>;
+    reply?: string;
+    /** agent: handoff target -> keywords in the prompt that choose it. */
+    handoffs?: Record<string, readonly string[]>;
+  };
   /**
    * Set by the runtime when it asks again because the previous answer failed validation (classify/extract): the
    * provider should show the model its previous output and the problem. At most two repairs follow a first attempt.
@@ -51,6 +57,8 @@ export interface AgentRequest extends LlmRequestBase {
   bound?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Structured output: the final answer is a JSON object with these fields (`AgentOutput.output`). */
   output?: FieldMap;
+  /** Targets the model may hand off to, each offered as tool `transfer_to_<name>`; choosing one ends the call. */
+  handoffs?: readonly string[];
 }
 export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | AgentRequest;
 
@@ -61,12 +69,31 @@ export type ExtractOutput = Record<string, unknown>;
 export interface GenerateOutput {
   text: string;
 }
-export interface AgentOutput {
+/** How an agent call ended when the model handed off: the `onDone` branches route on `to`. */
+export interface AgentHandoff<TTo extends string = string> {
+  to: TTo;
+  /** Why, in the model's words, when it gave one. */
+  reason?: string;
+  /** The last user message the agent read (its prompt), for the target to pick up. */
+  message: string;
+}
+
+export interface AgentOutput<TTo extends string = string> {
   text: string;
   steps: number;
   /** The final answer read as JSON, when the request asked for structured output (checked by the runtime). */
   output?: Record<string, unknown>;
+  /** Set when the model handed off instead of answering (then `text` is empty and `output` absent). */
+  handoff?: AgentHandoff<TTo>;
 }
+
+/**
+ * What an agent with structured output resolves with: its typed answer, or, when it handed off, the handoff (the
+ * answer's fields then absent).
+ */
+export type StructuredAgentOutput<TOutput extends Record<string, unknown>, TTo extends string = never> =
+  | (TOutput & { handoff?: undefined })
+  | (Partial<TOutput> & { handoff: AgentHandoff<TTo> });
 
 export interface LlmUsage {
   promptTokens: number;
@@ -107,7 +134,15 @@ export interface LlmCallOptions {
   /** Called with the tokens a streaming answer has used so far; a throw stops the stream (the token budget). */
   onTokens?: (completionTokensSoFar: number) => void;
   /** agent: each step, for the event log. */
-  onStep?: (step: { iteration: number; toolCalls: Array<{ id: string; name: string; args: unknown }>; text?: string }) => void;
+  onStep?: (step: AgentStep) => void;
+}
+
+/** One model turn of an agent loop, as logged (`agent.step`). */
+export interface AgentStep {
+  iteration: number;
+  /** The calls the model asked for; `refused` when one was answered with an error instead of running (e.g. HANDOFF_UNKNOWN). */
+  toolCalls: Array<{ id: string; name: string; args: unknown; refused?: { code: string; message: string } }>;
+  text?: string;
 }
 
 /** The one interface every model provider implements. */

@@ -1,6 +1,7 @@
 import type { CallContext } from '../calls/context.ts';
 import type { CallSite, CallSpec } from '../calls/directory.ts';
 import type { CrashPoints } from '../crash-points.ts';
+import { LentSlots, type CallSlots } from '../limits.ts';
 import { Deadline } from '../deadline.ts';
 import type { RuntimeEventType } from '../events.ts';
 import type { LlmUsage } from '../llm/types.ts';
@@ -139,6 +140,7 @@ class RunCallContext implements CallContext {
     readonly key: string,
     readonly deadline: Deadline,
     spec: CallSpec,
+    readonly slots: CallSlots = services.calls,
   ) {
     this.invoke = spec.invoke;
     this.outputSchema = spec.outputSchema;
@@ -153,9 +155,6 @@ class RunCallContext implements CallContext {
   }
   get limits() {
     return this.services.limits;
-  }
-  get slots() {
-    return this.services.calls;
   }
   get llm() {
     return this.services.llm;
@@ -196,7 +195,12 @@ class RunCallContext implements CallContext {
     this.services.crashPoint(label);
   }
   nested(key: string, deadline: Deadline): CallContext {
-    return new RunCallContext(this.services, this.owner, this.ledger, this.log, this.invokeId, key, deadline, {});
+    return new RunCallContext(this.services, this.owner, this.ledger, this.log, this.invokeId, key, deadline, {}, this.lentSlots());
+  }
+  /** Calls nested in this one share one lending of its slot (made when the first of them is). */
+  private lent?: LentSlots;
+  private lentSlots(): LentSlots {
+    return (this.lent ??= new LentSlots(this.slots));
   }
   get depth() {
     return this.owner.depth;

@@ -78,3 +78,36 @@ describe('agent calls in generated code', () => {
     ]);
   }, 120_000);
 });
+
+describe('agent handoffs in generated code', () => {
+  it('types output.handoff.to as the union of the targets: a guard naming another target is a type error at that guard', async () => {
+    const result = await generateWithAgent((invoke) => {
+      delete invoke.output;
+      invoke.handoffs = ['billing', 'refunds'];
+      invoke.scripted = { handoffs: { refunds: ['refund'] } };
+      invoke.onDone = [
+        { guard: "output.handoff.to == 'billing'", target: 'idle', assign: { lastMessage: 'output.handoff.message' } },
+        { guard: "output.handoff.to == 'refundz'", target: 'idle' },
+        { target: 'idle', assign: { lastMessage: 'output.text' } },
+      ];
+    });
+    const machine = result.files.find((f) => f.path.endsWith('.machine.ts'))!.text;
+    expect(machine).toContain('fromLlm<"billing" | "refunds">("agent")');
+    expect(machine).toContain('handoffs: ["billing", "refunds"]');
+    expect(typeErrors(result).map((e) => e.path)).toEqual([`${AT}/onDone/1/guard`]);
+  }, 120_000);
+
+  it('with structured output: the answer fields and the handoff both type-check', async () => {
+    const result = await generateWithAgent((invoke) => {
+      invoke.handoffs = ['billing'];
+      invoke.onDone = [
+        { guard: "output.handoff.to == 'billing'", target: 'idle', assign: { lastMessage: 'output.handoff.reason' } },
+        { guard: "output.intent == 'refund'", target: 'idle', assign: { intent: 'output.intent', orderId: 'output.orderIds[0]' } },
+        { target: 'idle' },
+      ];
+    });
+    expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const machine = result.files.find((f) => f.path.endsWith('.machine.ts'))!.text;
+    expect(machine).toContain('fromLlm<{ intent: "order_query" | "refund" | "other"; orderIds: string[] }, "billing">("agent")');
+  }, 120_000);
+});

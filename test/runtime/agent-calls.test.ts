@@ -182,9 +182,9 @@ describe('parallel tool calls in the runtime', () => {
       ]),
       reply('A1, C3 and D4 found; B2 not.'),
     );
-    // The agent's own model call holds one of the 3 slots: at most 2 tools run at once.
+    // The agent holds one of the 3 slots and lends it to its tools while it waits: at most 3 tools run at once.
     const { live, events, context } = await ask(openai(), 'trips A1 B2 C3 D4', { limits: { maxConcurrentCalls: 3 } });
-    expect(live.max).toBe(2);
+    expect(live.max).toBe(3);
     expect(ofType(events, 'tool.started').map((e) => e.callId)).toHaveLength(4);
     expect(new Set(ofType(events, 'tool.started').map((e) => e.callId))).toEqual(
       new Set(['helping@2/1', 'helping@2/2', 'helping@2/3', 'helping@2/4']),
@@ -194,6 +194,20 @@ describe('parallel tool calls in the runtime', () => {
     expect(answers.map((m) => m.tool_call_id)).toEqual(['a', 'b', 'c', 'd']);
     expect(JSON.parse(answers[1]!.content as string)).toMatchObject({ error: { code: 'TRIP_NOT_FOUND' } });
     expect(context.answer).toBe('A1, C3 and D4 found; B2 not.');
+  });
+
+  it('runs the tools one by one on the agent’s slot when the runtime allows one call at a time', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'a', name: 'fetch_trip', arguments: '{"trip_id":"A1"}' },
+        { id: 'b', name: 'fetch_trip', arguments: '{"trip_id":"C3"}' },
+      ]),
+      reply('A1 and C3 found.'),
+    );
+    const { live, events, context } = await ask(openai(), 'trips A1 C3', { limits: { maxConcurrentCalls: 1 } });
+    expect(live.max).toBe(1);
+    expect(ofType(events, 'tool.completed').map((e) => e.callId)).toEqual(['helping@2/1', 'helping@2/2']);
+    expect(context.answer).toBe('A1 and C3 found.');
   });
 
   it('sends tool log lines as tool.progress events', async () => {

@@ -134,3 +134,32 @@ describe('bound tool arguments', () => {
     expect(tool.function.parameters.required).toEqual(['order_id']);
   });
 });
+
+describe('handoffs', () => {
+  it('a handoff in a turn with other tool calls ends the loop at once: the other calls do not run', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' },
+        { id: 'h1', name: 'transfer_to_billing', arguments: '{"reason":"an invoice question"}' },
+      ]),
+    );
+    const ran: unknown[] = [];
+    const callTool: AgentToolCaller = async (_name, args) => {
+      ran.push(args);
+      return { ok: true, output: {} };
+    };
+    const steps: unknown[] = [];
+    const result = await provider().agent(
+      { ...request, handoffs: ['billing', 'refunds'], maxIterations: 1 },
+      { ...live(), callTool, toolSchemas, onStep: (s) => steps.push(s) },
+    );
+    expect(result.output).toEqual({
+      text: '',
+      steps: 1,
+      handoff: { to: 'billing', reason: 'an invoice question', message: 'Where are A1 and B2?' },
+    });
+    expect(ran).toEqual([]);
+    expect(steps).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
+  });
+});

@@ -68,3 +68,42 @@ describe('agent calls in the spec', () => {
     expect(problems({ ...agent, temperature: 3 }).map((p) => p[0])).toEqual(['SPEC_SCHEMA']);
   });
 });
+
+describe('agent handoffs in the spec', () => {
+  const at = '/states/helping/invoke';
+  const triage = {
+    llm: 'agent',
+    prompt: '{{ context.text }}',
+    handoffs: ['billing', 'refunds'],
+    scripted: { handoffs: { billing: ['invoice'], refunds: ['refund'] } },
+  };
+
+  it('accepts an agent with handoffs and no tools, with scripted keywords per target', () => {
+    expect(problems(triage)).toEqual([]);
+    expect(problems({ ...agent, handoffs: ['billing'] })).toEqual([]);
+  });
+
+  it('refuses an agent with neither tools nor handoffs', () => {
+    expect(problems({ llm: 'agent', prompt: 'hi' })).toEqual([['SPEC_LLM_INCOMPLETE', `${at}/tools`]]);
+  });
+
+  it('refuses a handoff name outside NAME_PATTERN, a duplicate, and one whose tool clashes with an agent tool', () => {
+    expect(problems({ ...triage, handoffs: ['billing', 'bad-name', 'billing'], scripted: undefined })).toEqual([
+      ['SPEC_INVALID_IDENTIFIER', `${at}/handoffs/1`],
+      ['SPEC_DUPLICATE_NAME', `${at}/handoffs/2`],
+    ]);
+    const clashing = { ...tools, transfer_to_billing: { name: 'transfer_to_billing', idempotent: true, risk: 'low' as const } };
+    expect(
+      validateSpec(spec({ ...triage, tools: ['transfer_to_billing'] }), { tools: clashing })
+        .problems.filter((p) => p.severity === 'error')
+        .map((p) => [p.code, p.path]),
+    ).toEqual([['SPEC_HANDOFF_CLASH', `${at}/handoffs/0`]]);
+  });
+
+  it('refuses handoffs on other call kinds and scripted keywords for an undeclared target', () => {
+    expect(problems({ llm: 'generate', prompt: 'hi', handoffs: ['billing'] })).toEqual([['SPEC_LLM_FIELD_NOT_ALLOWED', `${at}/handoffs`]]);
+    expect(problems({ ...triage, scripted: { handoffs: { shipping: ['parcel'] } } })).toEqual([
+      ['SPEC_LLM_FIELD_NOT_ALLOWED', `${at}/scripted/handoffs/shipping`],
+    ]);
+  });
+});

@@ -143,6 +143,40 @@ describe('agent calls', () => {
   });
 });
 
+describe('agent handoffs', () => {
+  it('a handoff ends the agent call: each handoff edge costs the agent iterations once, with no tool calls', () => {
+    const cost = computeCost(
+      spec('triage', {
+        triage: {
+          invoke: {
+            llm: 'agent',
+            prompt: 'go',
+            handoffs: ['billing', 'refunds'],
+            maxIterations: 2,
+            maxTokens: 100,
+            onDone: [
+              { guard: "output.handoff.to == 'billing'", target: 'billing' },
+              { guard: "output.handoff.to == 'refunds'", target: 'refunds' },
+              { target: 'answered' },
+            ],
+            onError: 'answered',
+          },
+        },
+        billing: { type: 'final' },
+        refunds: { type: 'final' },
+        answered: { type: 'final' },
+      }),
+      { tools: {} },
+    );
+    expect(cost.calls.triage!.cost).toEqual({ modelCalls: 2, toolCalls: 0, tokens: 200 });
+    expect(cost.paths.map((p) => [p.to, p.cost.modelCalls]).sort()).toEqual([
+      ['answered', 2],
+      ['billing', 2],
+      ['refunds', 2],
+    ]);
+  });
+});
+
 describe('loops', () => {
   const retry = (guard: string, increment = 'context.attempts + 1', extra: Record<string, unknown> = {}) =>
     spec(

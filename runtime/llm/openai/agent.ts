@@ -5,7 +5,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
-import { fieldMapToZod, type FieldMap } from '@flowing/spec';
+import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
 import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
 import { complete, streamMessage, type ChatCall } from './chat.ts';
@@ -24,6 +24,8 @@ interface PlannedCall {
   raw: string;
   /** Set when the call is answered with an error instead of running the tool. */
   refusal?: { code: string; message: string };
+  /** Set when the call is a declared `transfer_to_<target>`: the loop ends with this handoff. */
+  handoff?: { to: string; reason?: string };
 }
 
 /**
@@ -33,6 +35,9 @@ interface PlannedCall {
  * model's text or, when it still calls tools at iteration `maxIterations`, with LLM_BAD_OUTPUT (those last calls are
  * not run). With `onDelta` the answers stream. With `request.output` the model is asked for a JSON object of those
  * fields (a JSON Schema response format); an answer that does not match is fed back at most MAX_REPAIRS times.
+ * With `request.handoffs` each target is offered as a tool `transfer_to_<target>`: the first such call of a turn ends
+ * the loop with `handoff` (the turn's other calls are not run, and no further model call is made); a
+ * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on.
  * @internal
  */
 export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<AgentOutput> {
@@ -59,9 +64,15 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
   let repairs = 0;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     const reply = options.onDelta ? await streamMessage(call, params(), options.onDelta) : await complete(call, params());
-    const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request.tools));
+    const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request));
     const text = reply.content || undefined;
-    options.onStep?.({ iteration, toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })), ...(text ? { text } : {}) });
+    options.onStep?.({
+      iteration,
+      toolCalls: planned.map(({ id, name, args, refusal }) => ({ id, name, args, ...(refusal ? { refused: refusal } : {}) })),
+      ...(text ? { text } : {}),
+    });
+    const handoff = planned.find((p) => p.handoff)?.handoff;
+    if (handoff) return { text: '', steps: iteration, handoff: { ...handoff, message: request.prompt } };
     if (planned.length === 0) {
       if (!structured) return { text: text ?? '', steps: iteration };
       const checked = checkFields(text ?? '', structured.schema, request.output!);
@@ -115,6 +126,24 @@ function structuredOutput(fields: FieldMap) {
 }
 
 function offeredTools(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
+  const handoffs = (request.handoffs ?? []).map(
+    (target): ChatCompletionFunctionTool => ({
+      type: 'function',
+      function: {
+        name: handoffToolName(target),
+        description: `Hand the conversation over to ${target}. Call this instead of answering when ${target} should take it from here.`,
+        parameters: {
+          type: 'object',
+          properties: { reason: { type: 'string', description: 'Why, in one sentence.' } },
+          additionalProperties: false,
+        },
+      },
+    }),
+  );
+  return [...toolsOffered(request, options), ...handoffs];
+}
+
+function toolsOffered(request: AgentRequest, options: LlmCallOptions): ChatCompletionFunctionTool[] {
   return request.tools.map((name) => {
     const schema = options.toolSchemas?.[name];
     const parameters = schema?.parameters ?? { type: 'object', additionalProperties: true };
@@ -138,9 +167,11 @@ export function withoutBound(parameters: Record<string, unknown>, bound: readonl
   return { ...parameters, properties, ...(required ? { required } : {}) };
 }
 
-function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, allowed: readonly string[]): PlannedCall {
+function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iteration: number, request: AgentRequest): PlannedCall {
   // Some OpenAI-compatible servers omit ids; pairing needs one, and the assistant message echoes it back.
   const id = toolCall.id || `call_${iteration}_${index}`;
+  const handoffs = request.handoffs ?? [];
+  const allowed = [...request.tools, ...handoffs.map(handoffToolName)];
   if (toolCall.type !== 'function') {
     const name = toolCall.custom?.name ?? '(custom)';
     return {
@@ -152,6 +183,7 @@ function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iterat
     };
   }
   const { name, arguments: raw } = toolCall.function;
+  if (name.startsWith(HANDOFF_TOOL_PREFIX) && !request.tools.includes(name)) return planHandoff(id, name, raw, handoffs);
   if (!allowed.includes(name)) {
     return {
       id,
@@ -188,6 +220,33 @@ function planCall(toolCall: ChatCompletionMessageToolCall, index: number, iterat
     };
   }
   return { id, name, args: parsed.value, raw };
+}
+
+/** A `transfer_to_<target>` call: the handoff when the target is declared, else a HANDOFF_UNKNOWN refusal. */
+function planHandoff(id: string, name: string, raw: string, handoffs: readonly string[]): PlannedCall {
+  const to = name.slice(HANDOFF_TOOL_PREFIX.length);
+  if (!handoffs.includes(to)) {
+    return {
+      id,
+      name,
+      args: raw,
+      raw,
+      refusal: {
+        code: 'HANDOFF_UNKNOWN',
+        message: `there is no handoff to '${to.slice(0, 80)}'; you can hand off with: ${handoffs.map(handoffToolName).join(', ') || '(none)'}`,
+      },
+    };
+  }
+  // The reason is optional: arguments that cannot be read still hand off, without one.
+  const parsed = raw.length <= MAX_TOOL_ARGUMENT_CHARS && raw.trim() !== '' ? parseLenientJson(raw) : undefined;
+  const reason = parsed?.ok ? (parsed.value as { reason?: unknown } | null)?.reason : undefined;
+  return {
+    id,
+    name,
+    args: parsed?.ok ? parsed.value : {},
+    raw,
+    handoff: { to, ...(typeof reason === 'string' && reason !== '' ? { reason } : {}) },
+  };
 }
 
 async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<string> {
