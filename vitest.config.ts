@@ -28,6 +28,11 @@ function sourceAliases(folders: string[]) {
 export const SLOW_LANE = [
   // MCP servers in child processes, code generation in a project copy
   'test/mcp/**/*.test.ts',
+  // conversations: two machines generated in a project copy, then run (60-90 s under load)
+  'test/codegen/conversation-codegen.test.ts',
+  'test/runtime/conversation.test.ts',
+  // memory: a machine with summaries generated in a project copy, then run
+  'test/conversation/memory-codegen.test.ts',
   // Chromium
   'test/e2e/**/*.test.ts',
   'test/server/sse-chromium.test.ts',

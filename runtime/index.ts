@@ -16,6 +16,8 @@ export {
 } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
 export { fromTool, fromLlm, fromMachine, asText } from './actors.ts';
+export { appendMessage } from './llm/history.ts';
+export type { ConversationMessage, ConversationToolCall } from '@flowing/spec';
 export type { ToolCallInput } from './calls/context.ts';
 export {
   defineMachine,

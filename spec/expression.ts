@@ -3,8 +3,8 @@ import type { SpecProblemCode } from './problems.ts';
 
 /**
  * The Flowing expression language: literals, member access on a few roots (context, event, output, error),
- * comparisons, `&&`, `||`, `??`, `!`, `in [..]`, arithmetic and `a ? b : c`. No calls, no assignment, no `this`,
- * no prototype access. It is parsed with jsep and every node is checked against a whitelist before it is compiled.
+ * comparisons, `&&`, `||`, `??`, `!`, `in [..]`, arithmetic, `a ? b : c` and `append(conversation, text)` (the list
+ * with a user message added). No other calls, no assignment, no `this`, no prototype access. It is parsed with jsep and every node is checked against a whitelist before it is compiled.
  */
 export type ExpressionRoot = 'context' | 'event' | 'output' | 'error';
 
@@ -33,7 +33,12 @@ export type ExprNode =
   | { kind: 'array'; elements: ExprNode[] }
   | { kind: 'unary'; operator: string; argument: ExprNode }
   | { kind: 'binary'; operator: string; left: ExprNode; right: ExprNode }
-  | { kind: 'conditional'; test: ExprNode; consequent: ExprNode; alternate: ExprNode };
+  | { kind: 'conditional'; test: ExprNode; consequent: ExprNode; alternate: ExprNode }
+  /** `append(list, text)`: a new conversation list ending with `{ role: 'user', content: text }`. */
+  | { kind: 'append'; list: ExprNode; content: ExprNode };
+
+/** The one function expressions may call. */
+export const APPEND_FUNCTION = 'append';
 
 export interface ExpressionError {
   code: Extract<
@@ -141,8 +146,18 @@ function convert(node: jsep.Expression, roots: readonly ExpressionRoot[], depth:
       const cond = node as jsep.ConditionalExpression;
       return { kind: 'conditional', test: next(cond.test), consequent: next(cond.consequent), alternate: next(cond.alternate) };
     }
-    case 'CallExpression':
-      return refuse('SPEC_EXPRESSION_FORBIDDEN', 'function calls are not allowed in expressions; use a named guard or action');
+    case 'CallExpression': {
+      const callExpr = node as jsep.CallExpression;
+      const callee = callExpr.callee as jsep.Identifier;
+      if (callee.type !== 'Identifier' || callee.name !== APPEND_FUNCTION)
+        refuse(
+          'SPEC_EXPRESSION_FORBIDDEN',
+          'function calls are not allowed in expressions (only append(conversation, text)); use a named guard or action',
+        );
+      if (callExpr.arguments.length !== 2)
+        refuse('SPEC_EXPRESSION_SYNTAX', `append takes two arguments, a conversation and a text: append(context.conversation, event.text)`);
+      return { kind: 'append', list: next(callExpr.arguments[0]!), content: next(callExpr.arguments[1]!) };
+    }
     case 'ThisExpression':
       return refuse('SPEC_EXPRESSION_FORBIDDEN', "'this' is not allowed");
     case 'Compound':
@@ -184,6 +199,8 @@ export function compileExpression(node: ExprNode, roots: RootMapping = {}): stri
     }
     case 'conditional':
       return `(${compileExpression(node.test, roots)} ? ${compileExpression(node.consequent, roots)} : ${compileExpression(node.alternate, roots)})`;
+    case 'append':
+      return `[...${compileExpression(node.list, roots)}, { role: "user" as const, content: ${compileExpression(node.content, roots)} }]`;
   }
 }
 
@@ -217,6 +234,10 @@ export function evaluateExpression(node: ExprNode, scope: Partial<Record<Express
       return evaluateBinary(node.operator, node.left, node.right, scope);
     case 'conditional':
       return evaluateExpression(node.test, scope) ? evaluateExpression(node.consequent, scope) : evaluateExpression(node.alternate, scope);
+    case 'append': {
+      const list = evaluateExpression(node.list, scope);
+      return [...(Array.isArray(list) ? list : []), { role: 'user', content: evaluateExpression(node.content, scope) }];
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConversationSchema } from './conversation.ts';
 import type { FieldMap, FieldType, FlowSpec } from './schema.ts';
 
 /** The zod schema of one field type. */
@@ -25,6 +26,9 @@ export function fieldTypeToZod(type: FieldType): z.ZodType {
       break;
     case 'unknown':
       schema = z.unknown();
+      break;
+    case 'conversation':
+      schema = ConversationSchema;
       break;
   }
   return type.optional ? schema.optional() : schema;
@@ -70,9 +74,23 @@ export function contextSchema(spec: Pick<FlowSpec, 'context'>): z.ZodObject {
   return fieldMapToZod(spec.context);
 }
 
+/** A context field's initial value: its declared `default`, else `[]` for a conversation, else undefined. */
+export function fieldDefault(type: FieldType): unknown {
+  if (type.default !== undefined) return type.default;
+  return type.type === 'conversation' ? [] : undefined;
+}
+
+/** Whether a context field must be given at start: neither optional nor with a default (a conversation starts empty). */
+export function isRequiredInput(type: FieldType): boolean {
+  return !type.optional && fieldDefault(type) === undefined;
+}
+
 /** Initial context from the declared defaults. */
 export function defaultContext(spec: Pick<FlowSpec, 'context'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, type] of Object.entries(spec.context)) if (type.default !== undefined) out[name] = structuredClone(type.default);
+  for (const [name, type] of Object.entries(spec.context)) {
+    const value = fieldDefault(type);
+    if (value !== undefined) out[name] = structuredClone(value);
+  }
   return out;
 }

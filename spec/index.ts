@@ -36,6 +36,7 @@ export { memoryFacts, SUMMARY_CONTENT_FIELD } from './memory.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
   validateSpec,
+  historyField,
   MAX_STATE_DEPTH,
   MACHINE_ID_PATTERN,
   NAME_PATTERN,
@@ -79,7 +80,15 @@ export {
   type TransitionSite,
   type NormalizedTransition,
 } from './walk.ts';
-export { fieldTypeToZod, fieldMapToZod, eventPayloadSchemas, contextSchema, defaultContext } from './fields.ts';
+export {
+  fieldTypeToZod,
+  fieldMapToZod,
+  eventPayloadSchemas,
+  contextSchema,
+  defaultContext,
+  fieldDefault,
+  isRequiredInput,
+} from './fields.ts';
 export { formatSpec } from './format.ts';
 export {
   escapeControlCharacters,

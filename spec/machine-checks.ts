@@ -1,3 +1,4 @@
+import { isRequiredInput } from './fields.ts';
 import type { Report } from './graph-checks.ts';
 import type { FlowSpec, MachineInvokeSpec } from './schema.ts';
 import type { StateEntry } from './walk.ts';
@@ -40,7 +41,7 @@ export function checkMachineInvoke(
       );
   }
   for (const [field, type] of Object.entries(child.context)) {
-    if (!type.optional && type.default === undefined && !Object.hasOwn(invoke.input ?? {}, field))
+    if (isRequiredInput(type) && !Object.hasOwn(invoke.input ?? {}, field))
       report('SPEC_MISSING_MACHINE_INPUT', [...at, 'input'], `machine '${child.id}' needs context field '${field}'; map it in "input"`);
   }
   const cycle = cycleThrough(spec, invoke.machine, machines);

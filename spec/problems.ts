@@ -70,6 +70,14 @@ export const SPEC_PROBLEM_CODES = {
     summary: "An agent's handoff is offered as tool `transfer_to_<name>`, and the agent already has a tool of that name.",
   },
   SPEC_LLM_FIELD_NOT_ALLOWED: { severity: 'error', summary: 'A model call carries a field its kind does not use.' },
+  SPEC_HISTORY_NOT_CONVERSATION: {
+    severity: 'error',
+    summary: "A model call's `history` is not `context.<field>` naming a context field of type conversation.",
+  },
+  SPEC_CONVERSATION_PLACE: {
+    severity: 'error',
+    summary: 'A field of type conversation is declared where only top-level context and machine output fields may hold one.',
+  },
   SPEC_INVALID_MEMORY: {
     severity: 'error',
     summary:

@@ -5,7 +5,8 @@ export const SPEC_VERSION = 1;
 
 /** A field type used for context fields, event payloads and extracted fields. */
 export interface FieldType {
-  type: 'string' | 'number' | 'boolean' | 'enum' | 'array' | 'object' | 'unknown';
+  /** `conversation`: a message list (see spec/conversation.ts) that model calls read as `history`; it starts as `[]`. */
+  type: 'string' | 'number' | 'boolean' | 'enum' | 'array' | 'object' | 'unknown' | 'conversation';
   optional?: boolean;
   description?: string;
   /** Allowed values of an `enum` field. */
@@ -20,7 +21,7 @@ export interface FieldType {
 
 export const FieldTypeSchema: z.ZodType<FieldType> = z.lazy(() =>
   z.strictObject({
-    type: z.enum(['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown']),
+    type: z.enum(['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown', 'conversation']),
     optional: z.boolean().optional(),
     description: z.string().optional(),
     values: z.array(z.string()).optional(),
@@ -183,6 +184,11 @@ export const LlmInvokeSchema = z.strictObject({
   prompt: z.string().optional(),
   /** System prompt template with {{ expression }} holes. */
   system: z.string().optional(),
+  /**
+   * The conversation the model reads before this call's own prompt: `context.<field>` naming a conversation field. An
+   * agent call with a history appends its new messages (its prompt, its turns, each tool result) to that field.
+   */
+  history: ExpressionSchema.optional(),
   /** agent: tools the model may call, by name, or with arguments bound to expressions over `context`. */
   tools: z.array(AgentToolSchema).optional(),
   /** agent: the final answer as a typed object with these fields (structured output) instead of text. */

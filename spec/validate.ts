@@ -199,7 +199,13 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     });
   }
 
-  function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean) {
+  function checkFieldType(type: FieldType, segments: Array<string | number>, allowDefault: boolean, allowConversation = allowDefault) {
+    if (type.type === 'conversation' && !allowConversation)
+      report(
+        'SPEC_CONVERSATION_PLACE',
+        [...segments, 'type'],
+        'a conversation is a top-level context field (or a machine output field); use it there and read it with "history"',
+      );
     if (type.type === 'enum') {
       if (!type.values || type.values.length === 0)
         report('SPEC_SCHEMA', [...segments, 'values'], 'an enum field needs a non-empty `values` list');
@@ -447,17 +453,15 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   }
 
   function checkLlmInvoke(invoke: LlmInvokeSpec, at: Array<string | number>) {
-    const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
-      classify: ['labels', 'input'],
-      extract: ['fields', 'input'],
-      generate: ['prompt'],
-      agent: ['prompt'],
-    };
+    // With a history, the conversation is the text to read: its last user message stands in for `input` or `prompt`.
+    const needs: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = invoke.history === undefined
+      ? { classify: ['labels', 'input'], extract: ['fields', 'input'], generate: ['prompt'], agent: ['prompt'] }
+      : { classify: ['labels'], extract: ['fields'], generate: [], agent: [] };
     const allowed: Record<LlmInvokeSpec['llm'], Array<keyof LlmInvokeSpec>> = {
-      classify: ['labels', 'input', 'prompt', 'system', 'temperature', 'topP'],
-      extract: ['fields', 'input', 'prompt', 'system', 'temperature', 'topP'],
-      generate: ['prompt', 'system', 'temperature', 'topP'],
-      agent: ['prompt', 'system', 'tools', 'handoffs', 'maxIterations', 'output', 'temperature', 'topP'],
+      classify: ['labels', 'input', 'prompt', 'system', 'history', 'temperature', 'topP'],
+      extract: ['fields', 'input', 'prompt', 'system', 'history', 'temperature', 'topP'],
+      generate: ['prompt', 'system', 'history', 'temperature', 'topP'],
+      agent: ['prompt', 'system', 'history', 'tools', 'handoffs', 'maxIterations', 'output', 'temperature', 'topP'],
     };
     for (const key of needs[invoke.llm]) {
       const value = invoke[key];
@@ -486,6 +490,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
         report('SPEC_LLM_FIELD_NOT_ALLOWED', [...at, key], `a ${invoke.llm} call does not use "${key}"`);
     }
     if (invoke.input !== undefined) checkExpression(invoke.input, ['context'], [...at, 'input']);
+    if (invoke.history !== undefined) checkHistory(invoke, at);
     if (invoke.prompt !== undefined) checkTemplate(invoke.prompt, [...at, 'prompt']);
     if (invoke.system !== undefined) checkTemplate(invoke.system, [...at, 'system']);
     invoke.labels?.forEach((label, i) => {
@@ -579,6 +584,36 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
     }
   }
 
+  /** `history` reads a conversation field as it is: `context.<field>`, the field declared with type conversation. */
+  function checkHistory(invoke: LlmInvokeSpec, at: Array<string | number>) {
+    const here = [...at, 'history'];
+    const field = historyField(invoke.history!);
+    if (field === undefined) {
+      const parsed = parseExpression(invoke.history!, ['context']);
+      if (!parsed.ok) report(parsed.error.code, here, parsed.error.message);
+      else
+        report(
+          'SPEC_HISTORY_NOT_CONVERSATION',
+          here,
+          `history must be context.<field> naming a conversation field, not ${truncate(JSON.stringify(invoke.history))}`,
+        );
+      return;
+    }
+    const type = Object.hasOwn(spec.context, field) ? spec.context[field] : undefined;
+    if (type?.type !== 'conversation')
+      report(
+        'SPEC_HISTORY_NOT_CONVERSATION',
+        here,
+        `history reads context field '${field}', which ${type ? `is a ${type.type}` : 'is not declared in "context"'}; declare it with "type": "conversation"`,
+      );
+    if (invoke.llm === 'agent' && invoke.output && Object.hasOwn(invoke.output, 'messages'))
+      report(
+        'SPEC_RESERVED_NAME',
+        [...at, 'output', 'messages'],
+        "output field 'messages' is reserved: an agent call with a history returns its new messages there",
+      );
+  }
+
   /** A bound tool's arguments: expressions over context, naming input fields the tool has (when its contract is known). */
   function checkBinding(bind: Record<string, string>, tool: ToolInfo | undefined, at: Array<string | number>) {
     if (Object.keys(bind).length === 0) report('SPEC_LLM_INCOMPLETE', at, 'a bound tool needs at least one argument in "bind"');
@@ -594,7 +629,7 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
   }
 
   for (const [field, type] of Object.entries(spec.output ?? {})) {
-    if (checkName(field, ['output', field], 'output field')) checkFieldType(type, ['output', field], false);
+    if (checkName(field, ['output', field], 'output field')) checkFieldType(type, ['output', field], false, true);
   }
   for (const entry of states) {
     for (const [field, source] of Object.entries(entry.spec.output ?? {}))
@@ -610,6 +645,17 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       report('SPEC_LAYOUT_UNKNOWN_STATE', ['layout', key], `layout names '${key}', which is not a state path`);
   }
   return problems;
+}
+
+/**
+ * The context field a model call's `history` names (`context.conversation` -> `conversation`), or undefined when it
+ * is not a plain read of one context field.
+ */
+export function historyField(history: string): string | undefined {
+  const parsed = parseExpression(history, ['context']);
+  if (!parsed.ok) return undefined;
+  const { ast } = parsed;
+  return ast.kind === 'member' && ast.object.kind === 'root' && typeof ast.property === 'string' ? ast.property : undefined;
 }
 
 /** The catalog entry of a tool; own entries only, so names like `constructor` never find Object's members. */

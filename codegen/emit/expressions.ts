@@ -20,11 +20,16 @@ export const SITE_PARAMETER: Record<ExpressionSite, ExpressionRoot | undefined> 
   context: undefined,
 };
 
+/** A runtime function generated code calls for an expression (`append(...)` becomes `appendMessage(...)`). */
+export type ExpressionHelper = 'appendMessage';
+
 /** A compiled expression and the roots it reads; `doc` breaks a long `+` chain over several lines. */
 export interface CompiledExpression {
   source: string;
   doc: Doc;
   reads: Set<ExpressionRoot>;
+  /** The runtime functions it calls, for the module's imports. */
+  helpers: Set<ExpressionHelper>;
 }
 
 /** Compiles an already validated expression; throws on invalid input (validation runs before emission). */
@@ -32,33 +37,39 @@ export function compileAt(text: string, site: ExpressionSite): CompiledExpressio
   const parsed = parseExpression(text, ROOTS[site]);
   if (!parsed.ok) throw new Error(`${parsed.error.code}: ${parsed.error.message}`);
   const reads = new Set<ExpressionRoot>();
-  const source = print(parsed.ast, reads);
-  const operands = plusOperands(parsed.ast, reads);
+  const helpers = new Set<ExpressionHelper>();
+  const source = print(parsed.ast, reads, helpers);
+  const operands = plusOperands(parsed.ast, reads, helpers);
   // The chain is the same text cut at its top-level `+`; anything else would be a bug, so fall back to one line.
   const chain = operands.length > 1 && operands.join(' + ') === source;
-  return { source, doc: chain ? { kind: 'chain', operator: '+', operands } : source, reads };
+  return { source, doc: chain ? { kind: 'chain', operator: '+', operands } : source, reads, helpers };
 }
 
 /** The operands of a left-nested `a + b + c` as printed inside it (with the parentheses each needs). */
-function plusOperands(node: ExprNode, reads: Set<ExpressionRoot>): string[] {
-  if (node.kind !== 'binary' || node.operator !== '+') return [print(node, reads)];
+function plusOperands(node: ExprNode, reads: Set<ExpressionRoot>, helpers: Set<ExpressionHelper>): string[] {
+  if (node.kind !== 'binary' || node.operator !== '+') return [print(node, reads, helpers)];
   const own = PRECEDENCE['+']!;
+  const p = (child: ExprNode) => print(child, reads, helpers);
   const left =
     node.left.kind === 'binary' && node.left.operator === '+'
-      ? plusOperands(node.left, reads)
-      : [precedence(node.left) < own ? `(${print(node.left, reads)})` : print(node.left, reads)];
-  return [...left, precedence(node.right) <= own ? `(${print(node.right, reads)})` : print(node.right, reads)];
+      ? plusOperands(node.left, reads, helpers)
+      : [precedence(node.left) < own ? `(${p(node.left)})` : p(node.left)];
+  return [...left, precedence(node.right) <= own ? `(${p(node.right)})` : p(node.right)];
 }
 
-/** A prompt template as a `+` chain of its text pieces and `asText(hole)` calls; `onHole` is told of each call. */
-export function templateDoc(source: string, reads: Set<ExpressionRoot>, onHole: () => void): Doc {
+/**
+ * A prompt template as a `+` chain of its text pieces and `asText(hole)` calls; `onHole` is told of each call and of
+ * the runtime functions the hole calls.
+ */
+export function templateDoc(source: string, reads: Set<ExpressionRoot>, onHole: (helpers: Set<ExpressionHelper>) => void): Doc {
   const parsed = parseTemplate(source, ['context']);
   if (!parsed.ok) throw new Error(`${parsed.error.code}: ${parsed.error.message}`);
   const operands: Doc[] = [];
   for (const part of parsed.parts) {
     if (part.kind === 'hole') {
-      operands.push(`asText(${print(part.ast, reads)})`);
-      onHole();
+      const helpers = new Set<ExpressionHelper>();
+      operands.push(`asText(${print(part.ast, reads, helpers)})`);
+      onHole(helpers);
     } else {
       const text = stringDoc(part.text);
       if (typeof text === 'string') operands.push(text);
@@ -108,8 +119,9 @@ function mixesNullish(operator: string, child: ExprNode): boolean {
  * The expression as TypeScript with the semantics of the spec's compileExpression (strict equality, optional
  * chaining below a root, `in` as includes), but only the parentheses precedence needs, so it reads as written.
  */
-function print(node: ExprNode, reads: Set<ExpressionRoot>): string {
-  const wrap = (child: ExprNode, needed: boolean) => (needed ? `(${print(child, reads)})` : print(child, reads));
+function print(node: ExprNode, reads: Set<ExpressionRoot>, helpers: Set<ExpressionHelper>): string {
+  const p = (child: ExprNode) => print(child, reads, helpers);
+  const wrap = (child: ExprNode, needed: boolean) => (needed ? `(${p(child)})` : p(child));
   switch (node.kind) {
     case 'literal':
       return node.value === null ? 'undefined' : typeof node.value === 'string' ? stringLiteral(node.value) : JSON.stringify(node.value);
@@ -117,17 +129,17 @@ function print(node: ExprNode, reads: Set<ExpressionRoot>): string {
       reads.add(node.name);
       return node.name;
     case 'member': {
-      const object = print(node.object, reads);
+      const object = p(node.object);
       const access = typeof node.property === 'number' ? `[${node.property}]` : `.${node.property}`;
       return node.object.kind === 'root' ? `${object}${access}` : `${object}?${typeof node.property === 'number' ? '.' : ''}${access}`;
     }
     case 'array':
-      return `[${node.elements.map((e) => print(e, reads)).join(', ')}]`;
+      return `[${node.elements.map(p).join(', ')}]`;
     case 'unary':
       // `-(-x)` must not print as the decrement `--x`.
       return `${node.operator}${wrap(node.argument, precedence(node.argument) < PRIMARY && !(node.operator === '!' && node.argument.kind === 'unary' && node.argument.operator === '!'))}`;
     case 'binary': {
-      if (node.operator === 'in') return `(${print(node.right, reads)} as readonly unknown[]).includes(${print(node.left, reads)})`;
+      if (node.operator === 'in') return `(${p(node.right)} as readonly unknown[]).includes(${p(node.left)})`;
       const own = PRECEDENCE[node.operator]!;
       const left = wrap(node.left, precedence(node.left) < own || mixesNullish(node.operator, node.left));
       const right = wrap(node.right, precedence(node.right) <= own || mixesNullish(node.operator, node.right));
@@ -135,7 +147,11 @@ function print(node: ExprNode, reads: Set<ExpressionRoot>): string {
       return `${left} ${op} ${right}`;
     }
     case 'conditional':
-      return `${wrap(node.test, node.test.kind === 'conditional')} ? ${print(node.consequent, reads)} : ${print(node.alternate, reads)}`;
+      return `${wrap(node.test, node.test.kind === 'conditional')} ? ${p(node.consequent)} : ${p(node.alternate)}`;
+    case 'append':
+      // A runtime function, not an inline spread: a text of the wrong type is then a type error at its argument.
+      helpers.add('appendMessage');
+      return `appendMessage(${p(node.list)}, ${p(node.content)})`;
   }
 }
 

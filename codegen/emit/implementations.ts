@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { camelCase, propertyKey } from '../names.ts';
+import { camelCase, memberAccess, propertyKey } from '../names.ts';
 import { DocWriter, LINE_WIDTH, mapped, object, seq, slot, type Doc, type Member } from './doc.ts';
-import { compileAt, SITE_PARAMETER, type CompiledExpression, type ExpressionSite } from './expressions.ts';
+import { compileAt, SITE_PARAMETER, type CompiledExpression, type ExpressionHelper, type ExpressionSite } from './expressions.ts';
 import { commentText } from './literal.ts';
 import type { EmitSpec } from '@flowing/spec';
 
@@ -171,7 +171,9 @@ export class ImplementationTable {
   guards: Member[] = [];
   actions: Member[] = [];
   /** What the module must declare or import for what was written: `EventOf`, `Output`, `toFlowError`, `asText`, ... */
-  readonly uses = new Set<'EventOf' | 'Output' | 'FlowError' | 'assign' | 'emit' | 'toFlowError' | 'asText' | 'ToolInput'>();
+  readonly uses = new Set<
+    'EventOf' | 'Output' | 'FlowError' | 'assign' | 'emit' | 'toFlowError' | 'asText' | 'ToolInput' | ExpressionHelper
+  >();
   private readonly guardSpace: Namespace;
   private readonly actionSpace: Namespace;
 
@@ -182,7 +184,7 @@ export class ImplementationTable {
 
   /** Adds the inline guard `source` at `pointer` and returns how the transition refers to it. */
   guard(place: Place, source: string, pointer: string): Reference {
-    const compiled = compileAt(source, place.site);
+    const compiled = this.compile(source, place.site);
     const reads = SITE_PARAMETER[place.site];
     const usesParam = reads !== undefined && compiled.reads.has(reads);
     const body = (uses: readonly Use[]) =>
@@ -197,7 +199,7 @@ export class ImplementationTable {
   /** Adds the `assign` of a transition's (or entry/exit block's) assignments; returns its reference. */
   assign(place: Place, assignments: Record<string, string>, pointer: (field: string) => string): Reference {
     const reads = SITE_PARAMETER[place.site];
-    const fields = Object.entries(assignments).map(([field, source]) => ({ field, source, compiled: compileAt(source, place.site) }));
+    const fields = Object.entries(assignments).map(([field, source]) => ({ field, source, compiled: this.compile(source, place.site) }));
     const usesParam = reads !== undefined && fields.some((f) => f.compiled.reads.has(reads));
     this.uses.add('assign');
     const body = (uses: readonly Use[]) =>
@@ -228,8 +230,8 @@ export class ImplementationTable {
    */
   emit(place: Place, message: EmitSpec, pointer: (part: string) => string): Reference {
     const reads = SITE_PARAMETER[place.site];
-    const key = compileAt(message.key, place.site);
-    const data = Object.entries(message.data ?? {}).map(([field, source]) => ({ field, compiled: compileAt(source, place.site) }));
+    const key = this.compile(message.key, place.site);
+    const data = Object.entries(message.data ?? {}).map(([field, source]) => ({ field, compiled: this.compile(source, place.site) }));
     const all = [key, ...data.map((d) => d.compiled)];
     const readsContext = all.some((c) => c.reads.has('context'));
     const usesParam = reads !== undefined && all.some((c) => c.reads.has(reads));
@@ -261,6 +263,37 @@ export class ImplementationTable {
       );
     const implementation = this.actionSpace.add(codeOf(body([])), `emit${pascal(message.channel)}`, body);
     return this.use(implementation, { place, pointer: (part) => pointer(part!), comment: undefined }, usesParam);
+  }
+
+  /**
+   * Adds the `assign` that appends an agent call's new messages to its history field:
+   * `assign({ conversation: ({ context }, output: Output<"llm.agent">) => [...context.conversation, ...output.messages] })`.
+   * Tool calls and their results arrive together and in the model's order, so the pairs stay intact.
+   */
+  appendMessages(place: Place, field: string, pointer: string): Reference {
+    this.uses.add('assign');
+    const read = memberAccess('context', field);
+    const body = (uses: readonly Use[]) =>
+      seq(
+        'assign(',
+        object([
+          {
+            key: propertyKey(field),
+            value: `${this.parameters(place, true, true)} => [...${read}, ...(output.messages ?? [])]`,
+            pointer: uses.map((u) => u.pointer()),
+          },
+        ]),
+        ')',
+      );
+    const implementation = this.actionSpace.add(codeOf(body([])), `append${pascal(field)}`, body);
+    return this.use(implementation, { place, pointer: () => pointer, comment: undefined }, true);
+  }
+
+  /** Compiles an expression and notes the runtime functions it calls, for the module's imports. */
+  compile(source: string, site: ExpressionSite): CompiledExpression {
+    const compiled = compileAt(source, site);
+    compiled.helpers.forEach((helper) => this.uses.add(helper));
+    return compiled;
   }
 
   /** Names every guard and action (see Namespace) and fills in the references handed out so far. */

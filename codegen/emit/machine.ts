@@ -1,4 +1,14 @@
-import { listStates, pointer, type FieldMap, type FieldType, type FlowSpec, type InvokeSpec, type StateEntry } from '@flowing/spec';
+import {
+  fieldDefault,
+  isRequiredInput,
+  listStates,
+  pointer,
+  type FieldMap,
+  type FieldType,
+  type FlowSpec,
+  type InvokeSpec,
+  type StateEntry,
+} from '@flowing/spec';
 import { importSpecifier, machineNames, memberAccess, propertyKey, type MachineNames } from '../names.ts';
 import { DocWriter, flat, mapped, object, seq, typeLiteral, type Doc, type Member } from './doc.ts';
 import { ImplementationTable } from './implementations.ts';
@@ -83,11 +93,15 @@ function planActors(
 
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
-  if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
+  // A call whose memory summarises answers with the summary it made among its new messages (appended by onDone).
+  const summary = invoke.history !== undefined && invoke.memory?.summarize !== undefined ? ' & { messages?: ConversationMessage[] }' : '';
+  if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}${summary}>`;
   if (invoke.llm === 'agent') {
-    // A handoff's `to` is typed as the union of the targets, so a guard naming another is a type error.
+    // A handoff's `to` is typed as the union of the targets, so a guard naming another is a type error. With a
+    // history, the structured answer also carries the call's new messages (appended by onDone).
     const targets = (invoke.handoffs ?? []).map((t) => JSON.stringify(t)).join(' | ');
-    if (invoke.output) return `<${flat(fieldMapDoc(invoke.output))}${targets ? `, ${targets}` : ''}>`;
+    const messages = invoke.history === undefined ? '' : ' & { messages?: ConversationMessage[] }';
+    if (invoke.output) return `<${flat(fieldMapDoc(invoke.output))}${messages}${targets ? `, ${targets}` : ''}>`;
     if (targets) return `<${targets}>`;
   }
   return '';
@@ -219,6 +233,7 @@ function writeImports(
   out.line(`import { ${xstate.filter(Boolean).join(', ')} } from "xstate";`);
   const llm = invokes.some((i) => 'llm' in i);
   const runtime = [
+    table.uses.has('appendMessage') ? 'appendMessage' : '',
     table.uses.has('asText') ? 'asText' : '',
     'defineMachine',
     llm ? 'fromLlm' : '',
@@ -227,6 +242,7 @@ function writeImports(
     table.uses.has('toFlowError') ? 'toFlowError' : '',
     table.uses.has('FlowError') ? 'type FlowError' : '',
     table.uses.has('ToolInput') ? 'type ToolInput' : '',
+    hasConversation(spec) ? 'type ConversationMessage' : '',
   ];
   out.line(`import { ${runtime.filter(Boolean).join(', ')} } from "@flowing/runtime";`);
   out.line(`import { ${names.tools} } from "./${importSpecifier(names.registryFile)}";`);
@@ -260,7 +276,7 @@ function writeTypes(out: DocWriter, spec: FlowSpec, names: MachineNames, eventOf
   out.line();
   const context_ = names.context;
   const required = Object.entries(spec.context)
-    .filter(([, t]) => !t.optional && t.default === undefined)
+    .filter(([, t]) => isRequiredInput(t))
     .map(([f]) => JSON.stringify(f));
   const input =
     Object.keys(spec.context).length === 0
@@ -287,15 +303,20 @@ function writeTypes(out: DocWriter, spec: FlowSpec, names: MachineNames, eventOf
   }
 }
 
+/** Whether the machine's types name ConversationMessage: a conversation field in its context or output. */
+function hasConversation(spec: FlowSpec): boolean {
+  return [...Object.values(spec.context), ...Object.values(spec.output ?? {})].some((t) => t.type === 'conversation');
+}
+
 function allInputOptional(spec: FlowSpec): boolean {
-  return Object.values(spec.context).every((t) => t.optional || t.default !== undefined);
+  return Object.values(spec.context).every((t) => !isRequiredInput(t));
 }
 
 function contextFactory(spec: FlowSpec): Doc {
-  const defaults = Object.entries(spec.context).filter(([, t]) => t.default !== undefined);
+  const defaults = Object.entries(spec.context).filter(([, t]) => fieldDefault(t) !== undefined);
   const members: Member[] = defaults.map(([field, t]) => ({
     key: propertyKey(field),
-    value: literalDoc(t.default),
+    value: literalDoc(fieldDefault(t)),
     pointer: pointer('context', field, 'default'),
   }));
   members.push({ value: '...input' });

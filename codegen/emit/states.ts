@@ -1,6 +1,7 @@
 import {
   DEFAULT_AGENT_ITERATIONS,
   agentToolName,
+  historyField,
   pointer,
   type AgentToolSpec,
   type ExpressionRoot,
@@ -12,7 +13,7 @@ import {
 } from '@flowing/spec';
 import { camelCase, eventWord, memberAccess, propertyKey } from '../names.ts';
 import { mapped, object, seq, type Doc, type Member } from './doc.ts';
-import { compileAt, templateDoc } from './expressions.ts';
+import { templateDoc } from './expressions.ts';
 import { literalDoc, stringDoc } from './literal.ts';
 import { actionList, transitionDoc, type TransitionScope } from './transitions.ts';
 
@@ -109,13 +110,21 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
     'tool' in invoke
       ? { key: 'input', value: toolInputDoc(scope, entry, invoke, actor, at), pointer: pointer(...at, 'input') }
       : 'machine' in invoke
-        ? { key: 'input', value: machineInputDoc(invoke, actor, at), pointer: pointer(...at, 'input') }
+        ? { key: 'input', value: machineInputDoc(scope, invoke, actor, at), pointer: pointer(...at, 'input') }
         : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
+    // An agent call with a history appends its new messages to that field on every way out of onDone; so does any
+    // call whose memory summarises (its new messages are the summary it made first).
+    const appends = 'llm' in invoke && (invoke.llm === 'agent' || invoke.memory?.summarize !== undefined);
+    const history = appends && 'llm' in invoke && invoke.history !== undefined ? historyField(invoke.history) : undefined;
     members.push({
       key: 'onDone',
-      value: transitionDoc(scope, { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'] }, invoke.onDone),
+      value: transitionDoc(
+        scope,
+        { from: entry, site: 'done', name: `${base}Done`, actor, at: [...at, 'onDone'], ...(history ? { history } : {}) },
+        invoke.onDone,
+      ),
     });
   }
   if (invoke.onError !== undefined) {
@@ -136,7 +145,7 @@ function toolInputDoc(scope: TransitionScope, entry: StateEntry, invoke: ToolInv
   const reads = new Set<ExpressionRoot>();
   const argsReads = new Set<ExpressionRoot>();
   const args = Object.entries(invoke.input ?? {}).map(([field, source]) => {
-    const compiled = compileAt(source, 'context');
+    const compiled = scope.table.compile(source, 'context');
     compiled.reads.forEach((r) => argsReads.add(r));
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
   });
@@ -153,7 +162,7 @@ function toolInputDoc(scope: TransitionScope, entry: StateEntry, invoke: ToolInv
   if (argsReads.has('context')) reads.add('context');
   const members: Member[] = [{ key: 'args', value: call }];
   if (invoke.idempotencyKey !== undefined) {
-    const key = compileAt(invoke.idempotencyKey, 'context');
+    const key = scope.table.compile(invoke.idempotencyKey, 'context');
     key.reads.forEach((r) => reads.add(r));
     members.push({ key: 'idempotencyKey', value: `String(${key.source})`, pointer: pointer(...at, 'idempotencyKey') });
   }
@@ -167,16 +176,29 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   const model = invoke.model ?? scope.models?.[invoke.llm] ?? scope.models?.default;
   if (model !== undefined) members.push({ key: 'model', value: stringDoc(model), pointer: pointer(...at, 'model') });
   if (invoke.input !== undefined) {
-    const text = compileAt(invoke.input, 'context');
+    const text = scope.table.compile(invoke.input, 'context');
     text.reads.forEach((r) => reads.add(r));
     members.push({ key: 'text', value: `asText(${text.source})`, pointer: pointer(...at, 'input') });
     scope.table.uses.add('asText');
+  } else if (invoke.llm === 'classify' || invoke.llm === 'extract') {
+    // Read from the history instead (the validator allows no input only with one): the provider takes its last user message.
+    members.push({ key: 'text', value: '""' });
+  }
+  if (invoke.history !== undefined) {
+    const history = scope.table.compile(invoke.history, 'context');
+    history.reads.forEach((r) => reads.add(r));
+    members.push({ key: 'history', value: history.source, pointer: pointer(...at, 'history') });
   }
   if (invoke.labels) members.push({ key: 'labels', value: literalDoc(invoke.labels), pointer: pointer(...at, 'labels') });
   if (invoke.fields) members.push({ key: 'fields', value: literalDoc(invoke.fields), pointer: pointer(...at, 'fields') });
-  const template = (source: string) => templateDoc(source, reads, () => scope.table.uses.add('asText'));
+  const template = (source: string) =>
+    templateDoc(source, reads, (helpers) => {
+      scope.table.uses.add('asText');
+      helpers.forEach((helper) => scope.table.uses.add(helper));
+    });
   if (invoke.system !== undefined) members.push({ key: 'system', value: template(invoke.system), pointer: pointer(...at, 'system') });
   if (invoke.prompt !== undefined) members.push({ key: 'prompt', value: template(invoke.prompt), pointer: pointer(...at, 'prompt') });
+  else if (invoke.llm === 'generate' || invoke.llm === 'agent') members.push({ key: 'prompt', value: '""' });
   if (invoke.temperature !== undefined)
     members.push({ key: 'temperature', value: String(invoke.temperature), pointer: pointer(...at, 'temperature') });
   if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
@@ -209,10 +231,10 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
  * `({ context }): Input<"machine.x"> => ({ field: ... })`: the child session's input, typed by the child's input
  * type, so a field the child's context lacks is a type error on its mapping.
  */
-function machineInputDoc(invoke: MachineInvokeSpec, actor: string, at: Array<string | number>): Doc {
+function machineInputDoc(scope: TransitionScope, invoke: MachineInvokeSpec, actor: string, at: Array<string | number>): Doc {
   const reads = new Set<ExpressionRoot>();
   const members = Object.entries(invoke.input ?? {}).map(([field, source]) => {
-    const compiled = compileAt(source, 'context');
+    const compiled = scope.table.compile(source, 'context');
     compiled.reads.forEach((r) => reads.add(r));
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'input', field) };
   });
@@ -223,7 +245,7 @@ function machineInputDoc(invoke: MachineInvokeSpec, actor: string, at: Array<str
 function outputDoc(scope: TransitionScope, output: Record<string, string>, at: Array<string | number>): Doc {
   const reads = new Set<ExpressionRoot>();
   const members = Object.entries(output).map(([field, source]) => {
-    const compiled = compileAt(source, 'context');
+    const compiled = scope.table.compile(source, 'context');
     compiled.reads.forEach((r) => reads.add(r));
     return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'output', field) };
   });
@@ -245,7 +267,7 @@ function boundToolsDoc(
   tools.forEach((entry, i) => {
     if (typeof entry === 'string') return;
     const args = Object.entries(entry.bind).map(([field, source]) => {
-      const compiled = compileAt(source, 'context');
+      const compiled = scope.table.compile(source, 'context');
       compiled.reads.forEach((r) => reads.add(r));
       return { key: propertyKey(field), value: compiled.source, pointer: pointer(...at, 'tools', i, 'bind', field) };
     });

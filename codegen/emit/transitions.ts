@@ -33,6 +33,8 @@ export interface TransitionSiteInfo {
   event?: string;
   actor?: string;
   at: Array<string | number>;
+  /** An agent call's history field: each transition first appends the call's new messages (`output.messages`) to it. */
+  history?: string;
 }
 
 /**
@@ -56,7 +58,10 @@ function startsWith(path: readonly string[], prefix: readonly string[]): boolean
 
 /** A transition value (a target, one transition or a guarded list) as an XState transition config. */
 export function transitionDoc(scope: TransitionScope, info: TransitionSiteInfo, value: TransitionSpec): Doc {
-  if (typeof value === 'string') return mapped(pointer(...info.at), targetSource(scope, info.from, value));
+  if (typeof value === 'string') {
+    if (info.history !== undefined) return transitionObjectDoc(scope, info, { target: value }, info.at);
+    return mapped(pointer(...info.at), targetSource(scope, info.from, value));
+  }
   if (!Array.isArray(value)) return transitionObjectDoc(scope, info, value, info.at);
   return array(value.map((t, i) => transitionObjectDoc(scope, info, t, [...info.at, i])));
 }
@@ -70,7 +75,7 @@ function transitionPlace(scope: TransitionScope, info: TransitionSiteInfo, t: Tr
 function transitionObjectDoc(scope: TransitionScope, info: TransitionSiteInfo, t: TransitionObject, at: Array<string | number>): Doc {
   const place = transitionPlace(scope, info, t);
   const target = t.target === undefined ? undefined : targetSource(scope, info.from, t.target);
-  const actions = actionList(scope.table, place, t, at);
+  const actions = actionList(scope.table, place, t, at, info.history);
   const hasGuard = t.guard !== undefined;
   if (target !== undefined && !hasGuard && actions === undefined && t.description === undefined) {
     return mapped(pointer(...at), mapped(pointer(...at, 'target'), target));
@@ -96,8 +101,11 @@ export function actionList(
   place: Place,
   block: Pick<TransitionObject, 'assign' | 'actions' | 'emit'>,
   at: Array<string | number>,
+  history?: string,
 ): Doc | undefined {
   const list: Doc[] = [];
+  // Before the spec's own assign, so that one sees the conversation with this call's messages in it.
+  if (history !== undefined) list.push(table.appendMessages(place, history, pointer(...at)));
   if (block.assign && Object.keys(block.assign).length > 0) {
     list.push(table.assign(place, block.assign, (field) => pointer(...at, 'assign', field)));
   }

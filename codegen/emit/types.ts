@@ -13,6 +13,8 @@ export function fieldTypeDoc(type: FieldType): Doc {
       return 'boolean';
     case 'unknown':
       return 'unknown';
+    case 'conversation':
+      return 'ConversationMessage[]';
     case 'enum':
       return type.values?.length ? { kind: 'union', members: type.values.map((v) => JSON.stringify(v)) } : 'never';
     case 'array': {

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { AGENT_TOOL_CALLS_PER_ITERATION, fieldMapToZod, type Conversation, type FieldMap } from '@flowing/spec';
+import { AGENT_TOOL_CALLS_PER_ITERATION, fieldMapToZod, type FieldMap } from '@flowing/spec';
 import { MAX_LLM_REPAIRS } from '../constants.ts';
 import type { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
 import { requestHash } from '../inspect/request-hash.ts';
 import type { ResolvedLimits } from '../limits.ts';
 import { agentResolution, checkedHandoff } from '../llm/handoff.ts';
-import type { AgentHandoff, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import type { AgentHandoff, AgentOutput, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import { conversationMessages } from './agent-messages.ts';
 import type { CallContext } from './context.ts';
 import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
@@ -16,7 +17,7 @@ import { truncateForModel } from './truncate.ts';
  * One model call with the runtime's guarantees: journal, token budget, per-step model, timeout, output validation with
  * at most two repairs, streamed deltas and `llm.*` events. Resolves with the output the machine's `onDone` sees.
  */
-export async function callLlm(call: CallContext, input: LlmRequest): Promise<unknown> {
+export async function callLlm(call: CallContext, input: LlmRequest, agent?: string): Promise<unknown> {
   await null; // leave XState's call stack
   const { key, clock, limits } = call;
   const recorded = call.recorded();
@@ -36,12 +37,11 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
   }
   // Memory (a summary first, then the prompt's share of the conversation) comes before this call takes a slot: the
   // summary is a call of its own and takes one.
-  const memory = request.memory;
-  const history = (request as { history?: Conversation }).history;
+  const { memory, history } = request;
   let remembered: Remembered | undefined;
   if (memory && history) {
     try {
-      remembered = await remember(call, { ...request, history }, memory, callLlm);
+      remembered = await remember(call, request, history, memory, callLlm);
       request = remembered.request;
     } catch (thrown) {
       const error = toFlowError(thrown, 'LLM_FAILED');
@@ -81,7 +81,7 @@ export async function callLlm(call: CallContext, input: LlmRequest): Promise<unk
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     void call.commit(false);
-    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs)), remembered?.summary);
+    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs, agent)), remembered?.summary);
     call.record({
       key,
       kind: 'llm',
@@ -173,6 +173,7 @@ async function runKind(
   request: LlmRequest,
   deadline: Deadline,
   timeoutMs: number,
+  agent: string | undefined,
 ): Promise<LlmResult<unknown> & { handoff?: AgentHandoff }> {
   const { llm, key } = call;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
@@ -280,22 +281,30 @@ async function runKind(
           ),
         );
         count(call, usage, result);
-        // A handoff ends the call: routed by the machine's onDone branches, never shown as an answer.
+        // A replayed call answers with what the call resolved with the first time: the object itself, with its messages.
+        const replayed = request.output && !('output' in result.output) ? (result.output as unknown as Record<string, unknown>) : undefined;
+        const { messages: replayedMessages, ...replayedAnswer } = replayed ?? {};
+        const given = result.output.messages ?? (replayedMessages as AgentOutput['messages']);
+        const messages = request.history ? { messages: conversationMessages(given ?? [], agent, request.bound) } : {};
+        // A handoff ends the call: routed by the machine's onDone branches, never shown as an answer. The
+        // conversation goes along in its messages.
         const handoff = checkedHandoff(request, result.output);
-        if (handoff) return { ...result, output: agentResolution(request, result.output), usage, handoff };
+        if (handoff) {
+          const resolution = agentResolution(request, result.output) as Record<string, unknown>;
+          return { ...result, output: { ...resolution, ...messages }, usage, handoff };
+        }
         if (!request.output) {
           call.emit('message.complete', { callId: key, text: result.output.text });
-          return { ...result, output: { text: result.output.text, steps: result.output.steps }, usage };
+          return { ...result, output: { text: result.output.text, steps: result.output.steps, ...messages }, usage };
         }
-        // A replayed call answers with what the call resolved with the first time: the object itself.
-        const answer = 'output' in result.output ? result.output.output : result.output;
+        const answer = replayed ? replayedAnswer : result.output.output;
         const verdict = extractCheck(request.output, call.outputSchema)(answer);
         if (!verdict.ok) {
           throw new FlowingError('LLM_BAD_OUTPUT', `the agent's structured answer does not match its output fields: ${verdict.problem}`, {
             details: { output: answer ?? null },
           });
         }
-        return { ...result, output: verdict.output, usage };
+        return { ...result, output: { ...(verdict.output as Record<string, unknown>), ...messages }, usage };
       } finally {
         loop.dispose();
       }

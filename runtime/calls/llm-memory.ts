@@ -1,4 +1,4 @@
-import type { Conversation, MemorySpec } from '@flowing/spec';
+import type { Conversation, ConversationMessage, MemorySpec } from '@flowing/spec';
 import { assemblePrompt, type AssembledPrompt } from '../conversation/assemble.ts';
 import { summaryDue, summaryMessage, summaryRequest, type SummaryMessage } from '../conversation/summary.ts';
 import { loadTokenCounter } from '../conversation/tokens.ts';
@@ -30,7 +30,7 @@ function fixedText(request: LlmRequest): string {
  */
 export async function applyMemory(
   request: LlmRequest,
-  history: Conversation,
+  history: readonly ConversationMessage[],
   memory: MemorySpec,
   summarize: Summarize,
 ): Promise<MemoryOutcome> {
@@ -68,17 +68,17 @@ export interface Remembered {
  */
 export async function remember(
   call: CallContext,
-  request: LlmRequest & { history: Conversation },
+  request: LlmRequest,
+  history: readonly ConversationMessage[],
   memory: MemorySpec,
   summarize: (call: CallContext, request: ExtractRequest) => Promise<unknown>,
 ): Promise<Remembered> {
-  const made = await applyMemory(request, request.history, memory, (summaryRequest) =>
+  const made = await applyMemory(request, history, memory, (summaryRequest) =>
     summarize(call.nested(`${call.key}/summary`, call.deadline), summaryRequest),
   );
   const { tokens, counter, omitted, droppedTurns } = made.prompt;
   return {
-    // TODO(conv) drop the cast once LlmRequest has `history`.
-    request: { ...request, history: made.history } as unknown as LlmRequest,
+    request: { ...request, history: made.history },
     ...(made.summary ? { summary: made.summary } : {}),
     prompt: { tokens, counter, messages: made.history.length, omitted, droppedTurns },
   };

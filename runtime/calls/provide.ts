@@ -54,7 +54,7 @@ export function provideRuntimeActors(
           const spec = invoke && isLlmInvoke(invoke) ? invoke : undefined;
           const outputSchema = spec ? outputSchemaOf(outputSchemas, self.id, spec) : undefined;
           return site.call(self.id, input, { ...(spec ? { invoke: spec } : {}), ...(outputSchema ? { outputSchema } : {}) }, (call) =>
-            callLlm(call, input),
+            callLlm(call, input, `${definition.id}.${self.id}`),
           );
         },
         () => new FlowingError('LLM_FAILED', `actor '${name}' runs outside a Flowing session`),

@@ -60,9 +60,11 @@ interface LlmRecording {
   model: string | null;
   provider: string;
   isModel: boolean;
-  deltas: string[];
-  steps: Array<Parameters<NonNullable<LlmCallOptions['onStep']>>[0]>;
-  final?: { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number } | { ok: false; error: FlowError };
+  /** Streamed text and agent steps in the order they were logged (an agent streams the text of a turn before its step). */
+  played: Array<{ delta: string } | { step: Parameters<NonNullable<LlmCallOptions['onStep']>>[0] }>;
+  final?:
+    | { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number; finishReason?: string }
+    | { ok: false; error: FlowError };
   taken: boolean;
 }
 
@@ -159,10 +161,13 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
     }
     call.taken = true;
     answered.llm++;
-    for (const text of call.deltas) callOptions.onDelta?.(text);
-    for (const step of call.steps) {
-      callOptions.onStep?.(step);
-      for (const toolCall of step.toolCalls) await callOptions.callTool?.(toolCall.name, toolCall.args);
+    for (const part of call.played) {
+      if ('delta' in part) {
+        callOptions.onDelta?.(part.delta);
+        continue;
+      }
+      callOptions.onStep?.(part.step);
+      for (const toolCall of part.step.toolCalls) await callOptions.callTool?.(toolCall.name, toolCall.args);
     }
     if (!call.final)
       throw miss(
@@ -170,7 +175,8 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
         'has no result for this call (it never completed)',
       );
     if (!call.final.ok) throw storedError(call.final.error);
-    return { output: call.final.output as never, model: call.final.model, usage: call.final.usage, attempts: call.final.attempts };
+    const { output, model, usage, attempts, finishReason } = call.final;
+    return { output: output as never, model, usage, attempts, ...(finishReason === undefined ? {} : { finishReason }) };
   }
 
   const llm: LlmProvider = {
@@ -254,8 +260,7 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
             model: typeof d.model === 'string' ? d.model : null,
             provider: typeof d.provider === 'string' ? d.provider : 'recorded',
             isModel: d.isModel === true,
-            deltas: [],
-            steps: [],
+            played: [],
             taken: false,
           };
           models.set(callId, call);
@@ -263,11 +268,11 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
         }
         break;
       case 'message.delta':
-        models.get(callId)?.deltas.push(String(d.text));
+        models.get(callId)?.played.push({ delta: String(d.text) });
         break;
       case 'agent.step': {
         const { callId: _id, ...step } = d;
-        models.get(callId)?.steps.push(step as never);
+        models.get(callId)?.played.push({ step: step as never });
         break;
       }
       case 'llm.completed': {
@@ -279,6 +284,7 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
             model: String(d.model),
             usage: (d.usage as LlmUsage) ?? NO_USAGE,
             attempts: typeof d.attempts === 'number' ? d.attempts : 1,
+            ...(typeof d.finishReason === 'string' ? { finishReason: d.finishReason } : {}),
           };
         }
         break;

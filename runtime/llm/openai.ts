@@ -3,6 +3,7 @@ import { systemClock } from '../clock.ts';
 import { FlowingError } from '../errors.ts';
 import { runAgentLoop } from './openai/agent.ts';
 import { startCall, streamText, type ChatCall } from './openai/chat.ts';
+import { chatMessages } from './openai/history.ts';
 import { classifyWithRepair, extractWithRepair } from './openai/structured.ts';
 import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from './types.ts';
 
@@ -139,10 +140,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): LlmPr
     },
     async generate(request, callOptions) {
       const call = begin(request, callOptions);
-      const messages = [
-        ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
-        { role: 'user' as const, content: request.prompt },
-      ];
+      const messages = chatMessages(request, request.system, request.prompt);
       return finish(
         call,
         streamText(call, { messages }, callOptions.onDelta).then((text) => ({ text })),

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { FieldMap, MemorySpec } from '@flowing/spec';
+import type { ConversationMessage, FieldMap, MemorySpec } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {
@@ -24,6 +24,11 @@ export interface LlmRequestBase {
   topP?: number;
   /** The most tokens one answer of this call may have (sent as `max_completion_tokens`); the cost bound counts it. */
   maxTokens?: number;
+  /**
+   * The conversation so far (the spec's `history`), sent before the call's own text or prompt. With a history, an
+   * empty `text` or `prompt` means the call has none of its own: the conversation's last user message is what it reads.
+   */
+  history?: readonly ConversationMessage[];
   /** The spec's `memory`: how the runtime trims and summarises the call's conversation before sending it. */
   memory?: MemorySpec;
 }
@@ -64,10 +69,14 @@ export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | Ag
 
 export interface ClassifyOutput<TLabel extends string = string> {
   label: TLabel;
+  /** With a `history` and a memory that summarises: the summary made before this call, to append to the conversation. */
+  messages?: ConversationMessage[];
 }
 export type ExtractOutput = Record<string, unknown>;
 export interface GenerateOutput {
   text: string;
+  /** With a `history` and a memory that summarises: the summary made before this call, to append to the conversation. */
+  messages?: ConversationMessage[];
 }
 /** How an agent call ended when the model handed off: the `onDone` branches route on `to`. */
 export interface AgentHandoff<TTo extends string = string> {
@@ -85,6 +94,12 @@ export interface AgentOutput<TTo extends string = string> {
   output?: Record<string, unknown>;
   /** Set when the model handed off instead of answering (then `text` is empty and `output` absent). */
   handoff?: AgentHandoff<TTo>;
+  /**
+   * With a `history`: this call's new messages, to append to it: the prompt as a user message (when the call has
+   * one), each assistant turn with its tool calls, each tool result right after its turn (in the model's order), and
+   * the final answer.
+   */
+  messages?: ConversationMessage[];
 }
 
 /**

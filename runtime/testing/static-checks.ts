@@ -78,6 +78,8 @@ function readsRoot(node: ExprNode): boolean {
       return readsRoot(node.left) || readsRoot(node.right);
     case 'conditional':
       return readsRoot(node.test) || readsRoot(node.consequent) || readsRoot(node.alternate);
+    case 'append':
+      return readsRoot(node.list) || readsRoot(node.content);
   }
 }
 

@@ -31,7 +31,7 @@ function deskMachine(memory: MemorySpec = MEMORY) {
     specVersion: 1,
     id: 'memo-desk',
     context: {
-      conversation: { type: 'array', items: { type: 'unknown' }, default: [] },
+      conversation: { type: 'conversation' },
       error: { type: 'string', optional: true },
     },
     events: { SAY: { text: { type: 'string' } } },
@@ -42,6 +42,7 @@ function deskMachine(memory: MemorySpec = MEMORY) {
         invoke: {
           llm: 'generate',
           prompt: 'Answer the customer.',
+          history: 'context.conversation',
           memory,
           onDone: { target: 'idle', assign: { conversation: 'context.conversation' } },
           onError: { target: 'idle', assign: { error: 'error.code' } },
@@ -80,7 +81,7 @@ function deskMachine(memory: MemorySpec = MEMORY) {
               history: context.conversation,
               memory,
               scripted: { reply: 'Noted.' },
-            }) as unknown as GenerateRequest,
+            }) as GenerateRequest,
           onDone: {
             target: '#memo-desk.idle',
             actions: assign({
@@ -118,7 +119,7 @@ function recordingModel(): { llm: LlmProvider; requests: LlmRequest[] } {
   };
 }
 
-const historyOf = (request: LlmRequest) => (request as unknown as { history: Conversation }).history;
+const historyOf = (request: LlmRequest) => request.history ?? [];
 const conversationOf = (snapshot: { context: unknown }) => (snapshot.context as { conversation: Conversation }).conversation;
 
 const SAID = ['Hi, about order A7: it is late.', 'Can you check?', 'It was a gift.', 'Any news?', 'Thanks.'];

@@ -6,7 +6,7 @@ function spec(invoke: Record<string, unknown>): unknown {
   return {
     specVersion: 1,
     id: 'mini',
-    context: { text: { type: 'string', default: '' } },
+    context: { text: { type: 'string', default: '' }, chat: { type: 'conversation' } },
     events: { GO: {} },
     initial: 'idle',
     states: {
@@ -35,7 +35,9 @@ describe('memory on a model call', () => {
   });
 
   it('accepts a window, a summary threshold above it, kept facts and token limit when the call reads a history', () => {
-    expect(memoryProblems({ window: 8, summarize: { after: 20, keep: ['orderId', 'request'] }, maxPromptTokens: 2000 })).toEqual([]);
+    const memory = { window: 8, summarize: { after: 20, keep: ['orderId', 'request'] }, maxPromptTokens: 2000 };
+    expect(errors({ history: 'context.chat', memory })).toEqual([]);
+    expect(errors({ llm: 'classify', labels: ['a', 'b'], prompt: undefined, history: 'context.chat', memory })).toEqual([]);
   });
 
   it('refuses a window under one turn and a summary threshold not above the window, with pointers', () => {

@@ -14,6 +14,7 @@ const tools: Record<string, ToolInfo> = {
   charge: { name: 'charge', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   refund: { name: 'refund', idempotent: false, risk: 'high', inputFields: ['amount'], requiredInputFields: ['amount'] },
   notify: { name: 'notify', idempotent: false, risk: 'low', inputFields: [], requiredInputFields: [] },
+  transfer_to_notify: { name: 'transfer_to_notify', idempotent: true, risk: 'low', inputFields: [], requiredInputFields: [] },
 };
 
 /** The smallest spec that uses every feature and has no problem at all. */
@@ -441,6 +442,34 @@ const cases: Case[] = [
     },
   },
   {
+    code: 'SPEC_HISTORY_NOT_CONVERSATION',
+    path: '/states/decide/invoke/history',
+    mutate: (s) => {
+      s.states.decide.invoke.history = 'context.id';
+    },
+  },
+  {
+    code: 'SPEC_HANDOFF_CLASH',
+    path: '/states/decide/invoke/handoffs/0',
+    mutate: (s) => {
+      s.states.decide.invoke = {
+        llm: 'agent',
+        prompt: 'hi',
+        tools: ['transfer_to_notify'],
+        handoffs: ['notify'],
+        onDone: 'wait',
+        onError: 'done',
+      };
+    },
+  },
+  {
+    code: 'SPEC_CONVERSATION_PLACE',
+    path: '/events/GO/chat/type',
+    mutate: (s) => {
+      s.events.GO.chat = { type: 'conversation' };
+    },
+  },
+  {
     code: 'SPEC_LAYOUT_UNKNOWN_STATE',
     path: '/layout/ghost',
     mutate: (s) => {
@@ -747,5 +776,66 @@ describe('validateSpec pointers', () => {
     expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
       ['SPEC_INVALID_IDENTIFIER', '/states/line1\nline2'],
     ]);
+  });
+});
+
+describe('conversation fields and history', () => {
+  const withConversation = () => {
+    const spec = baseSpec();
+    spec.context.chat = { type: 'conversation' };
+    return spec;
+  };
+
+  it('accepts a conversation context field with no default and a model call reading it as history without input', () => {
+    const spec = withConversation();
+    spec.states.decide.invoke = { llm: 'classify', history: 'context.chat', labels: ['a', 'b'], onDone: 'wait', onError: 'done' };
+    spec.states.idle.on.GO.assign.chat = 'append(context.chat, event.id)';
+    expect(validateSpec(spec, { tools }).problems).toEqual([]);
+  });
+
+  it('names the field and its type when history reads a field that is not a conversation', () => {
+    const spec = withConversation();
+    spec.states.decide.invoke.history = 'context.total';
+    const { problems } = validateSpec(spec, { tools });
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['SPEC_HISTORY_NOT_CONVERSATION', '/states/decide/invoke/history']]);
+    expect(problems[0]!.message).toMatch(/'total', which is a number/);
+  });
+
+  it('refuses history that is not a plain read of one context field', () => {
+    const spec = withConversation();
+    spec.states.decide.invoke.history = "context.label ?? 'x'";
+    expect(validateSpec(spec, { tools }).problems.map((p) => p.code)).toEqual(['SPEC_HISTORY_NOT_CONVERSATION']);
+  });
+
+  it('still needs the input of a classify call without history', () => {
+    const spec = withConversation();
+    delete spec.states.decide.invoke.input;
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_LLM_INCOMPLETE', '/states/decide/invoke/input'],
+    ]);
+  });
+
+  it('refuses a conversation nested in an object field', () => {
+    const spec = withConversation();
+    spec.context.box = { type: 'object', fields: { chat: { type: 'conversation' } } };
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_CONVERSATION_PLACE', '/context/box/fields/chat/type'],
+    ]);
+  });
+
+  it('refuses calls other than append, and append with the wrong number of arguments', () => {
+    const spec = withConversation();
+    spec.states.idle.on.GO.assign.chat = 'push(context.chat, event.id)';
+    expect(validateSpec(spec, { tools }).problems.map((p) => p.code)).toEqual(['SPEC_EXPRESSION_FORBIDDEN']);
+    spec.states.idle.on.GO.assign.chat = 'append(context.chat)';
+    expect(validateSpec(spec, { tools }).problems.map((p) => p.code)).toEqual(['SPEC_EXPRESSION_SYNTAX']);
+  });
+
+  it('does not count a conversation as required input of a child machine', () => {
+    const spec = baseSpec();
+    spec.states.fetch.invoke = { machine: 'billing', input: { orderId: 'context.id' }, onDone: 'decide', onError: 'done' };
+    const child = billingSpec();
+    (child.context as any).chat = { type: 'conversation' };
+    expect(validateSpec(spec, { tools, machines: { billing: child } }).problems).toEqual([]);
   });
 });

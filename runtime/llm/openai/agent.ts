@@ -5,10 +5,12 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
-import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type FieldMap } from '@flowing/spec';
+import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type ConversationMessage, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
+import { lastUserText } from '../history.ts';
 import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
 import { complete, streamMessage, type ChatCall } from './chat.ts';
+import { chatMessages } from './history.ts';
 import { parseLenientJson } from './json-repair.ts';
 import { checkFields, MAX_REPAIRS } from './structured.ts';
 
@@ -52,9 +54,13 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
     );
   }
   const structured = request.output ? structuredOutput(request.output) : undefined;
-  const messages: ChatCompletionMessageParam[] = [];
-  if (request.system) messages.push({ role: 'system', content: request.system });
-  messages.push({ role: 'user', content: request.prompt });
+  const messages: ChatCompletionMessageParam[] = chatMessages(request, request.system, request.prompt);
+  // With a history, the call's new messages go back to the conversation (AgentOutput.messages), pairs intact.
+  const transcript = request.history ? newMessages(request) : undefined;
+  const answer = (text: string, steps: number, output?: Record<string, unknown>): AgentOutput => {
+    transcript?.push({ role: 'assistant', content: text });
+    return { text, steps, ...(output ? { output } : {}), ...(transcript ? { messages: transcript } : {}) };
+  };
   const params = () => ({
     messages,
     ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
@@ -71,12 +77,20 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       toolCalls: planned.map(({ id, name, args, refusal }) => ({ id, name, args, ...(refusal ? { refused: refusal } : {}) })),
       ...(text ? { text } : {}),
     });
-    const handoff = planned.find((p) => p.handoff)?.handoff;
-    if (handoff) return { text: '', steps: iteration, handoff: { ...handoff, message: request.prompt } };
+    const handing = planned.find((p) => p.handoff);
+    if (handing?.handoff) {
+      // The conversation goes along with the handoff: the transfer call and its result close the pair in it.
+      transcript?.push(
+        { role: 'assistant', content: reply.content ?? '', toolCalls: [{ id: handing.id, name: handing.name, args: handing.args }] },
+        { role: 'tool', toolCallId: handing.id, name: handing.name, content: JSON.stringify({ handoff: handing.handoff.to }), ok: true },
+      );
+      const message = request.prompt || lastUserText(request.history);
+      return { text: '', steps: iteration, handoff: { ...handing.handoff, message }, ...(transcript ? { messages: transcript } : {}) };
+    }
     if (planned.length === 0) {
-      if (!structured) return { text: text ?? '', steps: iteration };
+      if (!structured) return answer(text ?? '', iteration);
       const checked = checkFields(text ?? '', structured.schema, request.output!);
-      if (checked.ok) return { text: text ?? '', steps: iteration, output: checked.value };
+      if (checked.ok) return answer(text ?? '', iteration, checked.value);
       if (repairs >= MAX_REPAIRS) {
         throw new FlowingError(
           'LLM_BAD_OUTPUT',
@@ -103,7 +117,17 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
     });
     const answers = await Promise.all(planned.map((p) => answerCall(p, options, call.signal)));
-    planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]! }));
+    planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]!.content }));
+    transcript?.push(
+      { role: 'assistant', content: reply.content ?? '', toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })) },
+      ...planned.map((p, i) => ({
+        role: 'tool' as const,
+        toolCallId: p.id,
+        name: p.name,
+        content: answers[i]!.content,
+        ok: answers[i]!.ok,
+      })),
+    );
   }
   throw new FlowingError(
     'LLM_BAD_OUTPUT',
@@ -249,8 +273,14 @@ function planHandoff(id: string, name: string, raw: string, handoffs: readonly s
   };
 }
 
-async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<string> {
-  if (p.refusal) return JSON.stringify({ error: p.refusal });
+/** The prompt of an agent call as the first of its new messages, when it has one. */
+function newMessages(request: AgentRequest): ConversationMessage[] {
+  return request.prompt === '' ? [] : [{ role: 'user', content: request.prompt }];
+}
+
+/** What the model is told a tool call gave (JSON text), and whether it succeeded. */
+async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: AbortSignal): Promise<{ content: string; ok: boolean }> {
+  if (p.refusal) return { content: JSON.stringify({ error: p.refusal }), ok: false };
   if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled before tool '${p.name}' ran`, { cause: signal.reason });
   let result: Awaited<ReturnType<NonNullable<LlmCallOptions['callTool']>>>;
   try {
@@ -262,6 +292,6 @@ async function answerCall(p: PlannedCall, options: LlmCallOptions, signal: Abort
   }
   if (signal.aborted) throw new FlowingError('CANCELLED', `the agent was cancelled while tool '${p.name}' ran`, { cause: signal.reason });
   return result.ok
-    ? (JSON.stringify(result.output) ?? 'null')
-    : JSON.stringify({ error: { code: result.error.code, message: result.error.message } });
+    ? { content: JSON.stringify(result.output) ?? 'null', ok: true }
+    : { content: JSON.stringify({ error: { code: result.error.code, message: result.error.message } }), ok: false };
 }

@@ -4,6 +4,7 @@ import { fieldMapToZod, MAX_LLM_REPAIRS, type FieldMap } from '@flowing/spec';
 import { FlowingError } from '../../errors.ts';
 import type { ClassifyRequest, ExtractRequest } from '../types.ts';
 import { complete, type ChatCall } from './chat.ts';
+import { chatMessages } from './history.ts';
 import { parseLenientJson } from './json-repair.ts';
 
 /** Validation feedback sends the model's answer back at most this many times. */
@@ -52,10 +53,7 @@ export async function classifyWithRepair(call: ChatCall, request: ClassifyReques
   if (request.labels.length === 0) throw new FlowingError('LLM_BAD_OUTPUT', 'classify was given no labels; list them in the spec');
   const list = request.labels.map((label) => JSON.stringify(label)).join(', ');
   const instructions = `Classify the user's text into exactly one of these labels: ${list}. Answer with a JSON object of the form {"label": "<one of the labels>"} and nothing else.`;
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemText(request, instructions) },
-    { role: 'user', content: request.text },
-  ];
+  const messages = chatMessages(request, systemText(request, instructions), request.text);
   return askForJson(call, messages, (content) => checkLabel(content, request.labels, list), 'label');
 }
 
@@ -80,10 +78,7 @@ export async function extractWithRepair(call: ChatCall, request: ExtractRequest)
   const schema = fieldMapToZod(request.fields);
   const jsonSchema = z.toJSONSchema(schema, { unrepresentable: 'any' });
   const instructions = `Extract these fields from the user's text. Answer with only a JSON object that matches this JSON Schema (leave out optional fields you cannot fill):\n${JSON.stringify(jsonSchema)}`;
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemText(request, instructions) },
-    { role: 'user', content: request.text },
-  ];
+  const messages = chatMessages(request, systemText(request, instructions), request.text);
   return askForJson(call, messages, (content) => checkFields(content, schema, request.fields), 'extraction');
 }
 

@@ -3,7 +3,7 @@ import type { FieldType } from '@flowing/spec';
 import { renameKey } from '../graph/index.ts';
 import { splitList } from './ExpressionInput.tsx';
 
-const TYPES: FieldType['type'][] = ['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown'];
+const TYPES: FieldType['type'][] = ['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown', 'conversation'];
 
 export interface FieldMapEditorProps {
   value: Record<string, FieldType>;
@@ -89,7 +89,7 @@ export function FieldMapEditor({ value, onChange, testId, allowDefault, depth = 
               value={field.items?.type ?? 'string'}
               onChange={(e) => setField(name, { ...field, items: { type: e.target.value as FieldType['type'] } })}
             >
-              {TYPES.filter((t) => t !== 'enum' && t !== 'object').map((t) => (
+              {TYPES.filter((t) => t !== 'enum' && t !== 'object' && t !== 'conversation').map((t) => (
                 <option key={t} value={t}>
                   items: {t}
                 </option>

@@ -1,26 +1,31 @@
 import type { RuntimeEvent, SessionAt } from '@flowing/protocol';
 import { useMemo } from 'react';
 import { diffContext } from './context-diff.ts';
+import { ConversationTranscript } from './ConversationTranscript.tsx';
 import { assembleMessages } from './messages.ts';
 
 const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
 
 /**
  * The context at the viewed event with the change that event made (paths, before → after), the calls in flight, and
- * the streamed messages assembled from their deltas.
+ * the streamed messages assembled from their deltas. Conversation fields are shown as chat transcripts, the rest as JSON.
  */
 export function ContextPanel({
   view,
   before,
   events,
   index,
+  conversationFields = [],
 }: {
   view: SessionAt;
   before: SessionAt;
   events: readonly RuntimeEvent[];
   index: number;
+  /** The context fields the machine declares with type conversation. */
+  conversationFields?: readonly string[];
 }) {
   const changes = useMemo(() => diffContext(before.context, view.context), [before.context, view.context]);
+  const { rest, conversations } = useMemo(() => splitConversations(view.context, conversationFields), [view.context, conversationFields]);
   const messages = useMemo(() => assembleMessages(events, index), [events, index]);
   return (
     <section className="inspect-context" aria-label="context">
@@ -38,8 +43,11 @@ export function ContextPanel({
         </ul>
       )}
       <pre className="inspect-context__value" data-testid="inspect-context">
-        {JSON.stringify(view.context ?? null, null, 2)}
+        {JSON.stringify(rest ?? null, null, 2)}
       </pre>
+      {conversations.map(([field, value]) => (
+        <ConversationTranscript key={field} field={field} value={value} />
+      ))}
       {view.pendingCalls.length > 0 && (
         <div className="inspect-context__calls" data-testid="inspect-pending-calls">
           <h4>In flight</h4>
@@ -70,4 +78,16 @@ export function ContextPanel({
       )}
     </section>
   );
+}
+
+/** The context without its conversation fields (shown as transcripts), and those fields' values in declared order. */
+function splitConversations(context: unknown, fields: readonly string[]): { rest: unknown; conversations: Array<[string, unknown]> } {
+  if (fields.length === 0 || context === null || typeof context !== 'object') return { rest: context, conversations: [] };
+  const rest: Record<string, unknown> = { ...(context as Record<string, unknown>) };
+  const conversations: Array<[string, unknown]> = [];
+  for (const field of fields) {
+    conversations.push([field, rest[field]]);
+    delete rest[field];
+  }
+  return { rest, conversations };
 }

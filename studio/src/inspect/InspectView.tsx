@@ -49,6 +49,10 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
   const live = useSessionAt(events, events.length - 1);
   const version = versionAt(events, index);
   const graph = graphOf(spec);
+  const conversationFields = useMemo(
+    () => Object.entries(spec.context ?? {}).flatMap(([field, type]) => (type.type === 'conversation' ? [field] : [])),
+    [spec],
+  );
   const marks = useMemo(() => graphMarks(graph, spec.id, events, index, view), [graph, spec.id, events, index, view]);
   const accepted = useMemo(() => {
     const liveMarks = graphMarks(graph, spec.id, [], -1, live);
@@ -85,7 +89,7 @@ function SessionPane({ spec, sessionId }: { spec: FlowSpec; sessionId: string })
       <div className="inspect__right">
         <EventForms key={sessionId} spec={spec} sessionId={sessionId} accepted={accepted} />
         <EventList />
-        <ContextPanel view={view} before={before} events={events} index={index} />
+        <ContextPanel view={view} before={before} events={events} index={index} conversationFields={conversationFields} />
       </div>
     </>
   );

@@ -12,9 +12,9 @@ export interface FieldProblem {
   message: string;
 }
 
-/** Whether a field is edited as JSON text (arrays, `unknown`). */
+/** Whether a field is edited as JSON text (arrays, conversations, `unknown`). */
 export function isJsonField(type: FieldType): boolean {
-  return type.type === 'array' || type.type === 'unknown';
+  return type.type === 'array' || type.type === 'unknown' || type.type === 'conversation';
 }
 
 /** The form's starting values: each field's `default` when it has one (context fields), else empty. */
