@@ -14,6 +14,8 @@ import {
   type RuntimeEvent,
 } from '@flowing/runtime';
 import type { Conversation, FlowSpecInput, MemorySpec } from '@flowing/spec';
+import { createOpenAIProvider } from '@flowing/runtime/openai';
+import { reply, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 
@@ -155,6 +157,40 @@ describe('memory in a session', () => {
     expect(sent[4]!.map((m) => m.role)).toEqual(['summary', 'user', 'assistant', 'user', 'assistant', 'user']);
     expect(sent[4]![0]).toMatchObject({ role: 'summary', facts: { orderId: 'A7' } });
     expect(requests.filter((r) => r.kind === 'extract')).toHaveLength(1);
+  });
+
+  it('asks a real OpenAI-compatible model for the summary (kept facts and text as a JSON schema) and sends it as context', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      fake.enqueue(reply('One.'), reply('Two.'), reply('Three.'));
+      fake.enqueue(reply(JSON.stringify({ orderId: 'A7', content: 'The customer asks why order A7 is late.' })), reply('Four.'));
+      const llm = createOpenAIProvider({
+        baseURL: fake.baseURL,
+        apiKey: 'test-key',
+        model: 'fake-model',
+        modelOverride: null,
+        timeoutMs: 5_000,
+      });
+      const machine = deskMachine();
+      const runtime = createRuntime({ machines: [machine], llm, store: createMemoryStore() });
+      const session = await runtime.createSession(machine);
+      for (const text of SAID.slice(0, 4)) await session.send({ type: 'SAY', text });
+
+      expect(fake.requests).toHaveLength(5);
+      const summaryBody = JSON.stringify(fake.requests[3]!.body);
+      expect(summaryBody).toContain('user: Hi, about order A7: it is late.');
+      expect(summaryBody).toMatch(/properties.+orderId.+content/);
+      const sent = JSON.stringify(fake.requests[4]!.body.messages);
+      expect(sent).toContain('The customer asks why order A7 is late.');
+      expect(sent).not.toContain('Hi, about order A7');
+      const conversation = conversationOf(await session.snapshot());
+      expect(conversation.filter((m) => m.role === 'summary')).toEqual([
+        { role: 'summary', content: 'The customer asks why order A7 is late.', facts: { orderId: 'A7' }, covers: 4 },
+      ]);
+      expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
+    } finally {
+      await fake.close();
+    }
   });
 
   it('replays a session with summaries from its recording, asking no model', async () => {
