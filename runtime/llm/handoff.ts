@@ -29,6 +29,8 @@ export function checkedHandoff(request: AgentRequest, output: Partial<AgentOutpu
  */
 export function agentResolution(request: AgentRequest, output: AgentOutput): unknown {
   const handoff = checkedHandoff(request, output);
-  if (handoff) return request.output ? { handoff } : { text: '', steps: output.steps, handoff };
-  return request.output ? output.output : { text: output.text, steps: output.steps };
+  // With a history, the call's new messages go along, for the machine's onDone to append.
+  const messages = output.messages ? { messages: output.messages } : {};
+  if (handoff) return request.output ? { handoff, ...messages } : { text: '', steps: output.steps, handoff, ...messages };
+  return request.output ? { ...output.output, ...messages } : { text: output.text, steps: output.steps, ...messages };
 }

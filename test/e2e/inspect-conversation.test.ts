@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { assign, setup } from 'xstate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { appendMessage, createRuntime, createScriptedProvider, fromLlm, type ConversationMessage, type Runtime } from '@flowing/runtime';
+import {
+  appendMessage,
+  createRuntime,
+  createScriptedProvider,
+  createXStateTrace,
+  fromLlm,
+  type ConversationMessage,
+  type Runtime,
+} from '@flowing/runtime';
 import { createServer } from '@flowing/runtime/server';
 import { createSqliteStore, type SqliteStore } from '@flowing/runtime/sqlite';
 import { startStudio } from '@flowing/studio/server';
@@ -108,8 +116,15 @@ beforeAll(async () => {
   await mkdir(join(copy.dir, 'machines/chat-desk'), { recursive: true });
   await writeFile(join(copy.dir, 'machines/chat-desk/chat-desk.flow.json'), JSON.stringify(spec, null, 2));
   store = createSqliteStore({ projectDir: copy.dir });
-  runtime = createRuntime({ machines: [chatDesk()], store, llm: createScriptedProvider() });
-  const app = createServer(runtime, { specs: { 'chat-desk': spec }, rateLimit: { client: false, session: false }, log: () => {} });
+  // As `flowing studio` mounts its runtime: the inspector also reads the XState trace.
+  const xstateTrace = createXStateTrace();
+  runtime = createRuntime({ machines: [chatDesk()], store, llm: createScriptedProvider(), inspect: xstateTrace.inspect });
+  const app = createServer(runtime, {
+    specs: { 'chat-desk': spec },
+    xstateTrace,
+    rateLimit: { client: false, session: false },
+    log: () => {},
+  });
   studio = await startStudio({
     rootDir: copy.dir,
     appDir: inject('studioAppDir'),
@@ -153,6 +168,8 @@ describe('a conversation in the inspector', () => {
     expect(await call.locator('[data-testid=transcript-tool-result]').textContent()).toContain('Leipzig hub');
     expect(await transcript(page).locator('li[data-role=summary]').textContent()).toContain('orderId');
     expect(await transcript(page).locator('li[data-role=user]').last().textContent()).toBe('Thanks! And TRK-0?');
+    // The step's change to the conversation reads as a count of messages, not as JSON.
+    expect(await page.locator('[data-testid=inspect-context-changes]').textContent()).toContain('conversation: +1 message');
     // The rest of the context is still JSON, without the conversation in it.
     expect(JSON.parse((await page.locator('[data-testid=inspect-context]').textContent()) ?? 'null')).toEqual({ turns: 1 });
     await screenshot(page, 'inspect-conversation');
@@ -162,6 +179,11 @@ describe('a conversation in the inspector', () => {
     await page.locator(`[data-testid=inspect-event][data-seq="${appended.seq}"] button.inspect-event__line`).click();
     await expect.poll(() => transcript(page).getAttribute('data-count'), { timeout: 10_000 }).toBe('6');
     expect(await transcript(page).locator('li[data-role]').last().getAttribute('data-role')).toBe('user');
+
+    // In the editor, the agent's model call shows the history it reads.
+    await page.click('[data-testid=mode-edit]');
+    await page.locator('[data-testid=state-answer]').click();
+    await expect.poll(() => page.locator('[data-testid=llm-history]').inputValue(), { timeout: 10_000 }).toBe('context.conversation');
     expect(errors).toEqual([]);
   }, 90_000);
 });

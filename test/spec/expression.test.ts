@@ -105,3 +105,37 @@ describe('expression language', () => {
     );
   });
 });
+
+describe('append(conversation, text)', () => {
+  it('parses to an append node and evaluates to the list with a user message added, leaving the list as it was', () => {
+    const parsed = parseExpression('append(context.chat, event.text)', ['context', 'event']);
+    expect(parsed.ok && parsed.ast.kind).toBe('append');
+    const chat = [{ role: 'user', content: 'hi' }];
+    const value = parsed.ok ? evaluateExpression(parsed.ast, { context: { chat }, event: { text: 'again' } }) : undefined;
+    expect(value).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'user', content: 'again' },
+    ]);
+    expect(chat).toHaveLength(1);
+  });
+
+  it('compiles to a new list, not a call of anything named in the spec', () => {
+    const parsed = parseExpression('append(context.chat, event.text)', ['context', 'event']);
+    expect(parsed.ok && compileExpression(parsed.ast)).toBe('[...context.chat, { role: "user" as const, content: event.text }]');
+  });
+
+  it('refuses any other function name, a method call and a wrong number of arguments', () => {
+    expect(parseExpression('push(context.chat, event.text)', ['context', 'event'])).toMatchObject({
+      ok: false,
+      error: { code: 'SPEC_EXPRESSION_FORBIDDEN' },
+    });
+    expect(parseExpression('context.chat.append(event.text)', ['context', 'event'])).toMatchObject({
+      ok: false,
+      error: { code: 'SPEC_EXPRESSION_FORBIDDEN' },
+    });
+    expect(parseExpression('append(context.chat, event.text, 1)', ['context', 'event'])).toMatchObject({
+      ok: false,
+      error: { code: 'SPEC_EXPRESSION_SYNTAX' },
+    });
+  });
+});

@@ -855,3 +855,21 @@ describe('conversation fields and history', () => {
     expect(validateSpec(spec, { tools, machines: { billing: child } }).problems).toEqual([]);
   });
 });
+
+describe('an agent with a history and structured output', () => {
+  it("reserves the output field 'messages', where the call's new messages go", () => {
+    const spec = baseSpec();
+    spec.context.chat = { type: 'conversation' };
+    spec.states.decide.invoke = {
+      llm: 'agent',
+      history: 'context.chat',
+      tools: ['lookup'],
+      output: { messages: { type: 'string' } },
+      onDone: 'wait',
+      onError: 'done',
+    };
+    expect(validateSpec(spec, { tools }).problems.map((p) => [p.code, p.path])).toEqual([
+      ['SPEC_RESERVED_NAME', '/states/decide/invoke/output/messages'],
+    ]);
+  });
+});

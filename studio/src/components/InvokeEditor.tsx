@@ -318,6 +318,13 @@ function LlmInvokeFields({
         onChange={(v) => setField('system', v)}
         testId="llm-system"
       />
+      <ExpressionInput
+        label="History (optional): a conversation field, e.g. context.conversation"
+        value={invoke.history ?? ''}
+        roots={['context']}
+        onChange={(v) => setField('history', v)}
+        testId="llm-history"
+      />
       {kind === 'agent' && (
         <>
           <fieldset className="group">

@@ -36,8 +36,14 @@ export function ContextPanel({
         <ul className="inspect-context__changes" data-testid="inspect-context-changes">
           {changes.map((c) => (
             <li key={c.path}>
-              <code>{c.path}</code>: <span className="diff-before">{show(c.before)}</span> →{' '}
-              <span className="diff-after">{show(c.after)}</span>
+              <code>{c.path}</code>:{' '}
+              {conversationFields.includes(c.path) ? (
+                <span className="diff-after">{messageCountChange(c.before, c.after)}</span>
+              ) : (
+                <>
+                  <span className="diff-before">{show(c.before)}</span> → <span className="diff-after">{show(c.after)}</span>
+                </>
+              )}
             </li>
           ))}
         </ul>
@@ -90,4 +96,12 @@ function splitConversations(context: unknown, fields: readonly string[]): { rest
     delete rest[field];
   }
   return { rest, conversations };
+}
+
+/** A conversation's change as a count of messages (`+2 messages`); the transcript below shows them. */
+function messageCountChange(before: unknown, after: unknown): string {
+  const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
+  const delta = count(after) - count(before);
+  const word = Math.abs(delta) === 1 ? 'message' : 'messages';
+  return delta >= 0 ? `+${delta} ${word}` : `${delta} ${word}`;
 }

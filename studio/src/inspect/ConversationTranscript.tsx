@@ -21,6 +21,8 @@ export function ConversationTranscript({ field, value }: { field: string; value:
     );
   }
   const messages = parsed.data;
+  // A conversation only grows (summaries are added, nothing is rewritten): a message's position is its identity.
+  const keyed = messages.map((message, position) => ({ message, key: `m${position}` }));
   // Results are shown with their call; one whose call is not in the list (cut off by a summary) stands alone.
   const results = new Map(messages.flatMap((m) => (m.role === 'tool' ? [[m.toolCallId, m] as const] : [])));
   const called = new Set(messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [])));
@@ -31,25 +33,25 @@ export function ConversationTranscript({ field, value }: { field: string; value:
       </h4>
       {messages.length === 0 && <p className="inspect-hint">No messages yet.</p>}
       <ol className="transcript__list">
-        {messages.map((message, i) => {
+        {keyed.map(({ message, key }) => {
           switch (message.role) {
             case 'user':
               return (
-                <li key={i} className="transcript__msg transcript__msg--user" data-role="user">
+                <li key={key} className="transcript__msg transcript__msg--user" data-role="user">
                   {message.content}
                 </li>
               );
             case 'assistant':
-              return <AssistantMessage key={i} message={message} results={results} />;
+              return <AssistantMessage key={key} message={message} results={results} />;
             case 'tool':
               return called.has(message.toolCallId) ? null : (
-                <li key={i} className="transcript__msg transcript__msg--tool" data-role="tool">
+                <li key={key} className="transcript__msg transcript__msg--tool" data-role="tool">
                   <ToolResult result={message} />
                 </li>
               );
             case 'summary':
               return (
-                <li key={i} className="transcript__msg transcript__msg--summary" data-role="summary">
+                <li key={key} className="transcript__msg transcript__msg--summary" data-role="summary">
                   <span className="transcript__label">Summary of {message.covers} earlier messages</span>
                   <p>{message.content}</p>
                   {Object.keys(message.facts).length > 0 && (
@@ -64,6 +66,8 @@ export function ConversationTranscript({ field, value }: { field: string; value:
                   )}
                 </li>
               );
+            default:
+              return null;
           }
         })}
       </ol>
