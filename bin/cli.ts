@@ -80,6 +80,7 @@ program
   .argument('<machine>', 'machine id (machines/<id>/) ')
   .option('--message <text>', 'send a USER_MESSAGE with this text')
   .option('--events <file>', 'send the events of a JSON-lines file, one per line')
+  .option('--input <json>', "the new session's input: a JSON object of context fields")
   .option('--json', 'print events as JSON lines')
   .option('--store <store>', 'keep the session in sqlite:PATH or redis://HOST:PORT (default: memory, gone at exit)')
   .option('--session <id>', 'continue this stored session (needs --store), e.g. to APPROVE later')
@@ -87,7 +88,7 @@ program
   .action(
     async (
       machine: string,
-      options: { message?: string; events?: string; json?: boolean; store?: string; session?: string; record?: string },
+      options: { message?: string; events?: string; input?: string; json?: boolean; store?: string; session?: string; record?: string },
     ) => {
       await ensureTypeScriptLoader();
       const { runCommand } = await import('./run/run.ts');

@@ -109,7 +109,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
     let tools = opts.tools ?? (await loadToolCatalog(rootDir, { onError }));
     t = lap('loadTools', t);
     const machines = opts.machines ?? (await loadMachineCatalog(rootDir));
-    let validation = parseSpecText(text, { tools, machines });
+    // A budget counts what the machines this one invokes cost: the catalog resolves them, as `flowing validate` does.
+    const resolveMachine = (id: string) => (Object.hasOwn(machines, id) ? machines[id] : undefined);
+    let validation = parseSpecText(text, { tools, machines, resolveMachine });
     // Tools the spec names but tools/ lacks get stubs, in memory until the whole run has succeeded.
     const stubs: ToolStub[] = [];
     const onlyUnknownTools =
@@ -121,7 +123,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
         if ((await readIfExists(join(rootDir, stub.path))) === undefined) stubs.push(stub);
       }
       tools = { ...tools, ...Object.fromEntries(stubs.map((stub) => [stub.entry.name, stub.entry])) };
-      validation = parseSpecText(text, { tools, machines });
+      validation = parseSpecText(text, { tools, machines, resolveMachine });
     }
     t = lap('validate', t);
     const spec = validation.spec;

@@ -104,7 +104,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(trace ? { onQuiet: (id: string) => trace((tracer) => tracer.quiet(id, clock.now())) } : {}),
     machine: (machineId) => registry.get(machineId),
     throwsOf: (info) => registry.throwsOf(info),
-    children,
+    children: options.childSessions ?? children,
     onTurnEnd: (record) => children.turnEnded(record),
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.migrations ? { migrations: (machineId: string) => options.migrations?.[machineId] } : {}),

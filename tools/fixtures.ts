@@ -17,3 +17,10 @@ export const DEMO_SHIPMENTS: Record<string, { carrier: string; location: string;
   'TRK-88231': { carrier: 'Parcelo', location: 'Leipzig hub', eta: '2026-12-02' },
   'TRK-11111': { carrier: 'Parcelo', location: 'delivered', eta: '2026-11-20' },
 };
+
+/** The shop's answers to general questions, by topic, with the words that pick them. */
+export const DEMO_FAQ: Record<string, { keywords: string[]; answer: string }> = {
+  shipping: { keywords: ['ship', 'deliver', 'how long'], answer: 'Orders ship within 2 working days; delivery takes 2-4 days.' },
+  returns: { keywords: ['return', 'send back'], answer: 'Items can be returned within 30 days for a full refund.' },
+  payment: { keywords: ['pay', 'card', 'invoice'], answer: 'We take cards and invoices; a card is charged when the order is placed.' },
+};

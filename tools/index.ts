@@ -5,3 +5,4 @@ export { issueRefund } from './issue_refund.ts';
 export { fetchLogs } from './fetch_logs.ts';
 export { fetchMetrics } from './fetch_metrics.ts';
 export { pageOncall } from './page_oncall.ts';
+export { faqLookup } from './faq_lookup.ts';

@@ -5,6 +5,7 @@
  *
  *   node --conditions=@flowing/source --import tsx bin/bench/child-sessions.ts [sessions=2000] [rounds=5]
  */
+import { fileURLToPath } from 'node:url';
 import { setup } from 'xstate';
 import { z } from 'zod';
 import { createRuntime, defineMachine, defineTool, fromMachine, fromTool, type AnyMachineDefinition } from '@flowing/runtime';
@@ -86,18 +87,43 @@ async function perSession(machineId: string, count: number): Promise<number> {
   return ((performance.now() - started) * 1000) / count;
 }
 
-const count = Number(process.argv[2] ?? 2000);
-const rounds = Number(process.argv[3] ?? 5);
-await perSession('inline', 200);
-await perSession('parent', 200);
-const inlineRounds: number[] = [];
-const childRounds: number[] = [];
-for (let round = 0; round < rounds; round++) {
-  inlineRounds.push(await perSession('inline', count));
-  childRounds.push(await perSession('parent', count));
+export interface ChildSessionsFigure {
+  sessions: number;
+  rounds: number;
+  inlineUsPerSession: number;
+  childUsPerSession: number;
+  overheadUsPerSession: number;
 }
-const inlineUs = median(inlineRounds);
-const childUs = median(childRounds);
-process.stdout.write(
-  `${JSON.stringify({ sessions: count, rounds, inlineUsPerSession: Math.round(inlineUs), childUsPerSession: Math.round(childUs), overheadUsPerSession: Math.round(childUs - inlineUs) })}\n`,
-);
+
+/** Rounds interleave the two shapes after an untimed warm-up; medians of the rounds, µs of wall time per session. */
+export async function measureChildSessions(count: number, rounds: number): Promise<ChildSessionsFigure> {
+  await perSession('inline', Math.min(200, count));
+  await perSession('parent', Math.min(200, count));
+  const inlineRounds: number[] = [];
+  const childRounds: number[] = [];
+  // The shape that goes first alternates, so neither always runs on a cooler (or hotter) process.
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) inlineRounds.push(await perSession('inline', count));
+    childRounds.push(await perSession('parent', count));
+    if (round % 2 === 1) inlineRounds.push(await perSession('inline', count));
+  }
+  const inlineUs = median(inlineRounds);
+  const childUs = median(childRounds);
+  return {
+    sessions: count,
+    rounds,
+    inlineUsPerSession: Math.round(inlineUs),
+    childUsPerSession: Math.round(childUs),
+    overheadUsPerSession: Math.round(childUs - inlineUs),
+  };
+}
+
+// Run directly: `[sessions] [rounds]`; from `npm run bench` (runChild): a JSON config `{ sessions, rounds }`.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const config = process.argv[2]?.startsWith('{') ? (JSON.parse(process.argv[2]) as { sessions: number; rounds: number }) : undefined;
+  const figure = await measureChildSessions(
+    config?.sessions ?? Number(process.argv[2] ?? 2000),
+    config?.rounds ?? Number(process.argv[3] ?? 5),
+  );
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
+}

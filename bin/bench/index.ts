@@ -1,3 +1,4 @@
+import type { ChildSessionsFigure } from './child-sessions.ts';
 import { runChild } from './child.ts';
 import { startBenchRedis } from './redis-server.ts';
 import { CASE_NAMES, type CaseFigure, type CaseId, type RoundConfig } from './round.ts';
@@ -159,6 +160,17 @@ export async function benchCommand(options: BenchOptions = {}): Promise<number> 
 
   await memorySection(out, rounds, idle);
   await coldSection(out, cold);
+  try {
+    const child = await runChild<ChildSessionsFigure>('child-sessions', { sessions, rounds });
+    out(
+      `child session against an inline compound state (two instantaneous tool calls, memory store, median of ${rounds} rounds x ${sessions} sessions, a new process):`,
+    );
+    out(`  inline compound state  ${child.inlineUsPerSession} µs per session`);
+    out(`  child session          ${child.childUsPerSession} µs per session (+${child.overheadUsPerSession} µs)`);
+  } catch (error) {
+    out(`error BENCH_ROUND_FAILED: ${(error as Error).message}`);
+    return 1;
+  }
   const wall = (id: CaseId) => median(measuredOf(oneAtATime, id).map((f) => f.us));
   out(`runtime/xstate ratio: ${(wall('memory') / wall('bare')).toFixed(2)}`);
   return 0;

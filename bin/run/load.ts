@@ -1,7 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FlowingError, type AnyMachineDefinition } from '@flowing/runtime';
+import { routeOf, type ChannelRoute } from '@flowing/spec';
 import { nearestNames } from './nearest.ts';
 
 const MACHINE_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -69,4 +70,57 @@ function suggestion(machineId: string): string {
   const near = nearestNames(machineId.toLowerCase(), known);
   if (near.length > 0) return `; did you mean ${near.map((id) => `'${id}'`).join(' or ')}?`;
   return `; known machines: ${known.join(', ')}`;
+}
+
+/** The spec file of a machine id, parsed as plain JSON (undefined when there is none or it does not parse). */
+function readSpecJson(machineId: string): Record<string, unknown> | undefined {
+  for (const root of machineRoots()) {
+    try {
+      return JSON.parse(readFileSync(resolve(root, machineId, `${machineId}.flow.json`), 'utf8')) as Record<string, unknown>;
+    } catch {}
+  }
+  return undefined;
+}
+
+/** The channels a spec publishes on (every `emit` of its transitions and entry/exit blocks). */
+function emittedChannels(node: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(node)) for (const item of node) emittedChannels(item, into);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'emit' && Array.isArray(value)) {
+        for (const message of value) if (typeof message?.channel === 'string') into.add(message.channel);
+      } else emittedChannels(value, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * A machine and every machine a session of it can reach: those it invokes as child sessions (transitively) and those
+ * that receive the channels any of them publishes on. The first is `machineId`'s.
+ */
+export async function loadMachineTree(machineId: string): Promise<AnyMachineDefinition[]> {
+  const loaded = new Map<string, AnyMachineDefinition>();
+  const emitted = new Set<string>();
+  const visit = async (id: string): Promise<void> => {
+    if (loaded.has(id)) return;
+    const definition = await loadMachine(id);
+    loaded.set(id, definition);
+    emittedChannels(readSpecJson(id), emitted);
+    const actors = Object.keys((definition.machine as { implementations?: { actors?: object } }).implementations?.actors ?? {});
+    for (const actor of actors) if (actor.startsWith('machine.')) await visit(actor.slice('machine.'.length));
+  };
+  await visit(machineId);
+  if (emitted.size > 0) {
+    const routes: ChannelRoute[] = [];
+    for (const id of listMachines().generated) {
+      const channels = readSpecJson(id)?.channels as { listen?: string[]; key?: string } | undefined;
+      for (const pattern of channels?.listen ?? []) routes.push({ pattern, machine: id, key: channels?.key ?? '' });
+    }
+    for (const channel of emitted) {
+      const route = routeOf(routes, channel);
+      if (route) await visit(route.machine);
+    }
+  }
+  return [...loaded.values()];
 }

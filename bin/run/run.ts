@@ -12,7 +12,7 @@ import {
 import { checkCaseName, recordCase } from '../test/record.ts';
 import { readEventsFile } from './events-file.ts';
 import { formatEvent } from './format.ts';
-import { loadMachine } from './load.ts';
+import { loadMachineTree } from './load.ts';
 import { streamLines } from './output.ts';
 import { chooseProvider } from './provider.ts';
 import { openStore, type OpenedStore } from './store-option.ts';
@@ -20,6 +20,8 @@ import { openStore, type OpenedStore } from './store-option.ts';
 export interface RunCommandOptions {
   message?: string;
   events?: string;
+  /** The new session's input, a JSON object of context fields (a child session's input, a channel session's key). */
+  input?: string;
   json?: boolean;
   /** `sqlite:PATH`, `redis://...` or `memory` (default). */
   store?: string;
@@ -49,13 +51,17 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
     err(`error ${flow.code}: ${flow.message}`);
   };
   let definition: AnyMachineDefinition;
+  let reachable: AnyMachineDefinition[];
   let events: Array<{ type: string } & Record<string, unknown>> = [];
   let llm: LlmProvider;
   let opened: OpenedStore;
+  let input: Record<string, unknown> | undefined;
   try {
-    definition = await loadMachine(machineId);
+    reachable = await loadMachineTree(machineId);
+    definition = reachable[0]!;
     if (options.record !== undefined) checkCaseName(options.record);
     if (options.events !== undefined) events = await readEventsFile(options.events);
+    if (options.input !== undefined) input = parseInput(options.input);
     llm = await chooseProvider();
     opened = await openStore(options.store);
     if (options.session !== undefined && !opened.durable) {
@@ -72,7 +78,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   if (options.message !== undefined) events.unshift({ type: 'USER_MESSAGE', text: options.message });
 
   try {
-    const runtime = createRuntime({ machines: [definition], store: opened.store, llm });
+    const runtime = createRuntime({ machines: reachable, store: opened.store, llm });
     const printer = createPrinter(options.json === true, out);
     let session: Session;
     if (options.session !== undefined) {
@@ -84,7 +90,7 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
       const sessionId = randomUUID();
       printer.follow(runtime.session(sessionId), 0);
       try {
-        session = await runtime.createSession(definition, undefined, { sessionId });
+        session = await runtime.createSession(definition, input, { sessionId });
       } catch (error) {
         await printer.drain(await storedSeq(runtime.session(sessionId)), err);
         report(error, 'RUN_FAILED');
@@ -115,6 +121,19 @@ export async function runCommand(machineId: string, options: RunCommandOptions =
   } finally {
     await opened.close();
   }
+}
+
+/** `--input`: a JSON object, or RUN_BAD_INPUT (its fields are checked against the context when the session starts). */
+function parseInput(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new FlowingError('RUN_BAD_INPUT', `--input is not JSON: ${(error as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new FlowingError('RUN_BAD_INPUT', '--input must be a JSON object of context fields, e.g. {"orderId": "A1002"}');
+  return value as Record<string, unknown>;
 }
 
 /** Resumes a stored session (calls in flight finish from the journal) and prints what happens from now on. */

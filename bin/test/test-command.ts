@@ -14,6 +14,7 @@ import {
   type PathsReport,
 } from '@flowing/runtime/testing';
 import type { AnyStateMachine } from 'xstate';
+import type { FieldMap } from '@flowing/spec';
 import { listMachines, loadMachine } from '../run/load.ts';
 import { formatMachineReport } from './format.ts';
 import { caseFiles, readSpec, writeFileAtomic } from './machine-files.ts';
@@ -94,6 +95,15 @@ export async function testCommand(machineIds: string[], options: TestCommandOpti
   return ok ? 0 : 1;
 }
 
+/** The declared output fields of each machine `machine` invokes, read from their specs (path samples of child results). */
+async function invokedOutputs(machine: AnyMachineDefinition): Promise<(machineId: string) => FieldMap | undefined> {
+  const outputs = new Map<string, FieldMap | undefined>();
+  for (const actor of Object.keys((machine.machine as AnyStateMachine).implementations.actors)) {
+    if (actor.startsWith('machine.')) outputs.set(actor.slice(8), (await readSpec(actor.slice(8)))?.output);
+  }
+  return (machineId) => outputs.get(machineId);
+}
+
 async function testMachine(
   machine: AnyMachineDefinition,
   options: TestCommandOptions,
@@ -105,7 +115,7 @@ async function testMachine(
   let pathError: { code: string; message: string } | undefined;
   if (options.paths !== false && !live) {
     try {
-      paths = await testPaths(machine, spec ? { spec } : {});
+      paths = await testPaths(machine, { ...(spec ? { spec } : {}), machineOutput: await invokedOutputs(machine) });
       findings.push(...paths.findings);
     } catch (error) {
       pathError = toFlowError(error, 'PATH_LIMIT');

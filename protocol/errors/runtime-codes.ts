@@ -75,6 +75,7 @@ export const RUNTIME_ERROR_CODES = {
   RUN_BAD_STORE:
     '`flowing run --store`: not a store (sqlite:PATH, redis://HOST:PORT or memory), its driver is missing, or --session without a durable store.',
   RUN_BAD_SESSION: '`flowing run --session`: the stored session runs another machine.',
+  RUN_BAD_INPUT: '`flowing run --input`: not a JSON object of context fields.',
   RUN_BAD_CASE_NAME:
     '`flowing run --record`: the case name is not 1-64 characters of a-z 0-9 _ - (it names machines/<id>/cases/<name>.case.jsonl).',
   RUN_OUTPUT_FAILED: '`flowing run`: the output stream failed (a closed pipe, EPIPE, simply ends the output).',

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { ChildSessions } from '../calls/context.ts';
 import type { AnyMachineDefinition, EventOf } from '../definition.ts';
 import type { RuntimeEvent } from '../events.ts';
 import type { RuntimeLimits } from '../limits.ts';
@@ -49,6 +50,11 @@ export interface RuntimeOptions {
    * Without one, nothing of tracing is loaded.
    */
   tracer?: TracerLike;
+  /**
+   * @internal What machine invokes start instead of real child sessions: `flowing test` answers them from a
+   * recording (runtime/testing), as it answers tool and model calls.
+   */
+  childSessions?: ChildSessions;
 }
 
 /** The events a session of this machine accepts; a plain `{ type }` record for machines given by id. */

@@ -1,5 +1,7 @@
 import { FlowingError } from '../errors.ts';
+import type { ChildSessions } from '../calls/context.ts';
 import type { LlmCallOptions, LlmProvider, LlmRequest, LlmResult } from '../llm/types.ts';
+import type { SessionRecord } from '../store/types.ts';
 import { ToolError, type AnyTool } from '../tool.ts';
 import type { CallResult, RecordedCall } from './case-file.ts';
 
@@ -15,7 +17,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** A call the replayed machine made that the recording has no result for (it was not made). */
 export interface MissingCall {
-  call: 'tool' | 'llm';
+  call: 'tool' | 'llm' | 'machine';
   name: string;
   input?: unknown;
 }
@@ -25,6 +27,8 @@ export interface CaseCalls {
   /** The machine's tools with `run` replaced: same contracts, answers from the recording. */
   tools: Record<string, AnyTool>;
   llm: LlmProvider;
+  /** Machine invokes: each child session's recorded end (its output or error), no child session started. */
+  children: ChildSessions;
   /** Calls made that the recording lacks, in order. */
   readonly missing: MissingCall[];
   /** Recorded results nobody asked for. */
@@ -56,11 +60,11 @@ export function createCaseCalls(
     queues.set(key, queue);
   }
   const missing: MissingCall[] = [];
-  const take = (call: 'tool' | 'llm', name: string, input: unknown): RecordedCall => {
+  const take = (call: RecordedCall['call'], name: string, input: unknown): RecordedCall => {
     const next = queues.get(`${call}:${name}`)?.shift();
     if (next) return next;
     missing.push({ call, name, ...(input === undefined ? {} : { input }) });
-    const what = call === 'tool' ? `tool '${name}'` : `model call '${name}'`;
+    const what = call === 'tool' ? `tool '${name}'` : call === 'machine' ? `child session of '${name}'` : `model call '${name}'`;
     throw new ToolError('REPLAY_MISSING_CALL', `the recording has no result for this ${what} call; replay never calls for real`);
   };
 
@@ -114,7 +118,32 @@ export function createCaseCalls(
     generate: model,
     agent: model,
   };
-  return { tools, llm, missing, unused: () => [...queues.values()].flat(), release: () => order?.release() ?? false };
+  const children: ChildSessions = {
+    load: async () => undefined,
+    async start(machineId, input, sessionId) {
+      const recorded = take('machine', machineId, input);
+      await order?.turn(recorded);
+      return childRecord(sessionId, machineId, recorded.result);
+    },
+    // Only a child recorded while it still waited (`pending`) is looked at again: it still waits.
+    attach: async (sessionId) => childRecord(sessionId, '', { pending: true }),
+    cancel: async () => {},
+  };
+  return { tools, llm, children, missing, unused: () => [...queues.values()].flat(), release: () => order?.release() ?? false };
+}
+
+/**
+ * The stored record a child session would have at its end: `done` with the recorded output, `cancelled` or `error`
+ * with the recorded code, or `waiting` for a child that had not ended when the recording stopped.
+ */
+function childRecord(sessionId: string, machineId: string, result: CallResult): SessionRecord {
+  const status = 'pending' in result ? 'waiting' : result.ok ? 'done' : result.error.code === 'SESSION_CANCELLED' ? 'cancelled' : 'error';
+  return {
+    sessionId,
+    machineId,
+    status,
+    ...('pending' in result ? {} : result.ok ? { snapshot: { output: result.output } } : { error: result.error }),
+  } as unknown as SessionRecord;
 }
 
 /**

@@ -40,8 +40,8 @@ export type CallResult = { ok: true; output: unknown } | { ok: false; error: { c
 /** One tool or model call result the recording holds, fed back in order per tool (or per model kind). */
 export interface RecordedCall {
   type: 'call';
-  call: 'tool' | 'llm';
-  /** Tool name, or model call kind (classify, extract, generate, agent). */
+  call: 'tool' | 'llm' | 'machine';
+  /** Tool name, model call kind (classify, extract, generate, agent), or the id of the machine a child session ran. */
   name: string;
   /** The tool's arguments (tools only; informative, replays do not match on them). */
   input?: unknown;
@@ -133,10 +133,14 @@ export function parseCase(text: string, where = 'case'): CaseFile {
         inputs.push(record as unknown as CaseInput);
         break;
       case 'call':
-        if ((record.call !== 'tool' && record.call !== 'llm') || typeof record.name !== 'string' || !isCallResult(record.result)) {
+        if (
+          (record.call !== 'tool' && record.call !== 'llm' && record.call !== 'machine') ||
+          typeof record.name !== 'string' ||
+          !isCallResult(record.result)
+        ) {
           throw new TestingError(
             'CASE_BAD_LINE',
-            `${at}: a call line needs "call": "tool"|"llm", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`,
+            `${at}: a call line needs "call": "tool"|"llm"|"machine", a "name" and a "result" ({ok,output}, {ok:false,error} or {pending:true})`,
           );
         }
         calls.push(record as unknown as RecordedCall);

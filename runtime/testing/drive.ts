@@ -75,6 +75,7 @@ export async function driveSession(
     warmSessions: 1,
     llm: options.llm ?? recorded.llm,
     tools: { ...recorded.tools, ...options.liveTools },
+    childSessions: recorded.children,
     limits: options.limits,
   });
   const sessionId = 'replay';

@@ -26,6 +26,15 @@ export interface PathPlan {
   explored: number;
 }
 
+export interface PlanOptions {
+  maxSnapshots?: number;
+  /**
+   * The output fields a machine declares (its spec's top-level `output`): a machine invoke's sample results are filled
+   * from them (every field, and the required ones only). Without it, a child session answers `{}`.
+   */
+  machineOutput?: (machineId: string) => FieldMap | undefined;
+}
+
 /** Default bound on the snapshots a traversal explores (a context that grows without end would never stop). */
 export const DEFAULT_MAX_SNAPSHOTS = 20_000;
 
@@ -40,12 +49,12 @@ type Adjacency = Record<string, { state: AnyMachineSnapshot; transitions: Record
  * and declared codes, a generic failure) and its timers. Each path is the shortest way to a transition, taken, then
  * continued until no call is in flight.
  */
-export function planPaths(definition: AnyMachineDefinition, options: { maxSnapshots?: number } = {}): PathPlan {
+export function planPaths(definition: AnyMachineDefinition, options: PlanOptions = {}): PathPlan {
   const machine = definition.machine as AnyStateMachine;
   const findings: Finding[] = [];
   const warned = new Set<string>();
   const events = (snapshot: AnyMachineSnapshot) =>
-    eventsFor(definition, snapshot, (tool) => {
+    eventsFor(definition, snapshot, options.machineOutput, (tool) => {
       if (warned.has(tool)) return;
       warned.add(tool);
       findings.push({
@@ -54,8 +63,19 @@ export function planPaths(definition: AnyMachineDefinition, options: { maxSnapsh
         message: `a path needs a result of tool '${tool}', which declares no examples; add examples: [{ input, output }] to its defineTool`,
       });
     });
+  // A conversation grows with every message; what it holds is not a state the graph branches on, so two snapshots
+  // that differ only there are one (else every chat loop would be a new snapshot until the traversal's limit).
+  const conversations = Object.entries(definition.contextFields)
+    .filter(([, field]) => field.type === 'conversation')
+    .map(([name]) => name);
+  const withoutConversations = (context: unknown) => {
+    if (conversations.length === 0 || !context || typeof context !== 'object') return context;
+    const rest = { ...(context as Record<string, unknown>) };
+    for (const name of conversations) delete rest[name];
+    return rest;
+  };
   const serializeState = (snapshot: AnyMachineSnapshot) =>
-    stableJson({ value: snapshot.value, context: snapshot.context, status: snapshot.status });
+    stableJson({ value: snapshot.value, context: withoutConversations(snapshot.context), status: snapshot.status });
   const limit = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
   const traversal = { events, serializeState, limit } as never;
   let adjacency: Adjacency;
@@ -193,19 +213,25 @@ function toScript(name: string, steps: Array<{ event: Event; state: AnyMachineSn
 }
 
 /** Which tool or model kind the invoke `actorId` of the snapshot's active states calls. */
-function sourceOf(snapshot: AnyMachineSnapshot | undefined, actorId: string): { call: 'tool' | 'llm'; name: string } | undefined {
+function sourceOf(snapshot: AnyMachineSnapshot | undefined, actorId: string): { call: RecordedCall['call']; name: string } | undefined {
   for (const node of snapshot ? activeNodes(snapshot) : []) {
     for (const invoke of node.invoke) {
       if (invoke.id !== actorId || typeof invoke.src !== 'string') continue;
       if (invoke.src.startsWith('tool.')) return { call: 'tool', name: invoke.src.slice(5) };
       if (invoke.src.startsWith('llm.')) return { call: 'llm', name: invoke.src.slice(4) };
+      if (invoke.src.startsWith('machine.')) return { call: 'machine', name: invoke.src.slice(8) };
     }
   }
   return undefined;
 }
 
 /** The events the graph tries from a snapshot. */
-function eventsFor(definition: AnyMachineDefinition, snapshot: AnyMachineSnapshot, noExample: (tool: string) => void): Event[] {
+function eventsFor(
+  definition: AnyMachineDefinition,
+  snapshot: AnyMachineSnapshot,
+  machineOutput: PlanOptions['machineOutput'],
+  noExample: (tool: string) => void,
+): Event[] {
   if (snapshot.status !== 'active') return [];
   const out = new Map<string, Event>();
   const add = (event: Event) => out.set(stableJson(event), event);
@@ -220,7 +246,8 @@ function eventsFor(definition: AnyMachineDefinition, snapshot: AnyMachineSnapsho
       const input = (snapshot.children?.[id] as { getSnapshot?: () => { input?: unknown } } | undefined)?.getSnapshot?.().input as
         | Record<string, unknown>
         | undefined;
-      for (const output of outputsFor(definition, src, input, noExample)) add({ type: `xstate.done.actor.${id}`, output, actorId: id });
+      for (const output of outputsFor(definition, src, input, machineOutput, noExample))
+        add({ type: `xstate.done.actor.${id}`, output, actorId: id });
       for (const error of errorsFor(definition, src)) add({ type: `xstate.error.actor.${id}`, error, actorId: id });
     }
   }
@@ -231,8 +258,10 @@ function outputsFor(
   definition: AnyMachineDefinition,
   src: string,
   input: Record<string, unknown> | undefined,
+  machineOutput: PlanOptions['machineOutput'],
   noExample: (tool: string) => void,
 ): unknown[] {
+  if (src.startsWith('machine.')) return filledAndRequired(machineOutput?.(src.slice(8)) ?? {});
   if (src.startsWith('tool.')) {
     const tool = definition.tools[src.slice(5)];
     if (tool && tool.examples.length > 0) return tool.examples.map((e) => e.output);
@@ -242,26 +271,34 @@ function outputsFor(
   switch (src) {
     case 'llm.classify':
       return ((input?.labels as string[] | undefined) ?? []).map((label) => ({ label }));
-    case 'llm.extract': {
-      const fields = (input?.fields ?? {}) as FieldMap;
-      const filled = Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, sampleOf(t)]));
-      const required = Object.fromEntries(
-        Object.entries(fields)
-          .filter(([, t]) => !t.optional)
-          .map(([k, t]) => [k, sampleOf(t)]),
-      );
-      return stableJson(filled) === stableJson(required) ? [filled] : [filled, required];
-    }
+    case 'llm.extract':
+      return filledAndRequired((input?.fields ?? {}) as FieldMap);
     case 'llm.generate':
       return [{ text: 'A generated reply.' }];
     case 'llm.agent':
-      return [{ text: 'An agent answer.', steps: 1 }];
+      // An answer, and a handoff to each target the call declares (each is an onDone edge of its own).
+      return [
+        { text: 'An agent answer.', steps: 1 },
+        ...((input?.handoffs as string[] | undefined) ?? []).map((to) => ({ text: '', steps: 1, handoff: { to, message: 'A1001' } })),
+      ];
     default:
       return [];
   }
 }
 
+/** Two samples of an object with these fields: every field filled, and the required ones only (one when they agree). */
+function filledAndRequired(fields: FieldMap): Array<Record<string, unknown>> {
+  const filled = Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, sampleOf(t)]));
+  const required = Object.fromEntries(
+    Object.entries(fields)
+      .filter(([, t]) => !t.optional)
+      .map(([k, t]) => [k, sampleOf(t)]),
+  );
+  return stableJson(filled) === stableJson(required) ? [filled] : [filled, required];
+}
+
 function errorsFor(definition: AnyMachineDefinition, src: string): Array<{ code: string; message: string }> {
+  if (src.startsWith('machine.')) return [{ code: 'CHILD_FAILED', message: 'the child session failed' }];
   if (!src.startsWith('tool.')) return src.startsWith('llm.') ? [{ code: 'LLM_FAILED', message: 'the model call failed' }] : [];
   const tool = definition.tools[src.slice(5)];
   const errors = new Map<string, { code: string; message: string }>();

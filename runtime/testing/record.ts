@@ -57,8 +57,13 @@ export function inputsOf(events: readonly RuntimeEvent[]): CaseInput[] {
   const inFlight = new Set<string>();
   for (const event of events) {
     const data = event.data as { payload?: { type: string }; event?: unknown; reason?: string; callId?: unknown };
-    if (event.type === 'tool.started' || event.type === 'llm.started') inFlight.add(String(data.callId));
-    else if (['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome'].includes(event.type))
+    if (event.type === 'tool.started' || event.type === 'llm.started' || event.type === 'machine.started')
+      inFlight.add(String(data.callId));
+    else if (
+      ['tool.completed', 'tool.failed', 'llm.completed', 'llm.failed', 'tool.unknown_outcome', 'machine.done', 'machine.failed'].includes(
+        event.type,
+      )
+    )
       inFlight.delete(String(data.callId));
     if (event.type === 'state.changed' && typeof data.event === 'string' && data.event.startsWith(AFTER) && inFlight.size === 0) {
       inputs.push({ type: 'timer', delay: data.event.slice(AFTER.length).split('.')[0]! });
@@ -95,12 +100,18 @@ export function callsOf(events: readonly RuntimeEvent[]): RecordedCall[] {
       case 'llm.started':
         open.set(callId, { type: 'call', call: 'llm', name: String(data.kind), result: { pending: true } });
         break;
+      case 'machine.started':
+        if (data.resumed === true && open.has(callId)) break;
+        open.set(callId, { type: 'call', call: 'machine', name: String(data.machine), input: data.input, result: { pending: true } });
+        break;
       case 'tool.completed':
       case 'llm.completed':
+      case 'machine.done':
         settle(calls, open, callId, { ok: true, output: data.output }, data.usage);
         break;
       case 'tool.failed':
       case 'llm.failed':
+      case 'machine.failed':
         if (data.error?.code === 'CANCELLED') break; // the call was stopped, never answered: it stays pending
         settle(calls, open, callId, { ok: false, error: { code: String(data.error?.code), message: String(data.error?.message ?? '') } });
         break;

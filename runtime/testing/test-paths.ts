@@ -4,7 +4,7 @@ import type { AnyMachineDefinition } from '../definition.ts';
 import { coverageOf, type Coverage } from './coverage.ts';
 import { driveSession } from './drive.ts';
 import { observeLog } from './observe.ts';
-import { planPaths, type MachinePath } from './paths.ts';
+import { planPaths, type MachinePath, type PlanOptions } from './paths.ts';
 import { staticFindings, type Finding } from './static-checks.ts';
 
 /** The outcome of one generated path run headless. */
@@ -35,6 +35,8 @@ export interface TestPathsOptions {
   /** The machine's spec: adds the static findings (unreachable states, dead ends, unused events, constant guards). */
   spec?: FlowSpec;
   maxSnapshots?: number;
+  /** The output fields of the machines this one invokes (see PlanOptions): samples for their child sessions' results. */
+  machineOutput?: PlanOptions['machineOutput'];
 }
 
 /**
@@ -47,7 +49,7 @@ export interface TestPathsOptions {
  * expect(report.coverage.transitions.missed).toEqual([]);
  */
 export async function testPaths(machine: AnyMachineDefinition, options: TestPathsOptions = {}): Promise<PathsReport> {
-  const plan = planPaths(machine, { maxSnapshots: options.maxSnapshots });
+  const plan = planPaths(machine, { maxSnapshots: options.maxSnapshots, machineOutput: options.machineOutput });
   const results: PathResult[] = [];
   const stateValues: unknown[] = [];
   const transitions: string[] = [];

@@ -1,6 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { formatSpec, hasErrors, jsonNestingDepth, MACHINE_ID_PATTERN, parseSpecText, validateSpec, type SpecProblem } from '@flowing/spec';
+import {
+  formatSpec,
+  hasErrors,
+  jsonNestingDepth,
+  MACHINE_ID_PATTERN,
+  parseSpecText,
+  validateSpec,
+  type FlowSpec,
+  type SpecProblem,
+} from '@flowing/spec';
 import { MAX_JSON_DEPTH } from './body.ts';
 import type { ToolCatalog } from '@flowing/codegen';
 import type { StudioContext } from './context.ts';
@@ -38,8 +47,40 @@ export async function loadMachine(context: StudioContext, id: string) {
   const bytes = exists ? await readIfExists(file) : undefined;
   if (bytes === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no machine ${id} (machines/${id}/${id}.flow.json)`, { id });
   const text = bytes.toString('utf8');
-  const { problems } = parseSpecText(text, { tools: await context.tools() });
+  const { problems } = parseSpecText(text, { tools: await context.tools(), resolveMachine: await invokedSpecs(context, parseLoose(text)) });
   return { id, file: projectPath(context, file), path: file, text, version: versionOf(bytes), problems };
+}
+
+/** The machine ids a spec's invokes name (`invoke: { machine }`), anywhere in its states. */
+function invokedIds(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) invokedIds(item, into);
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const machine = key === 'invoke' && item && typeof item === 'object' ? (item as { machine?: unknown }).machine : undefined;
+      if (typeof machine === 'string') into.add(machine);
+      invokedIds(item, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * The specs of the machines `spec` invokes, transitively, read from machines/ the way every spec is read here: a
+ * budget counts what its child machines cost (as `flowing validate` does), so a spec within its budget is not refused.
+ */
+async function invokedSpecs(context: StudioContext, spec: unknown): Promise<(machineId: string) => FlowSpec | undefined> {
+  const found = new Map<string, FlowSpec>();
+  const pending = [...invokedIds(spec, new Set())];
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    if (found.has(id) || !MACHINE_ID_PATTERN.test(id)) continue;
+    const { file, exists } = await machineFile(context.roots, id).catch(() => ({ file: '', exists: false }));
+    const bytes = exists ? await readIfExists(file) : undefined;
+    const child = bytes === undefined ? undefined : parseSpecText(bytes.toString('utf8')).spec;
+    if (!child) continue;
+    found.set(id, child);
+    pending.push(...invokedIds(child, new Set()));
+  }
+  return (machineId) => found.get(machineId);
 }
 
 /** Every machine of machines/ (folders holding `<id>.flow.json` inside machines/), sorted by id. */
@@ -96,7 +137,7 @@ export async function specProblems(
   if (spec.id !== id) {
     throw new StudioError('STUDIO_ID_MISMATCH', `spec.id ${JSON.stringify(spec.id)} differs from the machine in the URL (${id})`, { id });
   }
-  return validateSpec(spec, { tools: tools ?? (await context.tools()) }).problems;
+  return validateSpec(spec, { tools: tools ?? (await context.tools()), resolveMachine: await invokedSpecs(context, spec) }).problems;
 }
 
 /**

@@ -76,6 +76,10 @@ describe('npm run bench (smoke: tiny rounds, the figures are not looked at)', ()
     for (const name of ['zod', 'xstate', '@flowing/runtime', '@flowing/spec'])
       expect(stdout).toMatch(new RegExp(`^ {2}${name}\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\.\\d\\s+-?\\d+\\.\\d$`, 'm'));
     expect(stdout).toMatch(/^ {2}\s*\d+\.\d\s+\d+\s+\d+ {2}\S+\.js \(\S+\.js\)$/m);
+
+    // A child session against the same calls inline (the machine-invoke overhead).
+    expect(stdout).toMatch(/^ {2}inline compound state {2}\d+ µs per session$/m);
+    expect(stdout).toMatch(/^ {2}child session {10}\d+ µs per session \(\+-?\d+ µs\)$/m);
   }, 300_000);
 
   it('refuses a bad option with BENCH_BAD_OPTION and exit code 2, measuring nothing', async () => {

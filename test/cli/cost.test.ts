@@ -46,7 +46,13 @@ describe('flowing cost and the budget in flowing validate', () => {
     expect(cost.stdout).toContain('  budget: modelCalls 6 per turn\n');
 
     const report = JSON.parse(json.stdout) as { machines: Array<{ machineId: string; maximum: unknown; problems: unknown[] }> };
-    expect(report.machines.map((m) => m.machineId)).toEqual(['incident-triage', 'order-support']);
+    expect(report.machines.map((m) => m.machineId)).toEqual([
+      'incident-triage',
+      'order-support',
+      'support-billing',
+      'support-desk',
+      'support-orders',
+    ]);
     expect(report.machines[0]!.maximum).toEqual({
       turn: { modelCalls: 1, toolCalls: 7, tokens: null },
       session: { modelCalls: 2, toolCalls: 14, tokens: null },
@@ -54,6 +60,8 @@ describe('flowing cost and the budget in flowing validate', () => {
     expect(report.machines[1]!.problems).toHaveLength(1);
 
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('flowing cost: no machine no-such-machine (machines: incident-triage, order-support)');
+    expect(unknown.stderr).toContain(
+      'flowing cost: no machine no-such-machine (machines: incident-triage, order-support, support-billing, support-desk, support-orders)',
+    );
   });
 });

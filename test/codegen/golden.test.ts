@@ -86,7 +86,8 @@ describe('flowing codegen --check (B2)', () => {
     const generated = await cli(['codegen', 'machines/order-support/order-support.flow.json']);
     expect(generated.code).toBe(0);
     expect((await cli(['codegen', '--check'])).code).toBe(0);
-  }, 60_000);
+    // Three CLI runs over every example machine (five since support-desk and its two children).
+  }, 120_000);
 
   it('fails when a generated file is edited by hand', async () => {
     const file = join(project.dir, 'machines/incident-triage/incident-triage.registry.ts');

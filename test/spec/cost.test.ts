@@ -14,6 +14,7 @@ const exampleTools: Record<string, ToolInfo> = Object.fromEntries(
     ['fetch_logs', true],
     ['fetch_metrics', true],
     ['page_oncall', false],
+    ['faq_lookup', true],
   ].map(([name, idempotent]) => [name, { name, idempotent, risk: 'low', retries: 2 } as ToolInfo]),
 );
 
@@ -85,6 +86,36 @@ describe('cost bound of the examples (hand-computed)', () => {
     expect(cost.maximum.session).toEqual(calls(2, 14));
     expect(cost.paths).toHaveLength(1);
     expect(cost.paths[0]!.to).toBe('resolved');
+  });
+
+  it('support-desk: a hop adds the costliest path of the child machine to the triage agent; 6 model calls a turn, within its budget', () => {
+    const children = new Map(['support-orders', 'support-billing'].map((id) => [id, example(id)]));
+    const resolveMachine = (id: string) => children.get(id);
+    // Its budget counts its children: it validates only with them.
+    const validated = validateSpec(JSON.parse(readFileSync(`${REPO_DIR}machines/support-desk/support-desk.flow.json`, 'utf8')), {
+      resolveMachine,
+    });
+    expect(validated.problems).toEqual([]);
+    const desk = validated.spec!;
+    const cost = computeCost(desk, { tools: exampleTools, resolveMachine });
+    // triage: 2 iterations (300 tokens each), each with up to 4 faq_lookup calls of 3 attempts.
+    const triage = { modelCalls: 2, toolCalls: 2 * 4 * 3, tokens: 600 };
+    // support-orders: extract (1 + 2 repairs, 50 tokens each), resolve_user, query_order, trace_shipment (3 attempts
+    // each), generate (300 tokens).
+    const orders = { modelCalls: 3 + 1, toolCalls: 3 + 3 + 3, tokens: 150 + 300 };
+    // support-billing, its whole path (the approval is the child's turn): extract, resolve_user, query_order, generate
+    // (200 tokens), issue_refund once (not idempotent).
+    const billing = { modelCalls: 3 + 1, toolCalls: 3 + 3 + 1, tokens: 150 + 200 };
+    const sum = (a: Cost, b: Cost) => ({
+      modelCalls: a.modelCalls! + b.modelCalls!,
+      toolCalls: a.toolCalls! + b.toolCalls!,
+      tokens: a.tokens! + b.tokens!,
+    });
+    expect(turn(cost, 'idle', 'USER_MESSAGE', 'idle').cost).toEqual(sum(triage, orders));
+    expect(cost.calls.billing!.cost).toEqual(billing);
+    expect(cost.maximum.turn).toEqual(sum(triage, orders));
+    expect(cost.maximum.turn.modelCalls).toBeLessThanOrEqual(desk.budget!.modelCalls!);
+    expect(cost.problems).toEqual([]);
   });
 });
 

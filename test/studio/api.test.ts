@@ -37,7 +37,7 @@ describe('GET /api/machines', () => {
     const { status, json } = await api('GET', 'machines');
     expect(status).toBe(200);
     const ids = json.machines.map((m: { id: string }) => m.id);
-    expect(ids).toEqual(['incident-triage', 'order-support']);
+    expect(ids).toEqual(['incident-triage', 'order-support', 'support-billing', 'support-desk', 'support-orders']);
     for (const machine of json.machines) {
       expect(machine.file).toBe(`machines/${machine.id}/${machine.id}.flow.json`);
       expect(machine.version).toBe(sha256(await readFile(specPath(machine.id))));
