@@ -47,6 +47,7 @@ export const SLOW_LANE = [
   'test/server/crash-timers.test.ts',
   'test/runtime/crash-points.test.ts',
   'test/runtime/crash-child.test.ts',
+  'test/runtime/agent-approval-crash.test.ts',
   'test/runtime/redis-aof-kill.test.ts',
   'test/runtime/store-durability.test.ts',
   // corpus, property and whole-project runs, 20-70 s each: the hostile-spec corpus (B1), the codegen property run,
@@ -68,6 +69,10 @@ export const SLOW_LANE = [
   'test/server/first-token.test.ts',
   // the studio's live type check and Generate of an edited spec: warm and cold type checks, and `flowing codegen` runs
   'test/studio/api-check.test.ts',
+  // channels: a SIGKILLed sender, runtimes on a real Redis, two `flowing serve` processes with the receiver killed
+  'test/runtime/channels-crash.test.ts',
+  'test/runtime/channels-redis.test.ts',
+  'test/server/channels-serve.test.ts',
 ];
 
 const ALL_TESTS = ['test/**/*.test.ts'];

@@ -1,7 +1,8 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
+import { CheckCache, checkCacheFile } from './check-cache.ts';
 import { findRegions, type SourceRegion } from './emit/writer.ts';
 import type { Problem } from './problems.ts';
 
@@ -17,15 +18,21 @@ export interface CheckedFile {
 
 /**
  * Type-checks generated modules in one long-lived ts-morph Project with the project's tsconfig. Keep one instance:
- * a warm check is several times faster than a cold one, since lib files and node_modules types stay parsed.
+ * a warm check is several times faster than a cold one, since lib files and node_modules types stay parsed. Code
+ * that checked clean is not checked again while nothing it depends on changed (see CheckCache).
  */
 export class GeneratedCodeChecker {
   private readonly project: Project;
   /** Files outside node_modules the last program read (the generated code's imports), and their last seen mtimes. */
   private dependencies: string[] = [];
   private readonly seen = new Map<string, number>();
+  private readonly cache: CheckCache;
+  /** What every check's cache key starts with: the compiler, its options and the project's configuration files. */
+  private readonly setting: string[];
 
-  constructor(rootDir: string) {
+  /** @param options.persist keep the clean results in the project's node_modules/.cache (default: in memory only). */
+  constructor(rootDir: string, options: { persist?: boolean } = {}) {
+    this.cache = new CheckCache(options.persist ? checkCacheFile(rootDir) : undefined);
     this.project = new Project({
       tsConfigFilePath: join(rootDir, 'tsconfig.json'),
       skipAddingFilesFromTsConfig: true,
@@ -33,10 +40,26 @@ export class GeneratedCodeChecker {
       // Node's types only when the project has them (a new project may not).
       compilerOptions: { lib: ['lib.es2023.d.ts'], types: hasNodeTypes(rootDir) ? ['node'] : [] },
     });
+    this.setting = [
+      ts.version,
+      JSON.stringify(this.project.getCompilerOptions()),
+      ...['tsconfig.json', 'package.json'].map((file) => textOf(join(rootDir, file))),
+    ];
   }
 
-  /** Checks the files (in memory; nothing is written) and maps each diagnostic back to a spec pointer. */
-  check(files: readonly CheckedFile[]): Problem[] {
+  /**
+   * Checks the files (in memory; nothing is written) and maps each diagnostic back to a spec pointer; `reused` when
+   * the same files checked clean before and nothing they read has changed since.
+   */
+  async check(files: readonly CheckedFile[]): Promise<{ problems: Problem[]; reused: boolean }> {
+    const key = CheckCache.key([...this.setting, ...files.flatMap((f) => [f.path, f.text])]);
+    if (await this.cache.isClean(key)) return { problems: [], reused: true };
+    const problems = this.checkNow(files);
+    if (problems.length === 0) await this.cache.remember(key, this.readFiles(files));
+    return { problems, reused: false };
+  }
+
+  private checkNow(files: readonly CheckedFile[]): Problem[] {
     const checked = new Set(files.map((f) => f.path));
     this.refreshHandWritten(checked);
     const sources = files.map((file) => ({ file, source: this.project.createSourceFile(file.path, file.text, { overwrite: true }) }));
@@ -79,6 +102,16 @@ export class GeneratedCodeChecker {
     }
   }
 
+  /** Every file the last program read besides the checked ones and TypeScript's own lib files. */
+  private readFiles(files: readonly CheckedFile[]): string[] {
+    const checked = new Set(files.map((f) => f.path));
+    return this.project
+      .getProgram()
+      .compilerObject.getSourceFiles()
+      .filter((file) => !checked.has(file.fileName) && !file.hasNoDefaultLib)
+      .map((file) => file.fileName);
+  }
+
   /** Remembers the files outside node_modules the last program read, with their modification times. */
   private recordDependencies(skip: Set<string>): void {
     this.dependencies = [];
@@ -96,6 +129,14 @@ function mtimeOf(path: string): number {
     return statSync(path).mtimeMs;
   } catch {
     return -1;
+  }
+}
+
+function textOf(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
   }
 }
 

@@ -125,11 +125,16 @@ export async function codegenCommand(
     process.stderr.write(`flowing codegen: ${escapeControlCharacters(resolved.error)}\n`);
     return EXIT_USAGE;
   }
-  const codegen = createCodegen({ rootDir });
+  const codegen = createCodegen({ rootDir, persistTypeCheck: true });
   const tools = await loadToolCatalog(rootDir);
   const machines = await loadMachineCatalog(rootDir);
   const findings: Finding[] = [];
-  const report: Array<{ spec: string; files: Array<{ path: string; changed: boolean }>; timings: Record<string, number> }> = [];
+  const report: Array<{
+    spec: string;
+    files: Array<{ path: string; changed: boolean }>;
+    timings: Record<string, number>;
+    typeCheck?: 'checked' | 'reused';
+  }> = [];
   const drifted: string[] = [];
 
   const schemaText = flowSchemaText();
@@ -155,7 +160,12 @@ export async function codegenCommand(
       machines,
     });
     for (const problem of result.problems) findings.push({ file, ...problem });
-    report.push({ spec: file, files: result.files.map((f) => ({ path: f.path, changed: f.changed })), timings: result.timings });
+    report.push({
+      spec: file,
+      files: result.files.map((f) => ({ path: f.path, changed: f.changed })),
+      timings: result.timings,
+      ...(result.typeCheck ? { typeCheck: result.typeCheck } : {}),
+    });
     if (options.check && result.ok) {
       for (const generated of result.files.filter((f) => f.changed)) {
         drifted.push(generated.path);

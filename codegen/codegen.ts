@@ -31,6 +31,11 @@ export interface CodegenResult {
   /** Files created by scaffolding (tool stubs, impl stubs), relative paths. */
   scaffolded: string[];
   timings: Record<string, number>;
+  /**
+   * `checked` when the generated code was type-checked, `reused` when the same code had checked clean and nothing it
+   * reads changed since (so it was not checked again); absent when there was no type check.
+   */
+  typeCheck?: 'checked' | 'reused';
 }
 
 export interface GenerateOptions {
@@ -63,12 +68,21 @@ export function flowSchemaText(): string {
   return JSON.stringify(flowSpecJsonSchema(), null, 2) + '\n';
 }
 
+export interface CodegenOptions {
+  rootDir: string;
+  /**
+   * Keep what type-checked clean in the project's node_modules/.cache, so another process (the next `flowing
+   * codegen`) does not check unchanged code again. Default false: a long-lived generator remembers it in memory.
+   */
+  persistTypeCheck?: boolean;
+}
+
 /**
  * Creates a code generator bound to a project root. It keeps one ts-morph Project for its lifetime, so repeated
  * generation (the studio's Generate button) type-checks warm.
  * @example const codegen = createCodegen({ rootDir: process.cwd() }); await codegen.generate('machines/x/x.flow.json')
  */
-export function createCodegen(options: { rootDir: string }): Codegen {
+export function createCodegen(options: CodegenOptions): Codegen {
   const rootDir = resolve(options.rootDir);
   let checker: GeneratedCodeChecker | undefined;
   const rel = (path: string) => relative(rootDir, path).split('\\').join('/');
@@ -147,8 +161,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       files.push({ path: rel(file.absolute), text: file.text, previous, changed: previous !== file.text });
     }
     const problems: Problem[] = [...warnings];
+    let typeCheck: CodegenResult['typeCheck'];
     if (opts.typeCheck ?? true) {
-      checker ??= new GeneratedCodeChecker(rootDir);
+      checker ??= new GeneratedCodeChecker(rootDir, { persist: options.persistTypeCheck });
       const checked = [
         ...stubs.map((stub) => ({ path: join(rootDir, stub.path), text: stub.text, displayPath: stub.path })),
         ...generated.map((f) => ({ path: f.absolute, text: f.text, regions: f.regions, displayPath: rel(f.absolute) })),
@@ -156,7 +171,9 @@ export function createCodegen(options: { rootDir: string }): Codegen {
           ? [{ path: implPath, text: newImpl ?? existingImpl!, displayPath: rel(implPath) }]
           : []),
       ];
-      problems.push(...checker.check(checked));
+      const check = await checker.check(checked);
+      problems.push(...check.problems);
+      typeCheck = check.reused ? 'reused' : 'checked';
       t = lap('typeCheck', t);
     }
     const ok = !problems.some((p) => p.severity === 'error');
@@ -175,7 +192,7 @@ export function createCodegen(options: { rootDir: string }): Codegen {
       lap('write', t);
     }
     timings.total = Math.round(performance.now() - started);
-    return { ok, specId: spec.id, problems, files, scaffolded, timings };
+    return { ok, specId: spec.id, problems, files, scaffolded, timings, ...(typeCheck ? { typeCheck } : {}) };
   }
 
   return {

@@ -5,6 +5,7 @@ export {
   writeFileAtomic,
   type Codegen,
   type CodegenFile,
+  type CodegenOptions,
   type CodegenResult,
   type GenerateOptions,
 } from './codegen.ts';
@@ -13,5 +14,6 @@ export { scaffoldTool, implText, newSpecSkeleton, SPEC_SCHEMA_REFERENCE } from '
 export { CODEGEN_PROBLEM_CODES, type Problem, type CodegenProblemCode } from './problems.ts';
 export { machineNames, camelCase, pascalCase } from './names.ts';
 export { GENERATOR_VERSION } from './version.ts';
+export { CHECK_CACHE_FILE } from './check-cache.ts';
 export { printExpression, type ExpressionSite } from './emit/expressions.ts';
 export { loadMcpProject, snapshotFile, toolsModuleFile, MCP_CONFIG_FILE, type McpProject, type McpProjectServer } from './mcp/project.ts';

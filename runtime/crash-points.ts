@@ -13,6 +13,8 @@ export const CRASH_POINTS = [
   // has not yet recorded it
   'machine-before-child',
   'machine-child-ended',
+  // channels: the step that sent a message is stored, the message not yet handed to its receiver
+  'channel-sent-before-delivery',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -112,6 +112,14 @@ async function playLog(
     } else if (event.type === 'transition.rejected' && 'payloadSha256' in data) {
       await check(event.seq - 1);
       await carryOver(runtime, event);
+    } else if (event.type === 'approval.decided' && typeof (data as { callId?: unknown }).callId === 'string' && !isWithdrawal(data)) {
+      // A decision on a call an agent's model proposed takes no transition: it is replayed from its own record.
+      await check(event.seq - 1);
+      const decided = data as { decision?: string; reason?: string | null };
+      await session.send({
+        type: decided.decision === 'approved' ? 'APPROVE' : 'REJECT',
+        ...(decided.reason ? { reason: decided.reason } : {}),
+      } as never);
     } else if (event.type === 'session.cancelled') {
       await check(event.seq - 1);
       await session.cancel(data.reason);
@@ -120,6 +128,11 @@ async function playLog(
   await check(options.log.length);
   compare(recorded, replayedWhole, compared, Math.max(options.log.length, replayed.length));
   return { events: replayed, snapshot: await session.snapshot() };
+}
+
+/** An agent's proposal closed because its state was left (the runtime's doing, not a person's decision). */
+function isWithdrawal(data: { reason?: unknown }): boolean {
+  return typeof data.reason === 'string' && data.reason.startsWith('withdrawn:');
 }
 
 /** Creates the session the way the recording did: anew with its input, or as a fork of its parent at the same event. */

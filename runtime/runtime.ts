@@ -21,11 +21,22 @@ import type { Runtime, RuntimeOptions, Session } from './session/types.ts';
 import type { SessionTracer } from './trace/session-tracer.ts';
 import type { TracerLike } from './trace/types.ts';
 import { createMemoryStore } from './store/memory.ts';
-import { deliverMessage, type ChannelMessage } from './channels/deliver.ts';
+import { deliverMessage, warnUndelivered, type ChannelMessage } from './channels/deliver.ts';
 import { ChannelRouter } from './channels/router.ts';
+import { startChannels } from './channels/start.ts';
 import type { VersionScope } from './migrate/list.ts';
+import type { RuntimeEvent } from './events.ts';
 
-export type { CancelResult, Runtime, RuntimeOptions, Session, SessionEvent, SessionSnapshot, SendOptions } from './session/types.ts';
+export type {
+  CancelResult,
+  Runtime,
+  RuntimeChannels,
+  RuntimeOptions,
+  Session,
+  SessionEvent,
+  SessionSnapshot,
+  SendOptions,
+} from './session/types.ts';
 
 /**
  * A random UUID as one flat string. Node builds `randomUUID()` by concatenation, a rope of about fifteen pieces
@@ -81,20 +92,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     calls: new Semaphore(limits.maxConcurrentCalls),
     crashPoint: crashPointsFrom(process.env.FLOWING_FAULT),
     random: options.random ?? Math.random,
-    channelTarget: (channel, key) => router.target(channel, key),
-    sendMessages: (from, sent) => {
-      for (const event of sent) {
-        const message = { ...(event.data as Omit<ChannelMessage, 'from'>), from };
-        void deliveries.run((event.data as { to: string }).to, () =>
-          deliverMessage(self!, router, message).then(
-            (result) => {
-              if (!result.applied) warnUndelivered(message, `${result.code}: ${result.message}`);
-            },
-            (error: unknown) => warnUndelivered(message, error instanceof Error ? error.message : String(error)),
-          ),
-        );
-      }
-    },
+    // With a store that carries messages between processes, a channel no machine of this runtime listens to may have
+    // its receiver in another process: the message is stored all the same, and routed where it is received.
+    channelTarget: (channel, key) => router.target(channel, key) ?? (store.channels ? {} : undefined),
+    // There, the store's commit is the outbox and consumers deliver (see startChannels); here, this runtime does.
+    ...(store.channels
+      ? {}
+      : {
+          sendMessages: (from: string, sent: readonly RuntimeEvent[]) => {
+            host.crashPoint('channel-sent-before-delivery');
+            for (const event of sent) {
+              const message = { ...(event.data as Omit<ChannelMessage, 'from'>), from };
+              void deliveries.run((event.data as { to: string }).to, () =>
+                deliverMessage(self!, router, message).then(
+                  (result) => {
+                    if (!result.applied) warnUndelivered(message, `${result.code}: ${result.message}`);
+                  },
+                  (error: unknown) => warnUndelivered(message, error instanceof Error ? error.message : String(error)),
+                ),
+              );
+            }
+          },
+        }),
     deliver: trace
       ? (id, events) => {
           subscriptions.deliver(id, events);
@@ -183,6 +202,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const { countByState } = await import('./migrate/list.ts');
       return countByState(store, registry.get(machineId).definition.id);
     },
+    channels: startChannels({ runtime: () => self!, router, store, deliveries, clock }),
   };
   return self;
 }
@@ -212,16 +232,6 @@ function tracing(tracer: TracerLike): (work: (tracer: SessionTracer) => void) =>
       return loaded;
     });
   };
-}
-
-/**
- * A message its receiver refused (the receiver's log has the refusal) or that could not reach it (no session could be
- * made for its key): said on stderr with the message id, so it is never dropped silently.
- */
-function warnUndelivered(message: ChannelMessage, reason: string): void {
-  process.emitWarning(`channel message ${message.messageId} on '${message.channel}' from ${message.from} was not applied: ${reason}`, {
-    code: 'CHANNEL_UNDELIVERED',
-  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -513,13 +513,8 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       const here = typeof entry === 'string' ? [...at, 'tools', i] : [...at, 'tools', i, 'tool'];
       if (!checkToolName(name, here)) return;
       if (typeof entry !== 'string') checkBinding(entry.bind, toolInfo(options, name), [...at, 'tools', i, 'bind']);
+      // A high-risk tool may be handed to an agent: the model only proposes its calls, and a person approves each one.
       if (options.tools && !toolInfo(options, name)) report('SPEC_UNKNOWN_TOOL', here, `tool '${name}' is not defined in tools/`);
-      else if (toolInfo(options, name)?.risk === 'high')
-        report(
-          'SPEC_RISKY_TOOL_NOT_APPROVED',
-          here,
-          `high-risk tool '${name}' cannot be handed to an agent; invoke it from a state entered by APPROVE`,
-        );
     });
     const scripted = invoke.scripted;
     const enumValues = new Set(Object.values({ ...invoke.fields, ...invoke.output }).flatMap((type) => type.values ?? []));

@@ -3,18 +3,22 @@
  * whose transitions all assign something different: ~400 named assigns), cold (a fresh CLI process on the sources,
  * as `npm run gen` runs it) and warm (one long-lived code generator, as the studio keeps one, after an edit of the
  * spec), with medians over several runs, the line counts of the generated machine modules, and `flowing codegen`
- * cold on the project `flowing init` makes. Wall time and CPU time are both shown: on a shared, loaded machine the
- * wall time mostly measures the other processes, the CPU time much less so.
- * Run with `npm run bench:codegen [-- runs]` (default 5 runs per figure).
+ * cold on the project `flowing init` makes: its first run (a new project each time: nothing checked yet) and a run
+ * again on the unchanged project (its clean check is reused from node_modules/.cache/flowing). Wall time and CPU time
+ * are both shown: on a shared, loaded machine the wall time mostly measures the other processes, the CPU time much
+ * less so.
+ * Run with `npm run bench:codegen [-- runs [parts]]` (default 5 runs per figure; parts: a comma list of `init`,
+ * `cold`, `warm`, default all).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCodegen } from '@flowing/codegen';
+import { CHECK_CACHE_FILE, createCodegen } from '@flowing/codegen';
 
 const root = process.cwd();
 const runs = Number(process.argv[2] ?? 5);
+const parts = new Set((process.argv[3] ?? 'init,cold,warm').split(','));
 const EXAMPLES = ['machines/order-support/order-support.flow.json', 'machines/incident-triage/incident-triage.flow.json'];
 
 /** A machine of `size` states; with `distinctAssigns`, every transition's assign differs (one named action each). */
@@ -86,7 +90,7 @@ const CPU_REPORT =
   'data:text/javascript,process.on("exit",()=>{const u=process.cpuUsage();process.stderr.write("CPU_MS "+Math.round((u.user+u.system)/1000)+"\\n")})';
 
 /** One fresh process: the whole `flowing codegen [spec]` wall and CPU time, and its own type-check time. */
-function coldRun(spec: string | undefined, cwd = root): { wall: number; cpu: number; typeCheck: number } {
+function coldRun(spec: string | undefined, cwd = root): { wall: number; cpu: number; typeCheck: number; reused: boolean } {
   const started = performance.now();
   const child = spawnSync(
     process.execPath,
@@ -105,9 +109,10 @@ function coldRun(spec: string | undefined, cwd = root): { wall: number; cpu: num
   );
   const wall = Math.round(performance.now() - started);
   if (child.status !== 0) throw new Error(`codegen ${spec ?? cwd} exited ${child.status}: ${child.stdout}${child.stderr}`);
-  const report = JSON.parse(child.stdout) as { specs: Array<{ timings: Record<string, number> }> };
+  const report = JSON.parse(child.stdout) as { specs: Array<{ timings: Record<string, number>; typeCheck?: string }> };
   const typeCheck = report.specs.reduce((sum, s) => sum + (s.timings.typeCheck ?? 0), 0);
-  return { wall, cpu: Number(/CPU_MS (\d+)/.exec(child.stderr)?.[1]), typeCheck };
+  const reused = report.specs.every((s) => s.typeCheck === 'reused');
+  return { wall, cpu: Number(/CPU_MS (\d+)/.exec(child.stderr)?.[1]), typeCheck, reused };
 }
 
 /** The project `flowing init` makes, in a temporary folder, resolving packages like the repository does. */
@@ -143,23 +148,38 @@ for (const [id, size, distinct] of BIG) {
 /** Prints each figure as soon as it is measured (a full run takes minutes on a loaded machine). */
 const report = (what: string, value: string) => console.log(`${what.padEnd(56)} ${value}`);
 
-const init = initProject();
-try {
-  const cold = Array.from({ length: runs }, () => coldRun(undefined, init));
-  report('cold `flowing codegen` wall, init project', figure(cold.map((c) => c.wall)));
-  report('cold `flowing codegen` CPU, init project', figure(cold.map((c) => c.cpu)));
-} finally {
-  rmSync(init, { recursive: true, force: true });
+if (parts.has('init')) {
+  const first: Array<ReturnType<typeof coldRun>> = [];
+  const again: Array<ReturnType<typeof coldRun>> = [];
+  for (let i = 0; i < runs; i++) {
+    const init = initProject();
+    try {
+      first.push(coldRun(undefined, init));
+      again.push(coldRun(undefined, init));
+    } finally {
+      rmSync(init, { recursive: true, force: true });
+    }
+  }
+  if (first.some((c) => c.reused) || again.some((c) => !c.reused)) throw new Error('init project: unexpected type-check reuse');
+  report('cold `flowing codegen` wall, new init project', figure(first.map((c) => c.wall)));
+  report('cold `flowing codegen` CPU, new init project', figure(first.map((c) => c.cpu)));
+  report('cold `flowing codegen` wall, init project again', figure(again.map((c) => c.wall)));
+  report('cold `flowing codegen` CPU, init project again', figure(again.map((c) => c.cpu)));
 }
 
-for (const spec of specs) {
-  const cold = Array.from({ length: runs }, () => coldRun(spec));
+for (const spec of parts.has('cold') ? specs : []) {
+  // Each run checks from scratch: the clean checks of earlier runs (kept in node_modules/.cache) are dropped first.
+  const cold = Array.from({ length: runs }, () => {
+    rmSync(join(root, CHECK_CACHE_FILE), { force: true });
+    return coldRun(spec);
+  });
   const name = spec.split('/').pop()!;
   report(`cold process wall, ${name}`, figure(cold.map((c) => c.wall)));
   report(`cold process CPU, ${name}`, figure(cold.map((c) => c.cpu)));
   report(`cold type-check wall, ${name}`, figure(cold.map((c) => c.typeCheck)));
 }
 
+if (!parts.has('warm')) process.exit(0);
 const codegen = createCodegen({ rootDir: root });
 const first = await codegen.generate(EXAMPLES[0]!, { write: false });
 report('in-process first check (order-support)', `${first.timings.typeCheck} ms`);

@@ -62,6 +62,10 @@ export interface CallContext {
   approval(): ApprovalRecord | undefined;
   /** Marks the approved call as paid out, so one approval runs one call. */
   consumeApproval(): void;
+  /** Makes `approval` (a call the model proposed) the one the session waits for, and logs `approval.requested`. */
+  requestApproval(approval: ApprovalRecord): void;
+  /** The call waiting for the proposal `callId` ended undecided (its state was left): its approval is closed, logged. */
+  withdrawApproval(callId: string): void;
   /** Tokens the session has spent so far. */
   usage(): LlmUsage;
   addUsage(usage: LlmUsage): void;

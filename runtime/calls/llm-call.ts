@@ -6,8 +6,20 @@ import { FlowingError, formatIssues, toFlowError } from '../errors.ts';
 import { requestHash } from '../inspect/request-hash.ts';
 import type { ResolvedLimits } from '../limits.ts';
 import { agentResolution, checkedHandoff } from '../llm/handoff.ts';
-import type { AgentHandoff, AgentOutput, AgentToolCaller, LlmCallOptions, LlmRequest, LlmResult, LlmUsage } from '../llm/types.ts';
+import type {
+  AgentHandoff,
+  AgentOutput,
+  AgentRequest,
+  AgentResume,
+  AgentSuspension,
+  AgentToolCaller,
+  LlmCallOptions,
+  LlmRequest,
+  LlmResult,
+  LlmUsage,
+} from '../llm/types.ts';
 import { conversationMessages } from './agent-messages.ts';
+import { answerProposals, waitKey, type AgentWait } from './agent-proposals.ts';
 import type { CallContext } from './context.ts';
 import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
@@ -60,9 +72,22 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
   }
   const invokeTimeout = call.invoke && 'timeoutMs' in call.invoke ? call.invoke.timeoutMs : undefined;
   const timeoutMs = invokeTimeout ?? limits.llmTimeoutMs;
-  const deadline = call.deadline.child(timeoutMs, () => new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`));
+  // An agent's time limit is per stretch of model work: a wait for a person's approval in between is not timed.
+  const deadline = call.deadline.child(kind === 'agent' ? undefined : timeoutMs, () => llmTimeout(timeoutMs));
   const startedAt = clock.now();
   let release: (() => void) | undefined;
+  const slot = {
+    /** Runs `work` without holding a call slot (the session waits for a person meanwhile). */
+    async without<T>(work: () => Promise<T>): Promise<T> {
+      release?.();
+      release = undefined;
+      try {
+        return await work();
+      } finally {
+        release = (!deadline.isAborted && call.slots.tryAcquire()) || (await call.slots.acquire(deadline));
+      }
+    },
+  };
   try {
     // A free slot is taken at once; only a wait needs an AbortSignal (made then, like the one the provider may read).
     release = (!deadline.isAborted && call.slots.tryAcquire()) || (await call.slots.acquire(deadline));
@@ -81,7 +106,7 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     void call.commit(false);
-    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs, agent)), remembered?.summary);
+    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs, agent, slot)), remembered?.summary);
     call.record({
       key,
       kind: 'llm',
@@ -104,6 +129,8 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
     void call.commit(false);
     return result.output;
   } catch (thrown) {
+    // The whole run stopped (parked while waiting, cancelled, taken over): nothing is recorded, a resumed run goes on.
+    if (call.runStopped) throw toFlowError(thrown, 'CANCELLED');
     const error = toFlowError(deadline.isAborted && !(thrown instanceof FlowingError) ? deadline.reason : thrown, 'LLM_FAILED');
     // A failed call spent tokens too (a cut stream, answers that failed validation): they count against the budget.
     const spentOnFailure = (error.details as { usage?: LlmUsage } | undefined)?.usage;
@@ -116,6 +143,10 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
     release?.();
     deadline.dispose();
   }
+}
+
+function llmTimeout(timeoutMs: number): FlowingError {
+  return new FlowingError('LLM_TIMEOUT', `the model did not answer within ${timeoutMs} ms`);
 }
 
 function withModel(request: LlmRequest, limits: ResolvedLimits): LlmRequest {
@@ -174,6 +205,7 @@ async function runKind(
   deadline: Deadline,
   timeoutMs: number,
   agent: string | undefined,
+  slot: { without<T>(work: () => Promise<T>): Promise<T> },
 ): Promise<LlmResult<unknown> & { handoff?: AgentHandoff }> {
   const { llm, key } = call;
   const usage: LlmUsage = { promptTokens: 0, completionTokens: 0 };
@@ -214,9 +246,12 @@ async function runKind(
     case 'agent': {
       const maxIterations = Math.min(request.maxIterations, call.limits.maxAgentIterations);
       const maxToolCalls = maxIterations * AGENT_TOOL_CALLS_PER_ITERATION;
-      // The loop stops on its own limits (or with the call); the tool calls it makes hang off it.
-      const loop = deadline.child();
-      let toolCalls = 0;
+      // Where the loop last stopped for proposals a person decides (journaled): it goes on from there.
+      const saved = call.nested(waitKey(key), deadline).recorded()?.completed;
+      let wait = saved?.ok ? (saved.output as AgentWait) : undefined;
+      // Each stretch of model work has its own loop deadline (and time limit); the tool calls it makes hang off it.
+      let loop = deadline.child();
+      let toolCalls = wait?.toolCalls ?? 0;
       const callToolFromAgent: AgentToolCaller = async (name, args) => {
         // Once the loop is stopped, a provider that keeps calling is left waiting: it can no longer spin or act.
         if (loop.isAborted) return new Promise(() => {});
@@ -256,31 +291,59 @@ async function runKind(
         const tool = call.tools[name];
         if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
       }
+      const needsApproval = (name: string) => request.tools.includes(name) && call.tools[name]?.risk === 'high';
       const options = callOptions(call, deadline, timeoutMs);
+      let attempts = 0;
       try {
-        const result = await loop.race(
-          llm.agent(
-            { ...request, maxIterations },
-            {
-              signal: loop.signal,
-              timeoutMs,
-              callId: key,
-              clock: call.clock,
-              onRetry: options.onRetry!,
-              // A structured answer is JSON for the machine, not text for the user: it is not streamed out.
-              ...(request.output ? {} : { onDelta: deltas(call, loop) }),
-              onTokens: budgetGuard(call),
-              callTool: callToolFromAgent,
-              toolSchemas,
-              onStep: (step) => {
-                call.emit('agent.step', { callId: key, ...step });
-                if (step.iteration > maxIterations)
-                  loop.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
+        let result: LlmResult<AgentOutput>;
+        for (;;) {
+          // Proposals wait for a person with no call slot held and no time limit running; an approved one runs on the slot.
+          const resume = wait && { ...wait, answers: { ...wait.answers, ...(await answerProposals(call, wait, slot.without)) } };
+          loop.dispose();
+          loop = deadline.child(timeoutMs, () => llmTimeout(timeoutMs));
+          result = await loop.race(
+            llm.agent(
+              { ...request, maxIterations },
+              {
+                signal: loop.signal,
+                timeoutMs,
+                callId: key,
+                clock: call.clock,
+                onRetry: options.onRetry!,
+                // A structured answer is JSON for the machine, not text for the user: it is not streamed out.
+                ...(request.output ? {} : { onDelta: deltas(call, loop) }),
+                onTokens: budgetGuard(call),
+                callTool: callToolFromAgent,
+                toolSchemas,
+                needsApproval,
+                ...(resume ? { resume: resumeOf(resume) } : {}),
+                onStep: (step) => {
+                  call.emit('agent.step', { callId: key, ...step });
+                  if (step.iteration > maxIterations)
+                    loop.abort(new FlowingError('LLM_BAD_OUTPUT', `the agent went past ${maxIterations} iterations`));
+                },
               },
-            },
-          ),
-        );
-        count(call, usage, result);
+            ),
+          );
+          count(call, usage, result);
+          attempts += result.attempts;
+          const suspended = result.output.suspended;
+          if (!suspended) break;
+          wait = proposalsOf(call, request, suspended, () => ++toolCalls);
+          wait.toolCalls = toolCalls;
+          if (toolCalls > maxToolCalls) throw new FlowingError('STEP_LIMIT', `the agent made more than ${maxToolCalls} tool calls`);
+          const at = call.clock.now();
+          call.record({
+            key: waitKey(key),
+            kind: 'llm',
+            name: 'agent',
+            idempotent: true,
+            startedAt: at,
+            completed: { at, ok: true, output: wait },
+          });
+          await call.commit(true);
+        }
+        result = { ...result, attempts };
         // A replayed call answers with what the call resolved with the first time: the object itself, with its messages.
         const replayed = request.output && !('output' in result.output) ? (result.output as unknown as Record<string, unknown>) : undefined;
         const { messages: replayedMessages, ...replayedAnswer } = replayed ?? {};
@@ -310,6 +373,26 @@ async function runKind(
       }
     }
   }
+}
+
+/** What a stopped loop goes on with: where it stopped, and every answer of its last turn. */
+function resumeOf(wait: AgentWait): AgentResume {
+  const { iteration, messages, answers, conversation } = wait;
+  return { iteration, messages, answers, ...(conversation ? { conversation } : {}) };
+}
+
+/**
+ * The proposals of a stopped agent loop, numbered as its tool calls and with the bound arguments set (a model that
+ * sent another value for one is overruled and logged): what a person approves is exactly what will run.
+ */
+function proposalsOf(call: CallContext, request: AgentRequest, suspended: AgentSuspension, next: () => number): AgentWait {
+  const pending = suspended.pending.map((proposal) => {
+    const n = next();
+    const bound = request.bound?.[proposal.name];
+    const args = bound ? bindArguments(call, `${call.key}/${n}`, proposal.name, proposal.args, bound) : proposal.args;
+    return { ...proposal, n, args };
+  });
+  return { ...suspended, pending, toolCalls: 0 };
 }
 
 /**

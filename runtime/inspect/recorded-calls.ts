@@ -145,12 +145,16 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
 
   let peeked: LlmRecording | undefined;
   const first = llmCalls[0];
-  function find(request: LlmRequest): LlmRecording | undefined {
+  /** Agent calls stopped for proposals, by call id: a resumed call goes on with the same recording. */
+  const suspended = new Map<string, LlmRecording>();
+  function find(request: LlmRequest, callId?: string): LlmRecording | undefined {
+    const stopped = callId === undefined ? undefined : suspended.get(callId);
+    if (stopped) return stopped;
     const hash = requestHash(request);
     return llmCalls.find((c) => !c.taken && c.kind === request.kind && (c.hash === null || c.hash === hash));
   }
   async function answer(request: LlmRequest, callOptions: LlmCallOptions): Promise<LlmResult<never>> {
-    const call = find(request);
+    const call = find(request, callOptions.resume ? (callOptions.callId ?? undefined) : undefined);
     peeked = undefined;
     if (!call) {
       const callId = callOptions.callId ?? null;
@@ -160,14 +164,31 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
       );
     }
     call.taken = true;
-    answered.llm++;
-    for (const part of call.played) {
+    if (!callOptions.resume) answered.llm++;
+    if (callOptions.callId !== undefined) suspended.delete(callOptions.callId);
+    // A resumed agent call goes on after the step it stopped at for proposals.
+    const from = callOptions.resume?.iteration ?? 0;
+    const start = from === 0 ? 0 : call.played.findIndex((part) => 'step' in part && part.step.iteration === from) + 1;
+    for (const part of call.played.slice(start)) {
       if ('delta' in part) {
         callOptions.onDelta?.(part.delta);
         continue;
       }
       callOptions.onStep?.(part.step);
-      for (const toolCall of part.step.toolCalls) await callOptions.callTool?.(toolCall.name, toolCall.args);
+      const proposed = part.step.toolCalls.filter((c) => !c.refused && callOptions.needsApproval?.(c.name));
+      for (const toolCall of part.step.toolCalls)
+        if (!proposed.includes(toolCall)) await callOptions.callTool?.(toolCall.name, toolCall.args);
+      if (proposed.length > 0) {
+        // The recording stopped here for a person's decision: so does the replay (the decision is replayed from the log).
+        if (callOptions.callId !== undefined) suspended.set(callOptions.callId, call);
+        const pending = proposed.map(({ id, name, args }) => ({ id, name, args }));
+        const output = {
+          text: '',
+          steps: part.step.iteration,
+          suspended: { iteration: part.step.iteration, messages: [], answers: {}, pending },
+        };
+        return { output: output as never, model: call.final?.ok ? call.final.model : 'recorded', usage: NO_USAGE, attempts: 0 };
+      }
     }
     if (!call.final)
       throw miss(

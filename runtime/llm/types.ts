@@ -100,6 +100,41 @@ export interface AgentOutput<TTo extends string = string> {
    * the final answer.
    */
   messages?: ConversationMessage[];
+  /**
+   * Set when the model proposed calls of tools that need a person's approval (`needsApproval`): the loop stopped
+   * after its turn, and continues from here with `LlmCallOptions.resume` once every proposal has an answer.
+   */
+  suspended?: AgentSuspension;
+}
+
+/** A tool call the model proposed and the loop did not run: it waits for a person's decision. */
+export interface AgentProposal {
+  /** The model's tool call id. */
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+/**
+ * Where an agent loop stopped for proposals: its transcript up to the model's turn with the proposals (JSON, in the
+ * provider's own message format), the answers of that turn's calls that ran, and the proposals.
+ */
+export interface AgentSuspension {
+  iteration: number;
+  messages: unknown[];
+  /** Tool call id -> the text the model gets as that call's result. */
+  answers: Record<string, string>;
+  pending: AgentProposal[];
+  /** With a history: the call's new conversation messages so far (its last turn's results not yet in). */
+  conversation?: ConversationMessage[];
+}
+
+/** Continues a suspended loop: every call of its last turn now has an answer (the proposals' included). */
+export interface AgentResume {
+  iteration: number;
+  messages: unknown[];
+  answers: Record<string, string>;
+  conversation?: ConversationMessage[];
 }
 
 /**
@@ -150,6 +185,10 @@ export interface LlmCallOptions {
   onTokens?: (completionTokensSoFar: number) => void;
   /** agent: each step, for the event log. */
   onStep?: (step: AgentStep) => void;
+  /** agent: true for a tool whose calls the model may only propose (a person decides); the loop stops to ask. */
+  needsApproval?: (tool: string) => boolean;
+  /** agent: continue a loop that stopped for proposals, without asking the model again for the turns it made. */
+  resume?: AgentResume;
 }
 
 /** One model turn of an agent loop, as logged (`agent.step`). */

@@ -45,6 +45,17 @@ export class ApprovalWatch {
     return decided;
   }
 
+  /**
+   * The decided approval when `event` is APPROVE / REJECT and the session waits for a call an agent's model proposed;
+   * undefined otherwise (an approval state's decision goes through its transition).
+   */
+  proposalFor(event: unknown): ApprovalRecord | undefined {
+    const type = (event as { type?: unknown } | null | undefined)?.type;
+    const current = this.current;
+    if (!current?.callId || current.decision || (type !== 'APPROVE' && type !== 'REJECT')) return undefined;
+    return { ...current, decision: type === 'APPROVE' ? 'approved' : 'rejected' };
+  }
+
   /** The approved call ran: one approval pays out once. */
   consume(): void {
     if (this.current) this.current = { ...this.current, consumed: true };

@@ -21,6 +21,8 @@ export interface LedgerOwner {
   keyFor(invokeId: string): string;
   approval(): ApprovalRecord | undefined;
   consumeApproval(): void;
+  requestApproval(approval: ApprovalRecord): void;
+  withdrawApproval(callId: string): void;
   needsAttention(entry: JournalEntry): void;
   /** How deep the session is in a tree of child sessions. */
   readonly depth: number;
@@ -181,6 +183,12 @@ class RunCallContext implements CallContext {
   }
   consumeApproval() {
     this.owner.consumeApproval();
+  }
+  requestApproval(approval: ApprovalRecord) {
+    this.owner.requestApproval(approval);
+  }
+  withdrawApproval(callId: string) {
+    this.owner.withdrawApproval(callId);
   }
   usage(): LlmUsage {
     return this.log.usage;

@@ -78,7 +78,7 @@ export interface IdempotentRun {
  * its application logged, and nothing is applied; an id sent before with another event is refused with
  * IDEMPOTENCY_KEY_REUSED. Nothing is logged for a repeat or a reused id: neither is an event of the session.
  */
-export async function sendOnce(run: IdempotentRun, raw: unknown, eventId: string): Promise<SendResult> {
+export async function sendOnce(run: IdempotentRun, raw: unknown, eventId: string, onApplied?: () => void): Promise<SendResult> {
   const hash = eventHash(raw);
   const seen = run.eventIds.find(eventId);
   if (seen) {
@@ -95,6 +95,8 @@ export async function sendOnce(run: IdempotentRun, raw: unknown, eventId: string
   run.eventIds.begin(eventId, hash, run.seq + 1);
   const result = await run.send(raw);
   run.eventIds.settle(eventId, result, run.seq);
+  // What the caller logs about an applied event goes into the commit of its id.
+  if (result.applied) onApplied?.();
   await run.commitIds();
   return result;
 }

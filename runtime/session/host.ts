@@ -41,8 +41,11 @@ export interface RunHost {
   deliver(sessionId: string, events: readonly RuntimeEvent[]): void;
   /** Routes the channel messages a session emitted (`channel.sent`, committed) to their receivers. */
   sendMessages?(sessionId: string, sent: readonly RuntimeEvent[]): void;
-  /** The receiving session of a message on `channel` with `key`, or undefined when nobody listens to it. */
-  channelTarget?(channel: string, key: string): { machine: string; sessionId: string } | undefined;
+  /**
+   * The receiving session of a message on `channel` with `key`; undefined when nobody listens to it; empty when the
+   * receiver is not known here but may be in another process (the store carries the message, the receiver routes it).
+   */
+  channelTarget?(channel: string, key: string): { machine?: string; sessionId?: string } | undefined;
   /** Random number in [0, 1) for backoff jitter (injectable for tests). */
   random(): number;
   /** The runtime's sessions as a machine call reaches them (its child sessions). */

@@ -181,8 +181,10 @@ export class RunPool {
       record = carried.record;
       this.host.deliver(sessionId, [carried.event]);
     }
-    // Only a session stopped mid-run can have calls in flight; idle ones never need the journal.
-    const journal: readonly JournalEntry[] = record.status === 'running' ? await this.store.readJournal(sessionId) : [];
+    // Only a session stopped mid-run, or an agent call waiting for a proposal's approval, has calls in flight that
+    // need the journal; idle ones never do.
+    const inFlight = record.status === 'running' || record.approval?.callId !== undefined;
+    const journal: readonly JournalEntry[] = inFlight ? await this.store.readJournal(sessionId) : [];
     const startNow = start && (record.status === 'running' || record.status === 'waiting');
     const run = new SessionRun(this.host, info, record, journal, !startNow);
     if (startNow) run.start({ snapshot: record.snapshot });

@@ -30,6 +30,8 @@ export interface SendingRun {
   append(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent;
   flush(): Promise<void>;
   applyExternal(event: { type: string }): void;
+  /** Wakes the calls paused for a person (an agent's proposal just decided). */
+  wakeCalls(): void;
 }
 
 /**
@@ -46,6 +48,8 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   const full = run.log.fullRefusal();
   // A full log takes nothing more, not even the record of this refusal.
   if (full) return { applied: false, ...full };
+  const proposal = run.approvals.proposalFor(raw);
+  if (proposal) return decideProposal(run, raw as { type: string; reason?: unknown }, proposal);
   const check = checkEvent(run.info, raw);
   if (!check.ok) return refuseEvent(run, raw, check.refusal);
   const first = run.log.appended.length;
@@ -97,6 +101,38 @@ async function applyEvent(
     await run.flush();
     return { applied: false, ...failure, message };
   }
+  return { applied: true, state: run.snapshot?.value ?? null, status: run.status, events: run.log.appended.slice(first) };
+}
+
+/**
+ * APPROVE or REJECT of a call an agent's model proposed: no transition is taken; the decision is logged and stored
+ * with the session's approval, and the agent call waiting for it goes on (it runs the call, or tells the model it
+ * was refused). Resolves once the session is quiet again.
+ */
+async function decideProposal(run: SendingRun, event: { type: string; reason?: unknown }, decided: ApprovalRecord): Promise<SendResult> {
+  const first = run.log.appended.length;
+  run.before = { snapshot: run.log.stored.snapshot, step: run.step, status: run.status, approval: run.approvals.current };
+  run.turnSteps = 0;
+  run.externalTurn = true;
+  try {
+    run.approvals.current = decided;
+    run.append('approval.decided', {
+      approvalId: decided.id,
+      decision: decided.decision,
+      tool: decided.tool,
+      argsHash: decided.argsHash,
+      callId: decided.callId,
+      reason: typeof event.reason === 'string' ? event.reason : null,
+    });
+    await run.flush();
+    run.wakeCalls();
+    await run.quiet.whenQuiet();
+    await run.flush();
+  } finally {
+    run.externalTurn = false;
+  }
+  const failure = run.failed;
+  if (failure) return { applied: false, ...failure };
   return { applied: true, state: run.snapshot?.value ?? null, status: run.status, events: run.log.appended.slice(first) };
 }
 

@@ -129,12 +129,28 @@ export class SessionRun implements IdempotentRun {
       });
       return;
     }
-    this.append('channel.sent', { messageId, channel, key, to: target.sessionId, machine: target.machine, data });
+    const to = target.sessionId === undefined ? {} : { to: target.sessionId, machine: target.machine };
+    this.append('channel.sent', { messageId, channel, key, ...to, data });
+  }
+
+  /**
+   * True when the log has `channel.received` for a message (looked for from the first event its id's application
+   * logged): a message answered as a duplicate whose note was lost to a crash is noted then.
+   */
+  async noted(messageId: string): Promise<boolean> {
+    const since = this.eventIds.find(messageId)?.seq ?? 1;
+    const events = await this.host.store.readEvents(this.sessionId, since - 1);
+    return events.some((e) => e.type === 'channel.received' && (e.data as { messageId?: unknown }).messageId === messageId);
   }
 
   /** The session applied a channel message: logged with the sender, after the event it arrived as. */
-  async noteReceived(via: { channel: string; from: string; messageId: string }): Promise<void> {
+  logReceived(via: { channel: string; from: string; messageId: string }): void {
     this.append('channel.received', { messageId: via.messageId, channel: via.channel, from: via.from });
+  }
+
+  /** logReceived, stored now. */
+  async noteReceived(via: { channel: string; from: string; messageId: string }): Promise<void> {
+    this.logReceived(via);
     await this.flush();
   }
 
@@ -163,6 +179,34 @@ export class SessionRun implements IdempotentRun {
 
   consumeApproval(): void {
     this.approvals.consume();
+  }
+
+  /** CallLedger: the agent call waiting for a proposal ended undecided; a later APPROVE has nothing to run. */
+  withdrawApproval(callId: string): void {
+    const current = this.approvals.current;
+    if (current?.callId !== callId || current.decision) return;
+    this.approvals.current = { ...current, decision: 'rejected' };
+    this.append('approval.decided', {
+      approvalId: current.id,
+      decision: 'rejected',
+      tool: current.tool,
+      argsHash: current.argsHash,
+      callId,
+      reason: `withdrawn: the agent call in state '${current.state}' ended before a decision`,
+    });
+  }
+
+  /** CallLedger: an agent's model proposed a call a person must approve. */
+  requestApproval(approval: ApprovalRecord): void {
+    this.approvals.current = approval;
+    this.append('approval.requested', {
+      approvalId: approval.id,
+      state: approval.state,
+      tool: approval.tool,
+      args: approval.args,
+      argsHash: approval.argsHash,
+      ...(approval.callId ? { callId: approval.callId } : {}),
+    });
   }
 
   needsAttention(entry: JournalEntry): void {
@@ -330,8 +374,8 @@ export class SessionRun implements IdempotentRun {
   }
 
   /** Applies one event sent under an id, unless that id was sent before (see sendOnce). */
-  sendOnce(raw: unknown, eventId: string): Promise<SendResult> {
-    return sendOnce(this, raw, eventId);
+  sendOnce(raw: unknown, eventId: string, onApplied?: () => void): Promise<SendResult> {
+    return sendOnce(this, raw, eventId, onApplied);
   }
 
   /** IdempotentRun: the state the session is in now. */

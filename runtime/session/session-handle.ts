@@ -39,8 +39,14 @@ function deliver(
       await run.whenQuiet();
       const childId = run.forwardTarget(event);
       if (childId === undefined) {
-        const result = await (eventId === undefined ? run.send(event) : run.sendOnce(event, eventId));
-        if (via && result.applied && !result.duplicate) await run.noteReceived(via);
+        if (eventId === undefined) {
+          const result = await run.send(event);
+          if (via && result.applied) await run.noteReceived(via);
+          return result;
+        }
+        const result = await run.sendOnce(event, eventId, via && (() => run.logReceived(via)));
+        // A repeat is noted when the note of its first application was lost (the process died between its two commits).
+        if (via && result.applied && result.duplicate && !(await run.noted(via.messageId))) await run.noteReceived(via);
         return result;
       }
       // The event id goes along: the child refuses a repeat of it as this session would.

@@ -170,6 +170,19 @@ export interface Runtime {
   sessionsByState(machineId: string): Promise<Record<string, number>>;
   readonly store: SessionStore;
   readonly machines: ReadonlyMap<string, MachineInfo>;
+  /** Receiving the channel messages of the machines that listen (see RuntimeChannels). */
+  readonly channels?: RuntimeChannels;
+}
+
+/**
+ * How a runtime receives channel messages. On a store shared between processes (Redis) it consumes the channel
+ * streams of its listening machines until stopped; on any other store, `recovered` resolves with the number of
+ * messages that a crash had kept from their receiver and that were applied at start.
+ */
+export interface RuntimeChannels {
+  readonly recovered: Promise<number>;
+  /** Stops consuming (the store's close stops it too); resolves once the messages being delivered are settled. */
+  stop(): Promise<void>;
 }
 
 /** The answer of `session.send`: applied (with the state it settled in and the events it caused) or refused with a code. */

@@ -3,10 +3,20 @@ import { encodeSealed, unsealEvent, unsealJournal, unsealRecord } from './codec.
 import { checkCommitShape } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { encodeCursor, planList } from './query.ts';
+import { channelStreamKey, DEFAULT_CHANNEL_STREAM_MAX_LEN, outgoingMessages, RedisChannelFeed } from './redis/channels.ts';
 import { StreamFeed } from './redis/feed.ts';
 import { createRedisLeases, DEFAULT_LEASE_TTL_MS } from './redis/leases.ts';
 import { COMMIT, LIST, runScript } from './redis/scripts.ts';
-import type { SessionLeases, SessionPage, SessionQuery, SessionStatus, SessionStore, SessionSummary, StoreDurability } from './types.ts';
+import type {
+  ChannelFeed,
+  SessionLeases,
+  SessionPage,
+  SessionQuery,
+  SessionStatus,
+  SessionStore,
+  SessionSummary,
+  StoreDurability,
+} from './types.ts';
 
 /** Key prefix when none is given. */
 export const DEFAULT_REDIS_PREFIX = 'flowing:';
@@ -33,6 +43,12 @@ export interface RedisStoreOptions {
    * lease lives unless renewed (default 10 000), so how soon another process takes over a dead one's sessions.
    */
   lease?: { ttlMs?: number };
+  /**
+   * Channel messages between processes: `claimIdleMs` is how long a message stays with a receiving process that does
+   * not acknowledge it (it died) before another one takes it (default: the lease TTL); `maxLen` bounds each channel
+   * stream (approximately; default 100 000 messages).
+   */
+  channels?: { claimIdleMs?: number; maxLen?: number };
 }
 
 /** How durable an acknowledged commit is on this Redis, read from its configuration. */
@@ -46,6 +62,7 @@ export interface RedisDurability extends StoreDurability {
 export interface RedisStore extends SessionStore {
   readonly prefix: string;
   readonly leases: SessionLeases;
+  readonly channels: ChannelFeed;
   durability(): Promise<RedisDurability>;
   close(): Promise<void>;
 }
@@ -89,6 +106,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       `the given ioredis client has keyPrefix '${options.redis.options.keyPrefix}'; pass a client without one and use the store's prefix option`,
     );
   }
+  const claimIdleMs = options.channels?.claimIdleMs ?? leaseTtlMs;
+  const channelMaxLen = options.channels?.maxLen ?? DEFAULT_CHANNEL_STREAM_MAX_LEN;
+  if (!Number.isInteger(claimIdleMs) || claimIdleMs < 100)
+    throw storeError('STORE_BAD_OPTIONS', `channels.claimIdleMs must be a whole number of milliseconds ≥ 100, got ${String(claimIdleMs)}`);
+  if (!Number.isInteger(channelMaxLen) || channelMaxLen < 1)
+    throw storeError('STORE_BAD_OPTIONS', `channels.maxLen must be a whole number ≥ 1, got ${String(channelMaxLen)}`);
   const owned = !options.redis;
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { ...UNAVAILABLE_FAST, ...options.redisOptions });
   if (owned) redis.on('error', () => {}); // each command reports its own failure as STORE_UNAVAILABLE
@@ -99,6 +122,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     redis,
     streamKey: (id) => key(id, 'e'),
     decode: (id, entryId, fields) => unsealEvent(fieldE(fields), id, Number.parseInt(entryId, 10)),
+  });
+  const channels = new RedisChannelFeed({
+    redis,
+    prefix,
+    claimIdleMs,
+    warn: (text) => process.emitWarning(text, { code: 'CHANNEL_MESSAGE_UNREADABLE' }),
   });
   let closed = false;
   const runningKey = `${prefix}running`;
@@ -129,6 +158,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     name: 'redis',
     prefix,
     leases,
+    channels,
     async load(sessionId) {
       const sealed = await call('load', () => redis.hget(key(sessionId, 'r'), 'r'), sessionId);
       return sealed === null ? undefined : unsealRecord(sealed, sessionId);
@@ -153,9 +183,13 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
         request.fence ?? 0,
         events.length,
       ];
+      const outbox = outgoingMessages(id, events);
+      args.push(outbox.length, channelMaxLen);
       for (const event of events) args.push(encodeSealed(event));
+      for (const message of outbox) args.push(JSON.stringify(message));
       for (const entry of journal) args.push(entry.key, encodeSealed(entry));
       const keys = [key(id, 'r'), key(id, 'e'), key(id, 'j'), indexKey(), indexKey(record.machineId), key(id, 'lease'), runningKey];
+      for (const message of outbox) keys.push(channelStreamKey(prefix, message.channel));
       const reply = (await call('commit', () => runScript(redis, COMMIT, keys, args), id)) as [number, number?];
       if (reply[0] === 0)
         throw storeError(
@@ -265,6 +299,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     async close() {
       if (closed) return;
       closed = true;
+      await channels.close();
       await feed.close();
       if (owned) await redis.quit().catch(() => redis.disconnect());
     },

@@ -15,6 +15,11 @@ export interface ApprovalRecord {
   decision?: 'approved' | 'rejected';
   /** Set when the approved call ran, so one approval pays out once. */
   consumed?: boolean;
+  /**
+   * A call an agent's model proposed: its journal key (`<invoke>@<step>/<n>`). `state` is then the agent's state, and
+   * APPROVE / REJECT decide the call without a transition (see decideProposal).
+   */
+  callId?: string;
 }
 
 /**
@@ -194,6 +199,11 @@ export interface SessionStore {
   /** Session leases with fencing (stores shared between processes, e.g. Redis); the runtime holds one per step. */
   readonly leases?: SessionLeases;
   /**
+   * Channel messages between processes (stores shared between processes, e.g. Redis): each commit carries the
+   * `channel.sent` events it stores to the channel's stream, and receiving runtimes consume them (see ChannelFeed).
+   */
+  readonly channels?: ChannelFeed;
+  /**
    * The last commit failure of a store whose reads can go on while its writes fail (SQLite on a full disk), when it
    * is recent (30 s) and no commit succeeded since; `/readyz` answers 503 with it.
    */
@@ -216,4 +226,47 @@ export interface StoreWriteFailure {
 export interface StoreDurability {
   /** One line for logs and health checks. */
   summary: string;
+}
+
+/** A channel message as a store carries it between processes: a `channel.sent` of a stored step, with its sender. */
+export interface CarriedMessage {
+  messageId: string;
+  channel: string;
+  key: string;
+  data: Record<string, unknown>;
+  /** The sending session. */
+  from: string;
+  /** The receiving session and machine, when the sending runtime knew them (else the receiving runtime routes it). */
+  to?: string;
+  machine?: string;
+  /** When the sender logged it (ms since the epoch). */
+  at: number;
+}
+
+/** One message handed to a consumer; `redelivered` when an earlier delivery of it was never acknowledged. */
+export interface ChannelDelivery {
+  message: CarriedMessage;
+  redelivered: boolean;
+}
+
+/** What a consumer of a channel feed does with a message: true acknowledges it; false or a throw leaves it pending. */
+export type ChannelHandler = (delivery: ChannelDelivery) => Promise<boolean>;
+
+/**
+ * The outbox of channel messages in a store shared between processes. A commit appends each `channel.sent` it stores
+ * to the stream of the channel's first name segment (`billing.need_order` -> `billing`), in the same atomic write as
+ * the step, so a stored message is never lost to a crash after the commit. Consumers of one group (one per receiving
+ * machine) share the messages: each is handed to one consumer and acknowledged once handled; a message left pending
+ * by a consumer that died is claimed by another after `claimIdleMs`, so it is delivered at least once.
+ */
+export interface ChannelFeed {
+  /** How long a message stays pending with a consumer before another one claims it (ms). */
+  readonly claimIdleMs: number;
+  /** Consumes the streams of `segments` as `consumer` in `group` until the returned stop is called. */
+  consume(options: { group: string; consumer: string; segments: readonly string[]; handle: ChannelHandler }): ChannelConsumer;
+}
+
+export interface ChannelConsumer {
+  /** Stops reading; resolves once the messages being handled are settled. */
+  stop(): Promise<void>;
 }

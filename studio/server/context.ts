@@ -54,7 +54,8 @@ export async function createStudioContext(rootDir: string, options: { checkCase?
       return loadToolCatalog(roots.rootDir);
     },
     codegen() {
-      codegen ??= loadCodegen().then(({ createCodegen }) => createCodegen({ rootDir: roots.rootDir }));
+      // Clean checks are kept for `flowing codegen` too: after Generate in the studio, it need not check again.
+      codegen ??= loadCodegen().then(({ createCodegen }) => createCodegen({ rootDir: roots.rootDir, persistTypeCheck: true }));
       return codegen;
     },
     serial: createKeyedQueue(),

@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FlowSpec } from '../../spec/index.ts';
 import { startStudioServer } from '../helpers/studio-server.ts';
 import { ARTIFACTS_DIR, launchChromium, openPage, screenshot } from './browser.ts';
 import { countStates, generatedMachine } from './graph-machines.ts';
@@ -14,9 +15,16 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Durations of every Performance API measure of that name, in ms. */
-const measures = (page: Page, name: string) =>
-  page.evaluate((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration), name);
+/** Durations of every Performance API measure of that name (of that machine, when given), in ms. */
+const measures = (page: Page, name: string, machine?: string) =>
+  page.evaluate(
+    ([n, m]) =>
+      performance
+        .getEntriesByName(n!, 'measure')
+        .filter((e) => m === undefined || (e as PerformanceMeasure).detail?.machine === m)
+        .map((e) => e.duration),
+    [name, machine] as const,
+  );
 
 function summary(values: number[]): { n: number; median: number; p95: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
@@ -26,40 +34,103 @@ function summary(values: number[]): { n: number; median: number; p95: number; ma
 
 /** Drags measured for the drop figure (their median is reported). */
 const DROPS = 5;
+/** Rounds of each open and layout figure (their medians are reported and asserted). */
+const ROUNDS = 3;
 /** What a fluid studio does at 300 states (issue 20), reported next to each figure; the asserted bounds are looser. */
 const TARGETS = { openMs: 1_500, layoutMs: 2_000, guardKeystrokeMs: 50, dropMs: 100 };
 
 describe('a 300-state machine in the studio (Performance API marks, Chromium)', () => {
-  it('opens and lays out without blocking the page, drags a state and edits a guard fluidly', async () => {
+  it('opens at its saved places without a layout, lays out in the worker, drags a state and edits a guard fluidly', async () => {
     const studio = await startStudioServer();
     const { page, errors } = await openPage(browser);
+    await page.setViewportSize({ width: 1440, height: 900 });
     const figures: Record<string, unknown> = {};
-    try {
-      const spec = generatedMachine('generated-300', 300);
-      expect(countStates(spec.states)).toBe(300);
-      await mkdir(join(studio.rootDir, 'machines/generated-300'), { recursive: true });
-      await writeFile(join(studio.rootDir, 'machines/generated-300/generated-300.flow.json'), JSON.stringify(spec, null, 2) + '\n');
-
-      // Warm the page and the layout worker on a small machine first, then open the big one.
-      await page.goto(`${studio.url}#order-support`);
-      await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 60_000 });
+    const file = join(studio.rootDir, 'machines/generated-300/generated-300.flow.json');
+    const ready = () => page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 120_000 });
+    /** Opens a machine from the picker (the other one first, so that each round is a fresh open); returns its open time. */
+    const open = async (id: string) => {
+      await page.selectOption('[data-testid=machine-select]', id === 'order-support' ? 'incident-triage' : 'order-support');
+      await ready();
       await page.evaluate(() => {
         delete document.body.dataset.canvasReady;
         performance.clearMarks();
         performance.clearMeasures();
-        // The longest task on the page's main thread while the machine opens: a layout on it would show here.
+      });
+      await page.selectOption('[data-testid=machine-select]', id);
+      await ready();
+      return (await measures(page, 'flowing:open'))[0]!;
+    };
+    /** Waits until the routes of the saved layout are in (the worker's layout after an open). */
+    const routed = () =>
+      expect
+        .poll(() => measures(page, 'flowing:routes', 'generated-300').then((m) => m.length), {
+          timeout: 120_000,
+          message: 'the routes of the saved layout come from the worker once the machine is drawn',
+        })
+        .toBe(1);
+    try {
+      const spec = generatedMachine('generated-300', 300);
+      expect(countStates(spec.states)).toBe(300);
+      await mkdir(join(studio.rootDir, 'machines/generated-300'), { recursive: true });
+      await writeFile(file, JSON.stringify(spec, null, 2) + '\n');
+
+      // Warm the page and the layout worker on a small machine first.
+      await page.goto(`${studio.url}#order-support`);
+      await ready();
+
+      // The first open of a machine that has no saved place: elkjs lays it out (in the worker) before it is drawn.
+      await page.evaluate(() => {
+        // The longest task on the page's main thread from here on: a layout on it would show here.
         const w = window as unknown as { longest: number };
         w.longest = 0;
         new PerformanceObserver((list) => {
           for (const e of list.getEntries()) w.longest = Math.max(w.longest, e.duration);
         }).observe({ type: 'longtask' });
       });
-      await page.selectOption('[data-testid=machine-select]', 'generated-300');
-      await page.waitForFunction(() => document.body.dataset.canvasReady !== undefined, undefined, { timeout: 120_000 });
-      figures.openMs = Math.round((await measures(page, 'flowing:open'))[0]!);
-      figures.layoutInWorkerMs = Math.round((await measures(page, 'flowing:layout'))[0]!);
-      figures.longestMainThreadTaskDuringOpenMs = Math.round(await page.evaluate(() => (window as unknown as { longest: number }).longest));
+      figures.firstOpenWithoutLayoutMs = Math.round(await open('generated-300'));
+      figures.longestMainThreadTaskDuringFirstOpenMs = Math.round(
+        await page.evaluate(() => (window as unknown as { longest: number }).longest),
+      );
+      await page.click('[data-testid=save]');
+      await expect.poll(() => page.locator('[data-testid=notice]').textContent()).toContain('Saved');
+      const saved = JSON.parse(await readFile(file, 'utf8')) as FlowSpec;
+      expect(Object.keys(saved.layout ?? {}).length).toBe(300);
+
+      // Opening the saved machine draws it at its saved places; the routes follow from the worker.
+      const opens: number[] = [];
+      const routes: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        opens.push(await open('generated-300'));
+        // Opening at saved places lays nothing out: a fraction of the first open, which waited for a layout.
+        expect(opens[round], 'the open of a machine with saved places waited for a layout').toBeLessThan(
+          (figures.firstOpenWithoutLayoutMs as number) / 2,
+        );
+        await routed();
+        routes.push((await measures(page, 'flowing:routes', 'generated-300'))[0]!);
+      }
+      figures.openMs = summary(opens);
+      figures.routesInWorkerMs = summary(routes);
+      // Routes of a layout the studio saved fit it: transitions drawn along them, labels in their reserved boxes.
+      await expect.poll(() => page.locator('.edge-label--placed').count()).toBeGreaterThan(0);
       await screenshot(page, 'graph-perf-300-open');
+
+      // States added to the file by hand (no saved place): placed next to their neighbours as the machine opens.
+      const keys = Object.keys(saved.layout!).filter((_k, i) => i % 30 === 7);
+      const partial = { ...saved, layout: Object.fromEntries(Object.entries(saved.layout!).filter(([k]) => !keys.includes(k))) };
+      await writeFile(file, JSON.stringify(partial, null, 2) + '\n');
+      figures.openWith10UnplacedMs = Math.round(await open('generated-300'));
+      await routed();
+
+      // Auto-layout of the whole machine, in the worker.
+      const layouts: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        await page.evaluate(() => performance.clearMeasures('flowing:layout'));
+        await page.click('[data-testid=auto-layout]');
+        await expect.poll(() => measures(page, 'flowing:layout').then((m) => m.length), { timeout: 120_000 }).toBe(1);
+        layouts.push((await measures(page, 'flowing:layout'))[0]!);
+        await expect.poll(() => page.locator('[data-testid=auto-layout]').isEnabled()).toBe(true);
+      }
+      figures.layoutInWorkerMs = summary(layouts);
 
       // Drag a state with real mouse events, five times: every frame and every drop are measured.
       await page.evaluate(() => performance.clearMeasures('flowing:edit'));
@@ -76,7 +147,8 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       figures.dropCommitMs = summary(await measures(page, 'flowing:edit'));
 
       // Edit a guard in the panel, one keystroke at a time: each keystroke is an edit measured to the next frame.
-      await page.click('[data-testid=edge-intake-on-START-0]');
+      // Its label may lie outside the view once intake was dragged (a plain route to a wide compound state).
+      await page.locator('[data-testid=edge-intake-on-START-0]').dispatchEvent('click');
       await page.locator('[data-testid=transition-guard]').waitFor();
       await page.evaluate(() => performance.clearMeasures('flowing:edit'));
       await page.fill('[data-testid=transition-guard]', '');
@@ -87,12 +159,13 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         .poll(() => page.locator('[data-testid=edge-intake-on-START-0]').getAttribute('data-full-label'))
         .toBe('START [context.n >= 10]');
 
-      // The benchmark figures against the targets of a fluid studio (issue 20): medians where there are several.
+      // The benchmark figures against the targets of a fluid studio (issue 20): medians of several rounds.
+      const median = (name: string) => (figures[name] as { median: number }).median;
       const benchmark = {
-        openMs: [figures.openMs as number, TARGETS.openMs],
-        layoutMs: [figures.layoutInWorkerMs as number, TARGETS.layoutMs],
-        guardKeystrokeMs: [(figures.guardKeystrokeMs as { median: number }).median, TARGETS.guardKeystrokeMs],
-        dropMs: [(figures.dropCommitMs as { median: number }).median, TARGETS.dropMs],
+        openMs: [median('openMs'), TARGETS.openMs],
+        layoutMs: [median('layoutInWorkerMs'), TARGETS.layoutMs],
+        guardKeystrokeMs: [median('guardKeystrokeMs'), TARGETS.guardKeystrokeMs],
+        dropMs: [median('dropCommitMs'), TARGETS.dropMs],
       };
       figures.benchmark = Object.fromEntries(
         Object.entries(benchmark).map(([name, [value, target]]) => [name, { value, target, met: value! <= target! }]),
@@ -103,10 +176,16 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       for (const [name, [value, target]] of Object.entries(benchmark))
         console.log(`benchmark 300 states ${name}: ${value} ms (target ${target} ms${value! <= target! ? '' : ', not met'})`);
       expect(frames.length).toBeGreaterThan(5);
-      // Generous bounds (the figures above are what counts): a shared 2-core machine, and the Vite dev server when used.
-      expect((figures.dragFrameMs as { median: number }).median).toBeLessThan(100);
-      expect((figures.guardKeystrokeMs as { median: number }).median).toBeLessThan(1000);
-      expect(figures.longestMainThreadTaskDuringOpenMs as number).toBeLessThan(figures.layoutInWorkerMs as number);
+      // Ratios and generous bounds (the figures above are what counts): a shared, loaded 2-core machine runs this.
+      // Opening a machine at its saved places runs no layout: it takes a fraction of a layout, with or without a few
+      // states to place.
+      expect(median('openMs')).toBeLessThan(median('layoutInWorkerMs') / 2);
+      expect(figures.openWith10UnplacedMs as number).toBeLessThan(median('layoutInWorkerMs') / 2);
+      expect(median('openMs')).toBeLessThan(5 * TARGETS.openMs);
+      expect(median('dragFrameMs')).toBeLessThan(100);
+      expect(median('guardKeystrokeMs')).toBeLessThan(1000);
+      expect(median('dropCommitMs')).toBeLessThan(1000);
+      expect(figures.longestMainThreadTaskDuringFirstOpenMs as number).toBeLessThan(figures.firstOpenWithoutLayoutMs as number);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();

@@ -70,11 +70,11 @@ describe('studio graph editor in Chromium', () => {
 
       // Save, then generate.
       await page.click('[data-testid=save]');
-      await expect.poll(() => page.locator('[data-testid=dirty-flag]').textContent()).toBe('saved');
+      await expect.poll(() => page.locator('[data-testid=dirty-flag]').textContent(), { timeout: 30_000 }).toBe('saved');
       await page.click('[data-testid=generate]');
       await page.locator('[data-testid=generated-view]').waitFor({ timeout: 60_000 });
       await page.click('[data-testid=generated-mode-code]');
-      await expect.poll(() => page.locator('[data-testid=generated-code]').textContent()).toContain('check_status');
+      await expect.poll(() => page.locator('[data-testid=generated-code]').textContent(), { timeout: 30_000 }).toContain('check_status');
       await screenshot(page, 'e2e-1-generated');
 
       const spec = JSON.parse(await readFile(join(studio.rootDir, 'machines/order-support/order-support.flow.json'), 'utf8'));

@@ -7,13 +7,14 @@
  */
 import { createRuntime } from '@flowing/runtime';
 import { openStore } from './store-spec.ts';
-import { crashPointMachine, type CrashPointMode } from './crash-point-machines.ts';
+import { crashPointMachine, proposingModel, type CrashPointMode } from './crash-point-machines.ts';
 
 const [mode, where, ledger] = process.argv.slice(2) as [CrashPointMode, string, string];
 
 async function main() {
   const { machine, events } = crashPointMachine(mode, ledger);
-  const runtime = createRuntime({ machines: [machine], store: openStore(where) });
+  const model = mode === 'propose' ? await proposingModel('first run') : undefined;
+  const runtime = createRuntime({ machines: [machine], store: openStore(where), ...(model ? { llm: model.llm } : {}) });
   const session = await runtime.createSession(machine);
   console.log(`SESSION ${session.id}`);
   for (const event of events) {

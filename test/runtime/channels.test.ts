@@ -1,54 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
-import { channelRoutes, checkChannelProject, overlappingRoutes, validateSpec, type FlowSpecInput } from '@flowing/spec';
-import { generate } from '../../codegen/index.ts';
+import { channelRoutes, checkChannelProject, overlappingRoutes, validateSpec } from '@flowing/spec';
 import { deliverMessage } from '../../runtime/channels/deliver.ts';
 import { ChannelRouter, receiverSessionId } from '../../runtime/channels/router.ts';
+import { BILLING, importChannelMachines, ORDERS, specOf, writeChannelMachines } from '../helpers/channel-machines.ts';
 import { copyProject } from '../helpers/project.ts';
 import { within } from '../helpers/wait.ts';
-
-const ORDERS: FlowSpecInput = {
-  specVersion: 1,
-  id: 'orders',
-  context: { orderId: { type: 'string', default: '' } },
-  events: { ASK_BILLING: { orderId: { type: 'string' }, question: { type: 'string' } }, AUDIT: {} },
-  initial: 'idle',
-  states: {
-    idle: {
-      on: {
-        ASK_BILLING: {
-          target: 'idle',
-          assign: { orderId: 'event.orderId' },
-          emit: [{ channel: 'billing.need_order', key: 'event.orderId', data: { orderId: 'event.orderId', question: 'event.question' } }],
-        },
-        AUDIT: { target: 'idle', emit: [{ channel: 'audit.note', key: 'context.orderId', data: {} }] },
-      },
-    },
-  },
-};
-
-const BILLING: FlowSpecInput = {
-  specVersion: 1,
-  id: 'billing',
-  channels: { listen: ['billing.*'], key: 'orderId' },
-  context: {
-    orderId: { type: 'string', default: '' },
-    questions: { type: 'number', default: 0 },
-    lastQuestion: { type: 'string', optional: true },
-  },
-  events: { BILLING_NEED_ORDER: { orderId: { type: 'string' }, question: { type: 'string' } } },
-  initial: 'open',
-  states: {
-    open: {
-      on: { BILLING_NEED_ORDER: { target: 'open', assign: { questions: 'context.questions + 1', lastQuestion: 'event.question' } } },
-    },
-  },
-};
-
-const specOf = (input: FlowSpecInput) => validateSpec(input).spec!;
 
 describe('channel routing rules (from the specs alone)', () => {
   it('lists the routing table and refuses prefixes of two machines that a channel could match both of', () => {
@@ -109,15 +68,8 @@ let project: Awaited<ReturnType<typeof copyProject>>;
 let machines: { orders: any; billing: any };
 beforeAll(async () => {
   project = await copyProject('flowing-channels-');
-  for (const input of [ORDERS, BILLING]) {
-    const spec = specOf(input);
-    await mkdir(join(project.dir, 'machines', spec.id), { recursive: true });
-    for (const file of generate(spec)) await writeFile(join(project.dir, file.path), file.text);
-  }
-  machines = {
-    orders: (await import(join(project.dir, 'machines/orders/orders.machine.ts'))).orders,
-    billing: (await import(join(project.dir, 'machines/billing/billing.machine.ts'))).billing,
-  };
+  await writeChannelMachines(project.dir, [ORDERS, BILLING]);
+  machines = await importChannelMachines(project.dir);
 }, 60_000);
 afterAll(async () => {
   await project?.remove();
@@ -181,6 +133,24 @@ describe.each([
     expect((await receiver.events()).filter((e) => e.type === 'channel.received')).toHaveLength(1);
     const broken = { ...message, messageId: 'm-2', data: { orderId: 'C3', question: 42 } };
     expect(await deliverMessage(runtime, router, broken)).toMatchObject({ applied: false, code: 'INVALID_PAYLOAD' });
+    expect((await receiver.snapshot()).context).toMatchObject({ questions: 1 });
+  });
+
+  it('notes a message whose first application lost its note (the process died between the two commits) when it comes again, once', async () => {
+    const runtime = createRuntime({ machines: [machines.orders, machines.billing], store: makeStore() });
+    const router = new ChannelRouter([machines.orders, machines.billing]);
+    const message = { messageId: 'm-9', channel: 'billing.need_order', key: 'D4', data: { orderId: 'D4', question: 'q' }, from: 'someone' };
+    await runtime.createSession(machines.billing, { orderId: 'D4' }, { sessionId: receiverSessionId('billing', 'D4') });
+    const receiver = runtime.session(receiverSessionId('billing', 'D4'));
+    // Applied under the message's id, as the first delivery did, without the note that would have followed.
+    expect(await receiver.send({ type: 'BILLING_NEED_ORDER', ...message.data }, { eventId: message.messageId })).toMatchObject({
+      applied: true,
+    });
+    expect((await receiver.events()).filter((e) => e.type === 'channel.received')).toHaveLength(0);
+    for (let i = 0; i < 2; i++) expect(await deliverMessage(runtime, router, message)).toMatchObject({ applied: true, duplicate: true });
+    expect((await receiver.events()).filter((e) => e.type === 'channel.received').map((e) => e.data)).toEqual([
+      { messageId: 'm-9', channel: 'billing.need_order', from: 'someone' },
+    ]);
     expect((await receiver.snapshot()).context).toMatchObject({ questions: 1 });
   });
 

@@ -163,3 +163,45 @@ describe('handoffs', () => {
     expect(fake.requests).toHaveLength(1);
   });
 });
+
+describe('proposals a person decides', () => {
+  it('stops after the turn with a proposal and goes on from its transcript: no model request is made again, the conversation keeps its pairs', async () => {
+    fake.enqueue(
+      toolCalls([
+        { id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' },
+        { id: 'p1', name: 'refund', arguments: '{"order_id":"A1"}' },
+      ]),
+    );
+    const callTool: AgentToolCaller = async () => ({ ok: true, output: { status: 'shipped' } });
+    const proposing: AgentRequest = {
+      ...request,
+      tools: ['query_order', 'refund'],
+      history: [{ role: 'user', content: 'Refund A1 please' }],
+    };
+    const needsApproval = (name: string) => name === 'refund';
+    const first = await provider().agent(proposing, { ...live(), callTool, toolSchemas, needsApproval });
+    const suspended = first.output.suspended!;
+    expect(suspended.pending).toEqual([{ id: 'p1', name: 'refund', args: { order_id: 'A1' } }]);
+    expect(Object.keys(suspended.answers)).toEqual(['c1']);
+
+    fake.enqueue(reply('Refunded A1.'));
+    const answers = { ...suspended.answers, p1: JSON.stringify({ refunded: true }) };
+    const second = await provider().agent(proposing, {
+      ...live(),
+      callTool,
+      toolSchemas,
+      needsApproval,
+      resume: {
+        iteration: suspended.iteration,
+        messages: suspended.messages,
+        answers,
+        ...(suspended.conversation ? { conversation: suspended.conversation } : {}),
+      },
+    });
+    expect(second.output.text).toBe('Refunded A1.');
+    expect(fake.requests).toHaveLength(2);
+    const sent = fake.requests[1]!.body.messages;
+    expect(sent.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['c1', 'p1']);
+    expect(second.output.messages!.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+  });
+});

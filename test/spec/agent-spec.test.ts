@@ -107,3 +107,15 @@ describe('agent handoffs in the spec', () => {
     ]);
   });
 });
+
+describe('high-risk tools handed to an agent', () => {
+  it('are accepted (bound or not): the model only proposes their calls, and a person approves each', () => {
+    const risky = { ...tools, pay: { name: 'pay', idempotent: false, risk: 'high' as const, inputFields: ['amount', 'account'] } };
+    const errors = (invoke: Record<string, unknown>) =>
+      validateSpec(spec(invoke), { tools: risky })
+        .problems.filter((p) => p.severity === 'error')
+        .map((p) => p.code);
+    expect(errors({ ...agent, tools: ['lookup', 'pay'] })).toEqual([]);
+    expect(errors({ ...agent, tools: [{ tool: 'pay', bind: { account: 'context.customerId' } }] })).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import ElkModule from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, it } from 'vitest';
-import type { FlowSpec } from '../../spec/index.ts';
+import { formatSpec, type FlowSpec } from '../../spec/index.ts';
 import { generatedMachine } from '../e2e/graph-machines.ts';
 import {
   absoluteBoxes,
@@ -192,5 +192,16 @@ describe('routes and label boxes from elkjs', () => {
     const geometry = await computeGeometry(spec, new ELK());
     const ports = geometry.ports['/states/active/states/fetch_order']!;
     expect(ports.done!.x).not.toBe(ports.error!.x);
+  });
+
+  it('lays a machine out the same before and after a Save puts its keys in order (so the routes of a saved layout fit it)', async () => {
+    // generatedMachine writes a compound state's `onDone` before its `on`; a Save puts `on` first.
+    const spec = generatedMachine();
+    const saved = JSON.parse(formatSpec(spec)) as FlowSpec;
+    expect(JSON.stringify(saved)).not.toBe(JSON.stringify(spec));
+    const before = await computeGeometry(spec, new ELK());
+    const after = await computeGeometry({ ...saved, layout: before.layout }, new ELK());
+    expect(after.layout).toEqual(before.layout);
+    expect(after.edges).toEqual(before.edges);
   });
 });

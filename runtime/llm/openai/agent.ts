@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { fieldMapToZod, handoffToolName, HANDOFF_TOOL_PREFIX, type ConversationMessage, type FieldMap } from '@flowing/spec';
 import { FlowingError, toFlowError } from '../../errors.ts';
 import { lastUserText } from '../history.ts';
-import type { AgentOutput, AgentRequest, LlmCallOptions } from '../types.ts';
+import type { AgentOutput, AgentRequest, AgentResume, LlmCallOptions } from '../types.ts';
 import { complete, streamMessage, type ChatCall } from './chat.ts';
 import { chatMessages } from './history.ts';
 import { parseLenientJson } from './json-repair.ts';
@@ -39,7 +39,9 @@ interface PlannedCall {
  * fields (a JSON Schema response format); an answer that does not match is fed back at most MAX_REPAIRS times.
  * With `request.handoffs` each target is offered as a tool `transfer_to_<target>`: the first such call of a turn ends
  * the loop with `handoff` (the turn's other calls are not run, and no further model call is made); a
- * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on.
+ * `transfer_to_` call for an undeclared target is answered with HANDOFF_UNKNOWN and the loop goes on. Calls of tools
+ * `options.needsApproval` names are not run: after the turn's other calls the loop returns `suspended`, and
+ * `options.resume` continues it with their answers (no model request is made again for the turns before).
  * @internal
  */
 export async function runAgentLoop(call: ChatCall, request: AgentRequest, options: LlmCallOptions): Promise<AgentOutput> {
@@ -54,9 +56,12 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
     );
   }
   const structured = request.output ? structuredOutput(request.output) : undefined;
-  const messages: ChatCompletionMessageParam[] = chatMessages(request, request.system, request.prompt);
+  const resume = options.resume;
+  const messages: ChatCompletionMessageParam[] = resume
+    ? [...(resume.messages as ChatCompletionMessageParam[]), ...resumedAnswers(resume)]
+    : chatMessages(request, request.system, request.prompt);
   // With a history, the call's new messages go back to the conversation (AgentOutput.messages), pairs intact.
-  const transcript = request.history ? newMessages(request) : undefined;
+  const transcript = request.history ? (resume ? resumedTranscript(resume) : newMessages(request)) : undefined;
   const answer = (text: string, steps: number, output?: Record<string, unknown>): AgentOutput => {
     transcript?.push({ role: 'assistant', content: text });
     return { text, steps, ...(output ? { output } : {}), ...(transcript ? { messages: transcript } : {}) };
@@ -68,7 +73,7 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
   });
 
   let repairs = 0;
-  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+  for (let iteration = (resume?.iteration ?? 0) + 1; iteration <= maxIterations; iteration++) {
     const reply = options.onDelta ? await streamMessage(call, params(), options.onDelta) : await complete(call, params());
     const planned = (reply.tool_calls ?? []).map((toolCall, index) => planCall(toolCall, index, iteration, request));
     const text = reply.content || undefined;
@@ -116,10 +121,29 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       content: reply.content || null,
       tool_calls: planned.map((p) => ({ id: p.id, type: 'function' as const, function: { name: p.name, arguments: p.raw } })),
     });
-    const answers = await Promise.all(planned.map((p) => answerCall(p, options, call.signal)));
+    transcript?.push({
+      role: 'assistant',
+      content: reply.content ?? '',
+      toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })),
+    });
+    // Calls of tools a person must approve are not run: the loop stops after this turn's other calls and asks.
+    const proposed = planned.filter((p) => !p.refusal && options.needsApproval?.(p.name));
+    const answers = await Promise.all(planned.map((p) => (proposed.includes(p) ? undefined : answerCall(p, options, call.signal))));
+    if (proposed.length > 0) {
+      return {
+        text: '',
+        steps: iteration,
+        suspended: {
+          iteration,
+          messages: [...messages],
+          answers: Object.fromEntries(planned.flatMap((p, i) => (answers[i] === undefined ? [] : [[p.id, answers[i].content]]))),
+          pending: proposed.map(({ id, name, args }) => ({ id, name, args })),
+          ...(transcript ? { conversation: [...transcript] } : {}),
+        },
+      };
+    }
     planned.forEach((p, i) => messages.push({ role: 'tool', tool_call_id: p.id, content: answers[i]!.content }));
     transcript?.push(
-      { role: 'assistant', content: reply.content ?? '', toolCalls: planned.map(({ id, name, args }) => ({ id, name, args })) },
       ...planned.map((p, i) => ({
         role: 'tool' as const,
         toolCallId: p.id,
@@ -136,6 +160,26 @@ export async function runAgentLoop(call: ChatCall, request: AgentRequest, option
       details: { maxIterations },
     },
   );
+}
+
+/** The conversation of a resumed loop: as it stopped, with the results of its last turn's calls (pairs intact). */
+function resumedTranscript(resume: AgentResume): ConversationMessage[] {
+  const last = resume.messages.at(-1) as { tool_calls?: Array<{ id: string; function: { name: string } }> } | undefined;
+  const results = (last?.tool_calls ?? []).map((c) => {
+    const content = resume.answers[c.id] ?? JSON.stringify({ error: { code: 'TOOL_FAILED', message: 'the call has no answer' } });
+    return { role: 'tool' as const, toolCallId: c.id, name: c.function.name, content, ok: !content.startsWith('{"error":') };
+  });
+  return [...(resume.conversation ?? []), ...results];
+}
+
+/** The tool messages that answer the last turn of a resumed loop, in the model's order of its calls. */
+function resumedAnswers(resume: AgentResume): ChatCompletionMessageParam[] {
+  const last = resume.messages.at(-1) as { tool_calls?: Array<{ id: string }> } | undefined;
+  return (last?.tool_calls ?? []).map((c) => ({
+    role: 'tool' as const,
+    tool_call_id: c.id,
+    content: resume.answers[c.id] ?? JSON.stringify({ error: { code: 'TOOL_FAILED', message: 'the call has no answer' } }),
+  }));
 }
 
 /** The JSON Schema response format of a structured answer, and the zod schema that checks it. */

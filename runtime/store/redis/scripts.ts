@@ -20,11 +20,14 @@ export function script(lua: string): LuaScript {
  * or it has none while another writer holds the lease). No WATCH: ioredis drops it silently on reconnect, a script
  * cannot be split.
  *
+ * The channel messages the events send (`channel.sent`) are appended to their channels' streams in the same write
+ * (the outbox: a stored step never lacks its messages, whatever crashes after the commit).
+ *
  * KEYS: record hash, event stream, journal hash, index of all sessions, index of the machine's sessions, lease hash,
- *       set of running sessions.
+ *       set of running sessions, then one channel stream per message.
  * ARGV: expected version, new version, sealed record, status, machine id, created at, awaiting approval (0/1),
  *       new seq, finished TTL in seconds (0 = keep), finished (0/1), session id, updated at, fencing token (0 = none),
- *       event count, events..., journal key/value pairs...
+ *       event count, message count, channel stream length bound, events..., messages..., journal key/value pairs...
  */
 export const COMMIT = script(`
 local expected = tonumber(ARGV[1])
@@ -43,12 +46,16 @@ end
 if current ~= expected then return {0, current} end
 local stored = tonumber(redis.call('HGET', KEYS[1], 'q') or '0')
 local count = tonumber(ARGV[14])
+local messages = tonumber(ARGV[15])
 local seq = tonumber(ARGV[8])
 if stored + count ~= seq then return {2, stored} end
 for i = 1, count do
-  redis.call('XADD', KEYS[2], (stored + i) .. '-0', 'e', ARGV[14 + i])
+  redis.call('XADD', KEYS[2], (stored + i) .. '-0', 'e', ARGV[16 + i])
 end
-for i = 15 + count, #ARGV, 2 do
+for i = 1, messages do
+  redis.call('XADD', KEYS[7 + i], 'MAXLEN', '~', ARGV[16], '*', 'm', ARGV[16 + count + i])
+end
+for i = 17 + count + messages, #ARGV, 2 do
   redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3], 'st', ARGV[4], 'm', ARGV[5], 'c', ARGV[6], 'a', ARGV[7], 'q', ARGV[8], 'u', ARGV[12])

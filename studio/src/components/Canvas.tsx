@@ -18,6 +18,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import {
   absoluteBoxes,
   addTransition,
+  LARGE_MACHINE_STATES,
   moveState,
   problemsByElement,
   routeIfCurrent,
@@ -355,7 +356,7 @@ export function Canvas() {
         minZoom={0.1}
         maxZoom={2}
         elevateNodesOnSelect={false}
-        onlyRenderVisibleElements={(graph?.nodes.length ?? 0) > 120}
+        onlyRenderVisibleElements={(graph?.nodes.length ?? 0) > LARGE_MACHINE_STATES}
         proOptions={PRO_OPTIONS}
       >
         <Background gap={20} />

@@ -2,7 +2,7 @@ export { specToGraph } from './spec-to-graph.ts';
 export { graphToSpec } from './graph-to-spec.ts';
 export { transitionLabel, labelLines, branchOrder, elide, GUARD_LABEL_MAX, type BranchOrder } from './labels.ts';
 export { parsePointer, toPointer, getAt, setAt, renameKey, isWithin } from './pointer.ts';
-export { NODE_WIDTH, GROUP_HEADER, GROUP_PADDING, NODE_PARTS, leafSize } from './sizes.ts';
+export { NODE_WIDTH, GROUP_HEADER, GROUP_PADDING, NODE_PARTS, LARGE_MACHINE_STATES, leafSize } from './sizes.ts';
 export { addState, deleteState, setStateLayout, replaceLayout, checkStateName, freshStateName } from './edit-states.ts';
 export {
   addTransition,

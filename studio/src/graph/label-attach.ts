@@ -12,6 +12,15 @@ const segmentsOf = (points: readonly Point[]): Segment[] => points.slice(1).map(
 const overlaps = (a: Box, b: Box, gap: number) =>
   a.x - gap < b.x + b.width && b.x - gap < a.x + a.width && a.y - gap < b.y + b.height && b.y - gap < a.y + a.height;
 
+/** The box around a route's points. */
+function boundsOf(points: readonly Point[]): Box {
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
 /** Whether an axis-parallel segment crosses a box (grown by `gap`). */
 function crosses(segment: Segment, box: Box, gap: number): boolean {
   const left = Math.min(segment.a.x, segment.b.x);
@@ -46,6 +55,8 @@ function besideSegment(points: readonly Point[], label: Box): Segment | undefine
  */
 export function attachLabelsToEdges(edges: Record<string, EdgeGeometry>, states: readonly Box[]): void {
   const entries = Object.entries(edges);
+  // Each route's segments and the box around them, once: a 300-state machine checks ~500 routes per moved label.
+  const routes = entries.map(([id, edge]) => ({ id, edge, segments: segmentsOf(edge.points), bounds: boundsOf(edge.points) }));
   for (const [id, edge] of entries) {
     const label = edge.label;
     if (!label) continue;
@@ -55,10 +66,11 @@ export function attachLabelsToEdges(edges: Record<string, EdgeGeometry>, states:
     const candidates = [x - label.width / 2, x < label.x ? x - MIN_INSET : x - label.width + MIN_INSET];
     const free = (box: Box) =>
       states.every((s) => !overlaps(box, s, CLEARANCE)) &&
-      entries.every(
-        ([otherId, other]) =>
-          otherId === id ||
-          ((!other.label || !overlaps(box, other.label, CLEARANCE)) && segmentsOf(other.points).every((s) => !crosses(s, box, CLEARANCE))),
+      routes.every(
+        (other) =>
+          other.id === id ||
+          ((!other.edge.label || !overlaps(box, other.edge.label, CLEARANCE)) &&
+            (!overlaps(box, other.bounds, CLEARANCE + 1) || other.segments.every((s) => !crosses(s, box, CLEARANCE)))),
       );
     for (const left of candidates) {
       const moved = { ...label, x: Math.round(left * 10) / 10 };

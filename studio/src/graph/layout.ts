@@ -1,4 +1,4 @@
-import type { FlowSpec, Position } from '@flowing/spec';
+import { formatSpec, type FlowSpec, type Position } from '@flowing/spec';
 import { estimateLabel, type Box, type EdgeGeometry, type LabelMeasure, type LayoutGeometry, type Point } from './geometry.ts';
 import { attachLabelsToEdges } from './label-attach.ts';
 import { GROUP_HEADER, GROUP_PADDING, leafSize } from './sizes.ts';
@@ -90,7 +90,9 @@ export function toElkGraph(
   spec: FlowSpec,
   measure: LabelMeasure = estimateLabel,
 ): { root: ElkGraphNode; nodes: GraphNode[]; edges: GraphEdge[] } {
-  const graph = specToGraph(spec);
+  // In the key order a saved file has: the order of a state's transitions decides the order of its ports and so
+  // the layout, and a layout must come out the same before and after a Save (the routes of a saved layout fit it).
+  const graph = specToGraph(JSON.parse(formatSpec(spec)) as FlowSpec);
   const initialOf = (parentId: string | undefined) => {
     if (parentId === undefined) return spec.initial;
     const parent = graph.nodes.find((n) => n.id === parentId);

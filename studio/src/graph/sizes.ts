@@ -23,3 +23,10 @@ export function leafSize(state: Pick<StateSpec, 'tags' | 'invoke'>): { width: nu
   if (state.invoke) height += 'tool' in state.invoke ? NODE_PARTS.toolBlock : NODE_PARTS.modelBlock;
   return { width: NODE_WIDTH, height };
 }
+
+/**
+ * From this many states on a machine counts as large: the canvas renders only the states in view, and opening it
+ * draws the saved places at once with the routes following from the layout worker (a smaller machine is laid out
+ * in a fraction of a second, so it opens with its routes).
+ */
+export const LARGE_MACHINE_STATES = 120;

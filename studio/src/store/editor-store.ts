@@ -3,7 +3,8 @@ import { knownMachine } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
-import { fillMissingLayout, statesWithoutLayout, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { fillMissingLayout, LARGE_MACHINE_STATES, type EditResult, type LayoutGeometry } from '../graph/index.ts';
+import { graphOf } from './graph-cache.ts';
 import { layoutMachine } from './layout-service.ts';
 import { toToolInfos } from './tool-info.ts';
 
@@ -85,6 +86,35 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     validateSpec(spec, { tools: Object.keys(get().toolInfos).length > 0 ? get().toolInfos : undefined, resolveMachine: knownMachine })
       .problems;
 
+  /**
+   * Validates the spec as it is then, after `pauseMs`, or else right after the next painted frame: validation (about
+   * 0.1 s at 300 states) never delays the frame that shows an opened machine or an edit.
+   */
+  const validateSoon = (pauseMs?: number) => {
+    clearTimeout(validateTimer);
+    const check = () => {
+      const current = get().spec;
+      if (current) set({ problems: validate(current) });
+    };
+    if (pauseMs !== undefined) validateTimer = setTimeout(check, pauseMs);
+    else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
+  };
+
+  /**
+   * The routes and label places of a machine drawn at its saved places: elkjs lays it out in the worker, and each
+   * route whose two states are where that layout put them is drawn (a layout the studio saved fits throughout);
+   * the others stay plain until the next Auto-layout. Dropped when another machine was opened or laid out since.
+   */
+  const routeInBackground = (ticket: number, spec: FlowSpec) => {
+    layoutMachine(spec, 'flowing:routes').then(
+      (geometry) => {
+        if (ticket === openTicket && get().geometry === undefined) set({ geometry });
+      },
+      (err: unknown) =>
+        console.warn(`STUDIO_LAYOUT_FAILED: no routes for the saved layout (${describe(err)}); transitions are drawn plainly`),
+    );
+  };
+
   return {
     machines: [],
     tools: [],
@@ -151,22 +181,26 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         }
         let spec = doc.spec;
         let geometry: LayoutGeometry | undefined;
-        try {
-          geometry = await layoutMachine(spec);
-        } catch (err) {
-          set({
-            notice: {
-              kind: 'error',
-              message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; states without a saved place are put in a row.`,
-            },
-          });
+        // Saved places are kept: elkjs places the states only of a machine that has none (its first open), and
+        // states added since are placed next to their neighbours. A large machine is drawn at once, its routes
+        // following from the worker; a small one is laid out first and opens with them.
+        const nodes = graphOf(spec).nodes;
+        const missing = nodes.filter((n) => !n.data.layout).length;
+        const unplaced = missing > 0 && missing === nodes.length;
+        if (unplaced || nodes.length <= LARGE_MACHINE_STATES) {
+          try {
+            geometry = await layoutMachine(spec);
+          } catch (err) {
+            set({
+              notice: {
+                kind: 'error',
+                message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; the states are placed side by side instead.`,
+              },
+            });
+          }
+          if (ticket !== openTicket) return;
         }
-        if (ticket !== openTicket) return;
-        const missing = statesWithoutLayout(spec);
-        if (missing.length > 0) {
-          const total = Object.keys(spec.layout ?? {}).length;
-          spec = total === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
-        }
+        if (missing > 0) spec = unplaced && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
         set({
           machineId: id,
           spec,
@@ -175,7 +209,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           past: [],
           future: [],
           selection: null,
-          problems: validate(spec),
+          problems: [],
           codegenProblems: [],
           generated: undefined,
           showGenerated: false,
@@ -183,6 +217,8 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           fitRequest: get().fitRequest + 1,
           geometry,
         });
+        validateSoon();
+        if (!geometry) routeInBackground(ticket, spec);
       } catch (err) {
         if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
       }
@@ -216,15 +252,8 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         lastCoalesce: options.coalesce !== undefined ? { key: options.coalesce, at: now } : undefined,
         notice: get().notice?.kind === 'error' ? null : get().notice,
       });
-      // Validation (about 0.1 s on a 300-state spec) never delays the frame that shows the edit: typing (a coalesced
-      // edit) validates once the keystrokes pause, any other edit right after that frame is painted.
-      clearTimeout(validateTimer);
-      const check = () => {
-        const current = get().spec;
-        if (current) set({ problems: validate(current) });
-      };
-      if (options.coalesce !== undefined) validateTimer = setTimeout(check, VALIDATE_PAUSE_MS);
-      else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
+      // Typing (a coalesced edit) validates once the keystrokes pause, any other edit right after its frame.
+      validateSoon(options.coalesce !== undefined ? VALIDATE_PAUSE_MS : undefined);
       return true;
     },
 

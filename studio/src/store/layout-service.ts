@@ -97,9 +97,12 @@ export async function layoutHere(spec: FlowSpec): Promise<LayoutGeometry> {
   return computeGeometry(spec, new Elk(), measureLabel);
 }
 
-/** Lays a machine out, in the worker when it can start, else on the page; marks `flowing:layout` for the figures. */
-export async function layoutMachine(spec: FlowSpec): Promise<LayoutGeometry> {
-  performance.mark('flowing:layout:start');
+/**
+ * Lays a machine out, in the worker when it can start, else on the page; measures `mark` (`flowing:layout` unless
+ * given, with the machine's id as its detail) for the figures.
+ */
+export async function layoutMachine(spec: FlowSpec, mark = 'flowing:layout'): Promise<LayoutGeometry> {
+  const start = performance.now();
   let geometry: LayoutGeometry;
   try {
     geometry = await layoutInWorker(spec);
@@ -107,7 +110,6 @@ export async function layoutMachine(spec: FlowSpec): Promise<LayoutGeometry> {
     console.warn(`${(error as Error).message}; laying out on the page instead`);
     geometry = await layoutHere(spec);
   }
-  performance.mark('flowing:layout:end');
-  performance.measure('flowing:layout', 'flowing:layout:start', 'flowing:layout:end');
+  performance.measure(mark, { start, detail: { machine: spec.id } });
   return geometry;
 }
