@@ -31,6 +31,8 @@ export const SLOW_LANE = [
   // conversations: two machines generated in a project copy, then run (60-90 s under load)
   'test/codegen/conversation-codegen.test.ts',
   'test/runtime/conversation.test.ts',
+  // memory: a machine with summaries generated in a project copy, then run
+  'test/conversation/memory-codegen.test.ts',
   // Chromium
   'test/e2e/**/*.test.ts',
   'test/server/sse-chromium.test.ts',

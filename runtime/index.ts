@@ -122,3 +122,8 @@ export type { StaleSession, StaleInfo } from './migrate/list.ts';
 export type { MigrationReport } from './migrate/run-migrations.ts';
 export type { MigratedData } from './migrate/carry.ts';
 export type { TracerLike, SpanLike, SpanOptionsLike } from './trace/types.ts';
+export { trimToWindow } from './conversation/window.ts';
+export { assemblePrompt, type AssembledPrompt, type PromptBudget } from './conversation/assemble.ts';
+export { summaryDue, summaryRequest, summaryMessage, type SummaryPlan, type SummaryMessage } from './conversation/summary.ts';
+export { loadTokenCounter, messagesTokens, CHARS_PER_TOKEN_ESTIMATE, type TokenCounter } from './conversation/tokens.ts';
+export { applyMemory, type MemoryOutcome, type Summarize } from './calls/llm-memory.ts';

@@ -27,10 +27,12 @@ export {
   type AgentToolSpec,
   type EmitSpec,
   type BoundToolSpec,
+  type MemorySpec,
   agentToolName,
   handoffToolName,
   HANDOFF_TOOL_PREFIX,
 } from './schema.ts';
+export { memoryFacts, SUMMARY_CONTENT_FIELD } from './memory.ts';
 export { SPEC_PROBLEM_CODES, hasErrors, pointer, type SpecProblem, type SpecProblemCode, type Severity } from './problems.ts';
 export {
   validateSpec,

@@ -78,6 +78,12 @@ export const SPEC_PROBLEM_CODES = {
     severity: 'error',
     summary: 'A field of type conversation is declared where only top-level context and machine output fields may hold one.',
   },
+  SPEC_INVALID_MEMORY: {
+    severity: 'error',
+    summary:
+      "A model call's `memory` is inconsistent: a window under one turn, `summarize.after` not above the window, or a kept fact named `content`.",
+  },
+  SPEC_MEMORY_WITHOUT_HISTORY: { severity: 'error', summary: 'A model call declares `memory` but reads no conversation (`history`).' },
   SPEC_INVALID_DELAY: { severity: 'error', summary: 'An `after` key is not a whole number of milliseconds (1 to 2^31-1).' },
   SPEC_INVALID_STATE_SHAPE: {
     severity: 'error',

@@ -141,6 +141,27 @@ export function agentToolName(entry: AgentToolSpec): string {
   return typeof entry === 'string' ? entry : entry.tool;
 }
 
+/**
+ * What a model call sends of its conversation (`history`): the last `window` turns verbatim (a turn starts at a user
+ * message). With `summarize`, once more than `after` turns are not yet summarised, a model call folds all but the
+ * last `window` turns into a summary (its kept facts and a text), and the prompt is the latest summary and every turn
+ * after it. The prompt is kept within `maxPromptTokens` (else the call's `maxTokens`) by dropping the oldest turns.
+ */
+export const MemorySchema = z.strictObject({
+  window: z.number().int(),
+  summarize: z
+    .strictObject({
+      after: z.number().int(),
+      /** The facts a summary keeps: names (text facts) or typed fields; a summary also has a `content` text. */
+      keep: z.union([z.array(z.string()), FieldMapSchema]).optional(),
+      /** Offline rules for the scripted provider's summaries (patterns per kept fact; the last match wins). */
+      scripted: ScriptedRulesSchema.optional(),
+    })
+    .optional(),
+  maxPromptTokens: z.number().int().positive().optional(),
+});
+export type MemorySpec = z.infer<typeof MemorySchema>;
+
 /** The prefix of the tool an agent's model calls to hand off (`transfer_to_billing`). */
 export const HANDOFF_TOOL_PREFIX = 'transfer_to_';
 
@@ -186,6 +207,8 @@ export const LlmInvokeSchema = z.strictObject({
   /** Tokens one model request of this call may use; the cost bound counts it (without it, a path's tokens are unbounded). */
   maxTokens: z.number().int().positive().optional(),
   scripted: ScriptedRulesSchema.optional(),
+  /** Trimming and summaries of the conversation the call reads (`history`). */
+  memory: MemorySchema.optional(),
   ...invokeCommon,
 });
 export type LlmInvokeSpec = z.infer<typeof LlmInvokeSchema>;

@@ -15,6 +15,7 @@ import {
   handoffToolName,
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
+import { checkMemory } from './memory.ts';
 import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
@@ -543,6 +544,15 @@ function checkSpec(spec: FlowSpec, options: ValidateOptions): SpecProblem[] {
       }
     }
     if (scripted?.reply !== undefined) checkTemplate(scripted.reply, [...at, 'scripted', 'reply']);
+    if (invoke.memory !== undefined) {
+      checkMemory(invoke, at, report);
+      const keep = invoke.memory.summarize?.keep;
+      const keepAt = [...at, 'memory', 'summarize', 'keep'];
+      if (Array.isArray(keep)) keep.forEach((fact, i) => checkName(fact, [...keepAt, i], 'kept fact'));
+      else
+        for (const [fact, type] of Object.entries(keep ?? {}))
+          if (checkName(fact, [...keepAt, fact], 'kept fact')) checkFieldType(type, [...keepAt, fact], false);
+    }
   }
 
   /** Handoff targets: names, once each, their `transfer_to_` tools not clashing with the agent's tools; scripted keys declared. */

@@ -93,7 +93,9 @@ function planActors(
 
 function llmTypeArgument(invoke: Extract<InvokeSpec, { llm: string }>): string {
   if (invoke.llm === 'classify') return `<${(invoke.labels ?? []).map((l) => JSON.stringify(l)).join(' | ') || 'string'}>`;
-  if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}>`;
+  // A call whose memory summarises answers with the summary it made among its new messages (appended by onDone).
+  const summary = invoke.history !== undefined && invoke.memory?.summarize !== undefined ? ' & { messages?: ConversationMessage[] }' : '';
+  if (invoke.llm === 'extract') return `<${flat(fieldMapDoc(invoke.fields ?? {}))}${summary}>`;
   if (invoke.llm === 'agent') {
     // A handoff's `to` is typed as the union of the targets, so a guard naming another is a type error. With a
     // history, the structured answer also carries the call's new messages (appended by onDone).

@@ -114,8 +114,10 @@ function invokeDoc(scope: TransitionScope, entry: StateEntry, invoke: InvokeSpec
         : { key: 'input', value: llmInputDoc(invoke, scope, actor, at), pointer: pointer(...at) },
   ];
   if (invoke.onDone !== undefined) {
-    // An agent call with a history appends its new messages to that field on every way out of onDone.
-    const history = 'llm' in invoke && invoke.llm === 'agent' && invoke.history !== undefined ? historyField(invoke.history) : undefined;
+    // An agent call with a history appends its new messages to that field on every way out of onDone; so does any
+    // call whose memory summarises (its new messages are the summary it made first).
+    const appends = 'llm' in invoke && (invoke.llm === 'agent' || invoke.memory?.summarize !== undefined);
+    const history = appends && 'llm' in invoke && invoke.history !== undefined ? historyField(invoke.history) : undefined;
     members.push({
       key: 'onDone',
       value: transitionDoc(
@@ -202,6 +204,7 @@ function llmInputDoc(invoke: LlmInvokeSpec, scope: TransitionScope, actor: strin
   if (invoke.topP !== undefined) members.push({ key: 'topP', value: String(invoke.topP), pointer: pointer(...at, 'topP') });
   if (invoke.maxTokens !== undefined)
     members.push({ key: 'maxTokens', value: String(invoke.maxTokens), pointer: pointer(...at, 'maxTokens') });
+  if (invoke.memory !== undefined) members.push({ key: 'memory', value: literalDoc(invoke.memory), pointer: pointer(...at, 'memory') });
   if (invoke.llm === 'agent') {
     const tools = invoke.tools ?? [];
     members.push({ key: 'tools', value: literalDoc(tools.map(agentToolName)) });

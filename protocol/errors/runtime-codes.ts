@@ -64,6 +64,8 @@ export const RUNTIME_ERROR_CODES = {
   LLM_RATE_LIMITED: 'The model provider rate-limited the request.',
   LLM_FAILED: 'The model provider returned an error.',
   LLM_NOT_CONFIGURED: 'No model provider is configured for this call.',
+  LLM_PROMPT_TOO_LARGE:
+    "A model call's prompt does not fit its token limit (memory.maxPromptTokens, else maxTokens) even with only the conversation's last turn.",
   CANCELLED: 'The call was aborted because the session was cancelled.',
   HANDOFF_UNKNOWN:
     "An agent's model called a `transfer_to_<name>` tool for a target the call does not declare in `handoffs` (answered to the model as an error and logged in agent.step).",

@@ -21,6 +21,7 @@ import type {
 import { conversationMessages } from './agent-messages.ts';
 import { answerProposals, waitKey, type AgentWait } from './agent-proposals.ts';
 import type { CallContext } from './context.ts';
+import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
 
@@ -36,7 +37,7 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
     if (recorded.completed.ok) return recorded.completed.output;
     throw fromFlowError(recorded.completed.error);
   }
-  const request = withModel(input, limits);
+  let request = withModel(input, limits);
   const kind = request.kind;
   const usage = call.usage();
   const spent = usage.promptTokens + usage.completionTokens;
@@ -45,6 +46,29 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
     call.emit('llm.failed', { callId: key, kind, error });
     await call.commit(true);
     throw fromFlowError(error);
+  }
+  // Memory (a summary first, then the prompt's share of the conversation) comes before this call takes a slot: the
+  // summary is a call of its own and takes one.
+  const { memory, history } = request;
+  let remembered: Remembered | undefined;
+  if (memory && history) {
+    try {
+      remembered = await remember(call, request, history, memory, callLlm);
+      request = remembered.request;
+    } catch (thrown) {
+      const error = toFlowError(thrown, 'LLM_FAILED');
+      call.record({
+        key,
+        kind: 'llm',
+        name: kind,
+        idempotent: true,
+        startedAt: clock.now(),
+        completed: { at: clock.now(), ok: false, error },
+      });
+      call.emit('llm.failed', { callId: key, kind, error });
+      await call.commit(true);
+      throw fromFlowError(error);
+    }
   }
   const invokeTimeout = call.invoke && 'timeoutMs' in call.invoke ? call.invoke.timeoutMs : undefined;
   const timeoutMs = invokeTimeout ?? limits.llmTimeoutMs;
@@ -76,11 +100,13 @@ export async function callLlm(call: CallContext, input: LlmRequest, agent?: stri
       provider: call.llm.name,
       isModel: call.llm.isModel,
       inputHash: requestHash(request),
+      ...(request.kind === 'extract' && request.summary ? { purpose: 'summary' } : {}),
+      ...(remembered ? { prompt: remembered.prompt } : {}),
     });
     // Model calls have no side effects: a call without a recorded result is simply made again on resume, so its
     // records travel with the next commit instead of costing one of their own.
     void call.commit(false);
-    const result = await deadline.race(runKind(call, request, deadline, timeoutMs, agent, slot));
+    const result = withSummary(await deadline.race(runKind(call, request, deadline, timeoutMs, agent, slot)), remembered?.summary);
     call.record({
       key,
       kind: 'llm',

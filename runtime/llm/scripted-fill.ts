@@ -33,7 +33,7 @@ function fillField(type: FieldType, text: string, rules: Rules, path: string): {
   const source = rules.patterns?.[path];
   if (type.type === 'array') {
     if (source) {
-      const items = [...text.matchAll(new RegExp(source, 'gi'))].map((m) => read(type.items, m[1] ?? m[0]));
+      const items = [...text.matchAll(new RegExp(source, 'gi'))].map((m) => readMatch(type.items, m[1] ?? m[0]));
       if (items.length > 0) return { value: items, matched: true };
     }
     return { value: [], matched: false };
@@ -44,7 +44,7 @@ function fillField(type: FieldType, text: string, rules: Rules, path: string): {
   }
   if (source) {
     const match = new RegExp(source, 'i').exec(text);
-    const value = match ? read(type, match[1] ?? match[0]) : undefined;
+    const value = match ? readMatch(type, match[1] ?? match[0]) : undefined;
     if (value !== undefined) return { value, matched: true };
   }
   if (type.type === 'enum') {
@@ -60,7 +60,7 @@ function fillField(type: FieldType, text: string, rules: Rules, path: string): {
 }
 
 /** A matched piece of text as a value of the field's type; undefined when it is not one (an enum value not listed). */
-function read(type: FieldType | undefined, raw: string): unknown {
+export function readMatch(type: FieldType | undefined, raw: string): unknown {
   switch (type?.type) {
     case 'number':
       return Number(raw);

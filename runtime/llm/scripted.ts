@@ -2,6 +2,7 @@ import { fieldMapToZod, handoffToolName, type ConversationMessage } from '@flowi
 import { FlowingError } from '../errors.ts';
 import { lastUserText } from './history.ts';
 import { fillFields } from './scripted-fill.ts';
+import { scriptedSummary } from './scripted-summary.ts';
 import type {
   AgentHandoff,
   AgentOutput,
@@ -66,7 +67,9 @@ export function createScriptedProvider(options: { chunkSize?: number } = {}): Ll
     },
     async extract(request, { signal }): Promise<LlmResult<ExtractOutput>> {
       throwIfAborted(signal);
-      const output = fillFields(request.fields, ownText(request.text, request.history), request.scripted);
+      const output = request.summary
+        ? scriptedSummary({ ...request, summary: request.summary })
+        : fillFields(request.fields, ownText(request.text, request.history), request.scripted);
       const checked = fieldMapToZod(request.fields).safeParse(output);
       if (!checked.success) {
         throw new FlowingError(

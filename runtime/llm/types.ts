@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { ConversationMessage, FieldMap } from '@flowing/spec';
+import type { ConversationMessage, FieldMap, MemorySpec } from '@flowing/spec';
 
 /** Request shapes handed to model calls; generated machines build them from the spec. */
 export interface LlmRequestBase {
@@ -29,6 +29,8 @@ export interface LlmRequestBase {
    * empty `text` or `prompt` means the call has none of its own: the conversation's last user message is what it reads.
    */
   history?: readonly ConversationMessage[];
+  /** The spec's `memory`: how the runtime trims and summarises the call's conversation before sending it. */
+  memory?: MemorySpec;
 }
 export interface ClassifyRequest extends LlmRequestBase {
   kind: 'classify';
@@ -41,6 +43,11 @@ export interface ExtractRequest extends LlmRequestBase {
   text: string;
   fields: FieldMap;
   prompt?: string;
+  /**
+   * Set when the runtime asks for a summary of older conversation turns (the fields are the kept facts and
+   * `content`): the facts of the summary it rolls on from, and how many messages the new one covers.
+   */
+  summary?: { previousFacts: Record<string, unknown>; covers: number };
 }
 export interface GenerateRequest extends LlmRequestBase {
   kind: 'generate';
@@ -62,10 +69,14 @@ export type LlmRequest = ClassifyRequest | ExtractRequest | GenerateRequest | Ag
 
 export interface ClassifyOutput<TLabel extends string = string> {
   label: TLabel;
+  /** With a `history` and a memory that summarises: the summary made before this call, to append to the conversation. */
+  messages?: ConversationMessage[];
 }
 export type ExtractOutput = Record<string, unknown>;
 export interface GenerateOutput {
   text: string;
+  /** With a `history` and a memory that summarises: the summary made before this call, to append to the conversation. */
+  messages?: ConversationMessage[];
 }
 /** How an agent call ended when the model handed off: the `onDone` branches route on `to`. */
 export interface AgentHandoff<TTo extends string = string> {

@@ -44,7 +44,22 @@ function toolBound(invoke: ToolInvokeSpec, tools: Record<string, ToolInfo> | und
   };
 }
 
+/**
+ * A call with `memory.summarize` may first fold older turns into a summary: one extract (with its repairs) before the
+ * call itself, each request within the call's `maxTokens`.
+ */
 function llmBound(invoke: LlmInvokeSpec, tools: Record<string, ToolInfo> | undefined): CallBound {
+  const own = ownLlmBound(invoke, tools);
+  if (invoke.memory?.summarize === undefined) return own;
+  const requests = 1 + MAX_LLM_REPAIRS;
+  const perRequest = invoke.maxTokens ?? Infinity;
+  return {
+    cost: { ...own.cost, modelCalls: own.cost.modelCalls + requests, tokens: own.cost.tokens + requests * perRequest },
+    note: `${own.note}; summary first: 1 + ${MAX_LLM_REPAIRS} repairs`,
+  };
+}
+
+function ownLlmBound(invoke: LlmInvokeSpec, tools: Record<string, ToolInfo> | undefined): CallBound {
   const perRequest = invoke.maxTokens ?? Infinity;
   const tokensNote = invoke.maxTokens === undefined ? 'no maxTokens' : `${invoke.maxTokens} tokens each`;
   switch (invoke.llm) {

@@ -470,6 +470,22 @@ const cases: Case[] = [
     },
   },
   {
+    code: 'SPEC_MEMORY_WITHOUT_HISTORY',
+    path: '/states/decide/invoke/memory',
+    mutate: (s) => {
+      s.states.decide.invoke.memory = { window: 4 };
+    },
+  },
+  {
+    code: 'SPEC_INVALID_MEMORY',
+    path: '/states/decide/invoke/memory/summarize/after',
+    mutate: (s) => {
+      s.context.chat = { type: 'conversation' };
+      s.states.decide.invoke.history = 'context.chat';
+      s.states.decide.invoke.memory = { window: 4, summarize: { after: 4 } };
+    },
+  },
+  {
     code: 'SPEC_LAYOUT_UNKNOWN_STATE',
     path: '/layout/ghost',
     mutate: (s) => {
