@@ -13,6 +13,7 @@ export {
   type ToolOutput,
   type ToolExample,
   type ToolErrorExample,
+  type ToolSchema,
 } from './tool.ts';
 export { FlowingError, toFlowError, RUNTIME_ERROR_CODES, type FlowError, type RuntimeErrorCode } from './errors.ts';
 export { fromTool, fromLlm, fromMachine, asText } from './actors.ts';

@@ -13,7 +13,21 @@ export interface ToolRunContext {
   log: (message: string, data?: unknown) => void;
 }
 
-export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType> {
+/**
+ * A zod schema as the tool types read it: only its inferred types. Constraining by `z.ZodType` instead makes the
+ * type checker relate every user schema to zod's class hierarchy (variance of each wrapper type), which dominated
+ * the type check of generated machines.
+ */
+export interface ToolSchema {
+  readonly _zod: { readonly input: unknown; readonly output: unknown };
+}
+
+/** The zod schema behind a tool's `input` or `output`; `defineTool`'s callers pass zod schemas. */
+export function zodSchema(schema: ToolSchema): z.ZodType {
+  return schema as z.ZodType;
+}
+
+export interface ToolConfig<TInput extends ToolSchema, TOutput extends ToolSchema> {
   /** snake_case; the file is tools/<name>.ts. */
   name: string;
   description: string;
@@ -51,14 +65,14 @@ export interface ToolErrorExample<TIn = unknown> {
   error: { code: string; message: string };
 }
 
-export interface Tool<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType>
+export interface Tool<TInput extends ToolSchema = z.ZodType, TOutput extends ToolSchema = z.ZodType>
   extends Readonly<Required<Omit<ToolConfig<TInput, TOutput>, 'errors' | 'examples' | 'errorExamples'>>> {
   readonly errors: Readonly<Record<string, string>>;
   readonly examples: ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>>;
   readonly errorExamples: ReadonlyArray<ToolErrorExample<z.input<TInput>>>;
 }
 
-export type AnyTool = Tool<z.ZodType, z.ZodType>;
+export type AnyTool = Tool<ToolSchema, ToolSchema>;
 export type ToolInput<T extends AnyTool> = z.input<T['input']>;
 export type ToolOutput<T extends AnyTool> = z.output<T['output']>;
 
@@ -77,7 +91,7 @@ export { DEFAULT_TOOL_RETRIES };
  *   async run({ order_id }, { signal }) { ... },
  * });
  */
-export function defineTool<TInput extends z.ZodType, TOutput extends z.ZodType>(
+export function defineTool<TInput extends ToolSchema, TOutput extends ToolSchema>(
   config: ToolConfig<TInput, TOutput>,
 ): Tool<TInput, TOutput> {
   if (!/^[a-z][a-z0-9_]*$/.test(config.name)) {
@@ -102,26 +116,26 @@ export function defineTool<TInput extends z.ZodType, TOutput extends z.ZodType>(
 /** Codes any tool call can fail with besides the tool's own. */
 const RUNTIME_TOOL_CODES = new Set(['TOOL_FAILED', 'TOOL_TIMEOUT']);
 
-function checkExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(
+function checkExamples<TInput extends ToolSchema, TOutput extends ToolSchema>(
   config: ToolConfig<TInput, TOutput>,
 ): ReadonlyArray<ToolExample<z.input<TInput>, z.output<TOutput>>> {
   return Object.freeze(
     (config.examples ?? []).map((example, i) => {
       const where = `tool '${config.name}' examples[${i}]`;
-      checkAgainst(config.input, example?.input, `${where}.input`);
-      const output = checkAgainst(config.output, example?.output, `${where}.output`);
+      checkAgainst(zodSchema(config.input), example?.input, `${where}.input`);
+      const output = checkAgainst(zodSchema(config.output), example?.output, `${where}.output`);
       return Object.freeze({ input: example.input, output: output as z.output<TOutput> });
     }),
   );
 }
 
-function checkErrorExamples<TInput extends z.ZodType, TOutput extends z.ZodType>(
+function checkErrorExamples<TInput extends ToolSchema, TOutput extends ToolSchema>(
   config: ToolConfig<TInput, TOutput>,
 ): ReadonlyArray<ToolErrorExample<z.input<TInput>>> {
   return Object.freeze(
     (config.errorExamples ?? []).map((example, i) => {
       const where = `tool '${config.name}' errorExamples[${i}]`;
-      checkAgainst(config.input, example?.input, `${where}.input`);
+      checkAgainst(zodSchema(config.input), example?.input, `${where}.input`);
       const { code, message } = example.error ?? {};
       if (typeof code !== 'string' || typeof message !== 'string') {
         throw new FlowingError('TOOL_EXAMPLE_INVALID', `${where}.error must be { code, message } with string values`);

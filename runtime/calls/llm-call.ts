@@ -24,6 +24,7 @@ import type { CallContext } from './context.ts';
 import { remember, withSummary, type Remembered } from './llm-memory.ts';
 import { callTool, fromFlowError } from './tool-call.ts';
 import { truncateForModel } from './truncate.ts';
+import { zodSchema } from '../tool.ts';
 
 /**
  * One model call with the runtime's guarantees: journal, token budget, per-step model, timeout, output validation with
@@ -289,7 +290,11 @@ async function runKind(
       const toolSchemas: NonNullable<LlmCallOptions['toolSchemas']> = {};
       for (const name of request.tools) {
         const tool = call.tools[name];
-        if (tool) toolSchemas[name] = { description: tool.description, parameters: z.toJSONSchema(tool.input) as Record<string, unknown> };
+        if (tool)
+          toolSchemas[name] = {
+            description: tool.description,
+            parameters: z.toJSONSchema(zodSchema(tool.input)) as Record<string, unknown>,
+          };
       }
       const needsApproval = (name: string) => request.tools.includes(name) && call.tools[name]?.risk === 'high';
       const options = callOptions(call, deadline, timeoutMs);

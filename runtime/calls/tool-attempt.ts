@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.ts';
 import { Deadline } from '../deadline.ts';
 import { FlowingError, formatIssues, toFlowError, type FlowError } from '../errors.ts';
-import type { AnyTool } from '../tool.ts';
+import { zodSchema, type AnyTool } from '../tool.ts';
 
 /** Checks arguments against the tool's input schema; a breach is a `TOOL_CONTRACT` error naming the zod issues. */
 export function parseToolInput(tool: AnyTool, args: unknown): { ok: true; args: unknown } | { ok: false; error: FlowError } {
-  const parsed = tool.input.safeParse(args);
+  const parsed = zodSchema(tool.input).safeParse(args);
   if (parsed.success) return { ok: true, args: parsed.data };
   return {
     ok: false,
@@ -51,7 +51,7 @@ export async function attemptTool(tool: AnyTool, args: unknown, options: ToolAtt
       ),
       attempt.aborted,
     ]);
-    const output = tool.output.safeParse(raw);
+    const output = zodSchema(tool.output).safeParse(raw);
     if (!output.success) {
       throw new FlowingError(
         'TOOL_CONTRACT',

@@ -4,6 +4,7 @@ import { freezeEvent, type RuntimeEvent } from '../events.ts';
 import type { Runtime } from '../runtime.ts';
 import type { JournalEntry, SessionRecord } from '../store/types.ts';
 import { ServerError } from './errors.ts';
+import { zodSchema } from '../tool.ts';
 
 /**
  * Resolves a session in `needs_attention`. It stopped on a call: a non-idempotent call whose result was never
@@ -97,7 +98,7 @@ function completion(
   const tool = entry.kind === 'tool' ? runtime.machines.get(record.machineId)?.definition.tools[entry.name] : undefined;
   if (!tool) return { at: now, ok: true, output: resolution.output };
   // The machine's onDone branches read the output as the tool's contract promises it.
-  const parsed = tool.output.safeParse(resolution.output);
+  const parsed = zodSchema(tool.output).safeParse(resolution.output);
   if (!parsed.success) {
     throw new ServerError(
       'SERVER_INVALID_INPUT',
