@@ -11,12 +11,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createCodegen } from '@flowing/codegen';
 import { loadProjectSpecs } from '@flowing/codegen/cli';
 import { createMemoryStore, createRuntime, createScriptedProvider, type AnyMachineDefinition, type LlmProvider } from '@flowing/runtime';
 import { computeCost, type FlowSpec } from '@flowing/spec';
-import { generatedMachine } from '../../test/e2e/graph-machines.ts';
 import { loadMachine, loadMachineTree } from '../run/load.ts';
 import { median } from './stats.ts';
 
@@ -174,6 +173,10 @@ async function main(runs: number): Promise<void> {
   for (const [i, turn] of ORIGINAL.turns.entries()) out(`    original turn ${i + 1} '${turn.text}': ${turn.why}`);
 
   // flowing cost: the example, and a generated 300-state machine in a scratch project beside the bench's.
+  // The studio's perf tests build it; imported at run time, since the bench is built with the CLI and tests are not.
+  const { generatedMachine } = (await import(pathToFileURL(join(REPO, 'test/e2e/graph-machines.ts')).href)) as {
+    generatedMachine: (id: string, states: number) => FlowSpec;
+  };
   const large = generatedMachine('generated-300', 300);
   const costDir = join(WORK, 'cost');
   rmSync(join(costDir, 'machines'), { recursive: true, force: true });
