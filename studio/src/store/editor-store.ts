@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { knownMachine } from './cost-store.ts';
+import { knownMachine, useCost } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
@@ -99,6 +99,10 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     if (pauseMs !== undefined) validateTimer = setTimeout(check, pauseMs);
     else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
   };
+  // The specs of invoked machines arrive after the machine opened: the budget and invoke checks that read them run again.
+  useCost.subscribe((state, previous) => {
+    if (state.machines !== previous.machines) validateSoon(0);
+  });
 
   /**
    * The routes and label places of a machine drawn at its saved places: elkjs lays it out in the worker, and each
