@@ -115,9 +115,7 @@ describe('the support-desk example on the graph', () => {
       expect(await page.locator('[data-testid=open-machine-orders]').textContent()).toBe('support-orders');
       expect(await page.locator('[data-testid=open-machine-billing]').textContent()).toBe('support-billing');
       // The children's specs arrive after the open; the budget check then reads them, and no problem is left.
-      await expect
-        .poll(() => page.locator('[data-testid=problem-count]').textContent(), { timeout: 15_000 })
-        .toMatch(/^0 errors/);
+      await expect.poll(() => page.locator('[data-testid=problem-count]').textContent(), { timeout: 15_000 }).toMatch(/^0 errors/);
       await screenshot(page, 'compose-support-desk');
       await page.click('[data-testid=open-machine-orders]');
       await page.waitForFunction(() => window.location.hash === '#support-orders');
