@@ -2,7 +2,7 @@
 // and `.flowing/sessions.db`, behind the studio's own Host/Origin guard.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliArgs } from '../helpers/cli.ts';
@@ -56,6 +56,14 @@ async function startCliStudio(dir: string): Promise<RunningStudio> {
   };
 }
 
+/** Removes the generated code of every machine of the project but `keep` (their specs stay). */
+async function removeGeneratedBut(dir: string, keep: readonly string[]): Promise<void> {
+  for (const entry of await readdir(join(dir, 'machines'), { withFileTypes: true })) {
+    const id = entry.name;
+    if (entry.isDirectory() && !keep.includes(id)) await rm(join(dir, `machines/${id}/${id}.machine.ts`), { force: true });
+  }
+}
+
 let project: Awaited<ReturnType<typeof copyProject>>;
 beforeAll(async () => {
   project = await copyProject('flowing-inspect-cli-');
@@ -66,8 +74,8 @@ afterAll(async () => {
 
 describe('flowing studio: the runtime of the Inspect mode', () => {
   it('serves the generated machines under /api/runtime and keeps sessions in .flowing/sessions.db across restarts', async () => {
-    // One machine without generated code: the runtime serves the other and the Inspect mode says "generate first".
-    await rm(join(project.dir, 'machines/incident-triage/incident-triage.machine.ts'));
+    // Machines without generated code: the runtime serves the one that has it and the Inspect mode says "generate first".
+    await removeGeneratedBut(project.dir, ['order-support']);
     let studio = await startCliStudio(project.dir);
     try {
       const origin = studio.url.replace(/\/$/, '');
@@ -133,7 +141,7 @@ describe('flowing studio: the runtime of the Inspect mode', () => {
   it('answers STUDIO_RUNTIME_UNAVAILABLE with the reason when no machine is generated, and serves one once it is', async () => {
     const empty = await copyProject('flowing-inspect-cli-empty-');
     try {
-      for (const id of ['order-support', 'incident-triage']) await rm(join(empty.dir, `machines/${id}/${id}.machine.ts`));
+      await removeGeneratedBut(empty.dir, []);
       const studio = await startCliStudio(empty.dir);
       try {
         const refused = await fetch(`${studio.url}api/runtime/machines`);
