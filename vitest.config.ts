@@ -26,6 +26,10 @@ function sourceAliases(folders: string[]) {
  * (durations measured on a shared 2-core machine; see the README's "Tests").
  */
 export const SLOW_LANE = [
+  // the support-desk example: three machines run, replayed and path-tested through the CLI (15-20 s)
+  'test/testing/support-desk.test.ts',
+  // type-check reuse across processes: codegen runs in child processes (15-20 s)
+  'test/codegen/check-cache.test.ts',
   // MCP servers in child processes, code generation in a project copy
   'test/mcp/**/*.test.ts',
   // conversations: two machines generated in a project copy, then run (60-90 s under load)
