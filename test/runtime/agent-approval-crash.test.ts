@@ -4,7 +4,6 @@
  * call's start is stored, or after the payment before its result is stored. A runtime in this process resumes the
  * session (SQLite) and the ledger the tool writes outside the process shows it was never paid twice.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argsHash, createRuntime, type RuntimeEvent } from '@flowing/runtime';
 import type { CrashPoint } from '../../runtime/crash-points.ts';
 import { crashPointMachine, proposingModel } from '../helpers/crash-point-machines.ts';
+import { runFaultChild } from '../helpers/fault-child.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 import { storePlace } from '../helpers/store-spec.ts';
 
@@ -27,24 +27,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runChild(args: string[], fault: string): Promise<{ lines: string[]; ended: string }> {
-  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], {
-    cwd: REPO_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FLOWING_FAULT: fault },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ lines: stdout.split('\n').filter(Boolean), ended: signal ?? `code ${code}: ${stderr.slice(-2_000)}` });
-    });
-  });
-}
+const runChild = (args: string[], fault: string) => runFaultChild(CHILD, args, fault);
 
 const dataOf = (event: RuntimeEvent) => event.data as Record<string, any>;
 

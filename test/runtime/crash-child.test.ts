@@ -4,7 +4,6 @@
  * the child's payment, or in the parent's machine call). This process then resumes the parent on the same store, as a
  * restarted server would, and checks the payment ledger written outside the process and both sessions' logs.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type RuntimeEvent } from '@flowing/runtime';
 import type { CrashPoint } from '../../runtime/crash-points.ts';
 import { crashChildMachines } from '../helpers/child-machines.ts';
+import { runFaultChild } from '../helpers/fault-child.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { storePlace } from '../helpers/store-spec.ts';
@@ -46,24 +46,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runProcess(args: string[], fault: string): Promise<{ lines: string[]; ended: string }> {
-  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), PROCESS, ...args], {
-    cwd: REPO_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FLOWING_FAULT: fault },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ lines: stdout.split('\n').filter(Boolean), ended: signal ?? `code ${code}: ${stderr.slice(-2_000)}` });
-    });
-  });
-}
+const runProcess = (args: string[], fault: string) => runFaultChild(PROCESS, args, fault);
 
 /** Seqs 1..n, and at most one completion per call (tool or machine), after its start. */
 function checkLog(events: readonly RuntimeEvent[]) {

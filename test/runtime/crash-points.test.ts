@@ -6,7 +6,6 @@
  * printed seed. The plan's 100 random runs per case are covered by `crash-serve.test.ts` (50 random SIGKILLs of a
  * real server); here every named point is hit on purpose, once per store.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argsHash, createRuntime, type RuntimeEvent } from '@flowing/runtime';
 import type { CrashPoint } from '../../runtime/crash-points.ts';
 import { crashPointMachine, type CrashPointMode } from '../helpers/crash-point-machines.ts';
+import { runFaultChild } from '../helpers/fault-child.ts';
 import { REPO_DIR } from '../helpers/project.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { seededRandom } from '../helpers/seeded.ts';
@@ -48,25 +48,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs the child to its crash; resolves with its stdout lines and how it ended. */
-function runChild(args: string[], fault: string): Promise<{ lines: string[]; ended: string }> {
-  const child = spawn(process.execPath, ['--conditions=@flowing/source', '--import', import.meta.resolve('tsx'), CHILD, ...args], {
-    cwd: REPO_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FLOWING_FAULT: fault },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ lines: stdout.split('\n').filter(Boolean), ended: signal ?? `code ${code}: ${stderr.slice(-2_000)}` });
-    });
-  });
-}
+const runChild = (args: string[], fault: string) => runFaultChild(CHILD, args, fault);
 
 /** Ledger lines as [idempotency key, amount]. */
 const ledgerOf = (file: string) =>
