@@ -48,6 +48,7 @@ export {
   type ValidationResult,
 } from './validate.ts';
 export { parseSpecText, jsonNestingDepth } from './parse.ts';
+export { schemaProblems } from './schema-issues.ts';
 export { machineInvokes } from './machine-checks.ts';
 export {
   RESERVED_NAMES,

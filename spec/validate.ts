@@ -16,6 +16,7 @@ import {
 } from './schema.ts';
 import { checkMachineInvoke, checkOutputs } from './machine-checks.ts';
 import { checkMemory } from './memory.ts';
+import { schemaProblems } from './schema-issues.ts';
 import { channelEventType, CHANNEL_PATTERN, LISTEN_PATTERN } from './channels.ts';
 import { checkFallbackBranches, checkGraph, checkUnreachableBranches, type Report } from './graph-checks.ts';
 import { machineIdProblem, RESERVED_NAMES, toolNameProblem } from './identifiers.ts';
@@ -95,10 +96,7 @@ export function validateSpec(input: unknown, options: ValidateOptions = {}): Val
   }
   const parsed = FlowSpecSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) =>
-      problem('SPEC_SCHEMA', pointer(...(issue.path as Array<string | number>)), issue.message),
-    );
-    return { spec: undefined, problems, ok: false };
+    return { spec: undefined, problems: schemaProblems(parsed.error.issues, input), ok: false };
   }
   const problems = checkSpec(parsed.data, options);
   if (parsed.data.budget !== undefined) problems.push(...checkBudget(parsed.data, options));
