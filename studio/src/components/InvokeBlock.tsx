@@ -1,5 +1,5 @@
 import { Handle, Position } from '@xyflow/react';
-import { handoffTargets, type Point } from '../graph/index.ts';
+import { handoffTargets, memoryLine, type Point } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { InvokeCost } from './CostPanel.tsx';
 
@@ -14,6 +14,9 @@ interface InvokeFacts {
   idempotencyKey?: string;
   /** agent: the machines it may hand off to (read loosely: a spec may predate the field). */
   handoffs?: unknown;
+  /** Model calls: the conversation read and what of it is kept (drawn by graph/memory-line.ts). */
+  history?: unknown;
+  memory?: unknown;
 }
 
 /** One contract badge: short text on the canvas, the full sentence on hover. */
@@ -129,11 +132,12 @@ export function InvokeBlock({
       : modelBadges(invoke);
   const kind = isTool ? 'tool' : isMachine ? 'machine' : 'model';
   const handoffs = handoffTargets(invoke);
+  const memory = memoryLine(invoke);
   const done = ports?.done?.x ?? Math.round(width * 0.3);
   const error = ports?.error?.x ?? Math.round(width * 0.7);
   return (
     <div
-      className={`invoke-block invoke-block--${kind}`}
+      className={`invoke-block invoke-block--${kind}${memory ? ' invoke-block--memory' : ''}`}
       data-testid={`invoke-${stateName}`}
       title={`${isTool ? 'Tool' : isMachine ? 'Machine' : 'Model'} call ${invoke.tool ?? invoke.machine ?? invoke.llm}\n${inputsText(invoke)}`}
     >
@@ -174,6 +178,11 @@ export function InvokeBlock({
         ))}
         <InvokeCost stateName={stateName} />
       </div>
+      {memory && (
+        <div className="invoke-block__memory" data-testid={`memory-${stateName}`} title={memory.title}>
+          {memory.text}
+        </div>
+      )}
       <div className="invoke-block__ports">
         <span className="port-label port-label--done" style={{ left: done - 13 }}>
           done

@@ -59,3 +59,4 @@ export { fillMissingLayout, statesWithoutLayout } from './layout-fill.ts';
 export { fitViewport, graphBounds } from './fit.ts';
 export { emitsByState, channelNames, type StateEmit } from './channels.ts';
 export { handoffTargets, handoffOfBranch } from './handoffs.ts';
+export { memoryLine, type MemoryLine } from './memory-line.ts';

@@ -1,4 +1,5 @@
 import type { StateSpec } from '@flowing/spec';
+import { memoryLine } from './memory-line.ts';
 
 /** Width of an atomic or final state node, in canvas pixels. */
 export const NODE_WIDTH = 220;
@@ -14,13 +15,16 @@ export const NODE_PARTS = {
   toolBlock: 92,
   /** The invoke block of a model call: title, one row of badges, the port row. */
   modelBlock: 72,
+  /** Under a model call's badges: what it keeps of its conversation (graph/memory-line.ts). */
+  memoryLine: 18,
 } as const;
 
-/** The drawn size of a state without children: taller when it shows tags or an invoke block. */
+/** The drawn size of a state without children: taller when it shows tags, an invoke block, and a call's memory line. */
 export function leafSize(state: Pick<StateSpec, 'tags' | 'invoke'>): { width: number; height: number } {
   let height: number = NODE_PARTS.base;
   if (state.tags && state.tags.length > 0) height += NODE_PARTS.tags;
   if (state.invoke) height += 'tool' in state.invoke ? NODE_PARTS.toolBlock : NODE_PARTS.modelBlock;
+  if (memoryLine(state.invoke)) height += NODE_PARTS.memoryLine;
   return { width: NODE_WIDTH, height };
 }
 
