@@ -12,6 +12,8 @@ describe('memory line of a call block', () => {
       }),
     );
     expect(line?.text).toBe('memory: support · last 20 · summary');
+    expect(line?.source).toBe('support');
+    expect(line?.settings).toEqual(['last 20', 'summary']);
     expect(line?.title).toBe(
       'Reads the conversation context.support: the last 20 turns verbatim; older turns are summarised once more than 40 are not (keeps orderId, request); the prompt is kept within 4000 tokens',
     );

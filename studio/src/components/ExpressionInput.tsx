@@ -143,11 +143,3 @@ export function SelectField({
     </div>
   );
 }
-
-/** Splits a comma-separated list, dropping empty entries. */
-export function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}

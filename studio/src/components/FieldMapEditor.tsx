@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { FieldType } from '@flowing/spec';
 import { renameKey } from '../graph/index.ts';
-import { splitList } from './ExpressionInput.tsx';
+import { splitList } from './list-text.ts';
 
 const TYPES: FieldType['type'][] = ['string', 'number', 'boolean', 'enum', 'array', 'object', 'unknown', 'conversation'];
 

@@ -180,7 +180,9 @@ export function InvokeBlock({
       </div>
       {memory && (
         <div className="invoke-block__memory" data-testid={`memory-${stateName}`} title={memory.title}>
-          {memory.text}
+          {/* The settings stay whole; a long conversation name gives way first. */}
+          <span className="invoke-block__memory-source">memory: {memory.source}</span>
+          <span className="invoke-block__memory-settings">{memory.settings.map((s) => ` · ${s}`).join('')}</span>
         </div>
       )}
       <div className="invoke-block__ports">

@@ -5,6 +5,7 @@ import {
   type InvokeSpec,
   type LlmInvokeSpec,
   type MachineInvokeSpec,
+  type MemorySpec,
   type StateSpec,
   type ToolInvokeSpec,
 } from '@flowing/spec';
@@ -12,8 +13,11 @@ import { useState } from 'react';
 import type { JsonSchema } from '../api.ts';
 import { setAt, setOutcomeTarget, type GraphEdge } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
-import { ExpressionInput, SelectField, TextField, splitList } from './ExpressionInput.tsx';
+import { ExpressionInput, SelectField, TextField } from './ExpressionInput.tsx';
+import { ListField } from './ListField.tsx';
 import { FieldMapEditor } from './FieldMapEditor.tsx';
+import { FieldProblems } from './FieldProblems.tsx';
+import { MemoryEditor } from './MemoryEditor.tsx';
 
 export interface InvokeEditorProps {
   pointer: string;
@@ -79,7 +83,15 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
       />
       {invoke && 'tool' in invoke && <ToolInvokeFields invoke={invoke} setField={setField} tools={tools} />}
       {invoke && 'machine' in invoke && <MachineInvokeFields invoke={invoke} setField={setField} machines={machines.map((m) => m.id)} />}
-      {invoke && 'llm' in invoke && <LlmInvokeFields invoke={invoke} setField={setField} tools={tools.map((t) => t.name)} />}
+      {invoke && 'llm' in invoke && (
+        <LlmInvokeFields
+          at={at}
+          invoke={invoke}
+          setField={setField}
+          setMemory={(next, field) => apply((s) => setAt(s, `${at}/memory`, next), { coalesce: `${at}/memory/${field}` })}
+          tools={tools.map((t) => t.name)}
+        />
+      )}
       {invoke && (
         <>
           <TextField
@@ -263,15 +275,20 @@ function ToolInvokeFields({
 }
 
 function LlmInvokeFields({
+  at,
   invoke,
   setField,
+  setMemory,
   tools,
 }: {
+  at: string;
   invoke: LlmInvokeSpec;
   setField: (key: string, value: unknown, coalesce?: boolean) => void;
+  setMemory: (next: MemorySpec | undefined, field: string) => void;
   tools: string[];
 }) {
   const kind = invoke.llm;
+  const context = useEditor((s) => s.spec?.context);
   return (
     <>
       <TextField label="Model (empty: the machine's default)" value={invoke.model ?? ''} onChange={(v) => setField('model', v)} />
@@ -285,11 +302,11 @@ function LlmInvokeFields({
         />
       )}
       {kind === 'classify' && (
-        <TextField
+        <ListField
           label="Labels (comma-separated)"
-          value={(invoke.labels ?? []).join(', ')}
+          value={invoke.labels}
           testId="llm-labels"
-          onChange={(v) => setField('labels', splitList(v))}
+          onChange={(list) => setField('labels', list)}
         />
       )}
       {kind === 'extract' && (
@@ -318,13 +335,8 @@ function LlmInvokeFields({
         onChange={(v) => setField('system', v)}
         testId="llm-system"
       />
-      <ExpressionInput
-        label="History (optional): a conversation field, e.g. context.conversation"
-        value={invoke.history ?? ''}
-        roots={['context']}
-        onChange={(v) => setField('history', v)}
-        testId="llm-history"
-      />
+      <HistorySelect at={at} history={invoke.history} context={context} onChange={(v) => setField('history', v, false)} />
+      <MemoryEditor at={at} memory={invoke.memory} onChange={setMemory} />
       {kind === 'agent' && (
         <>
           <fieldset className="group">
@@ -353,6 +365,43 @@ function LlmInvokeFields({
           />
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * Which conversation a model call reads (`history`): one of the machine's conversation fields, or none. A value that
+ * names no conversation field stays selectable, so opening a spec never changes it; validation says what is wrong.
+ */
+function HistorySelect({
+  at,
+  history,
+  context,
+  onChange,
+}: {
+  at: string;
+  history: string | undefined;
+  context: Record<string, FieldType> | undefined;
+  onChange: (history: string) => void;
+}) {
+  const fields = Object.entries(context ?? {})
+    .filter(([, type]) => type.type === 'conversation')
+    .map(([name]) => `context.${name}`);
+  const options: Array<[string, string]> = [['', '(none: no conversation)'], ...fields.map((f): [string, string] => [f, f])];
+  if (history !== undefined && !fields.includes(history)) options.push([history, `${history} (not a conversation field)`]);
+  return (
+    <>
+      <SelectField
+        label="History: the conversation the call reads"
+        value={history ?? ''}
+        options={options}
+        testId="llm-history"
+        onChange={onChange}
+      />
+      {fields.length === 0 && (
+        <p className="field-hint">Declare a context field of type conversation (machine panel) to give calls a shared history.</p>
+      )}
+      <FieldProblems at={`${at}/history`} />
     </>
   );
 }

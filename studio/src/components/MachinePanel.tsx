@@ -3,7 +3,8 @@ import type { FieldType } from '@flowing/spec';
 import { setAt } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { DeleteMachineDialog } from './DeleteMachineDialog.tsx';
-import { SelectField, TextField, splitList } from './ExpressionInput.tsx';
+import { SelectField, TextField } from './ExpressionInput.tsx';
+import { ListField } from './ListField.tsx';
 import { FieldMapEditor } from './FieldMapEditor.tsx';
 import { closeDeletedMachine } from './machine-lifecycle.ts';
 
@@ -77,18 +78,16 @@ export function MachinePanel() {
           </button>
         </div>
       </fieldset>
-      <TextField
+      <ListField
         label="Named guards (implemented in <id>.impl.ts; comma-separated)"
-        value={Object.keys(spec.guards ?? {}).join(', ')}
-        onChange={(v) =>
-          set('guards', splitList(v).length ? Object.fromEntries(splitList(v).map((g) => [g, spec.guards?.[g] ?? {}])) : undefined, true)
-        }
+        value={Object.keys(spec.guards ?? {})}
+        onChange={(list) => set('guards', list.length ? Object.fromEntries(list.map((g) => [g, spec.guards?.[g] ?? {}])) : undefined, true)}
       />
-      <TextField
+      <ListField
         label="Named actions (comma-separated)"
-        value={Object.keys(spec.actions ?? {}).join(', ')}
-        onChange={(v) =>
-          set('actions', splitList(v).length ? Object.fromEntries(splitList(v).map((a) => [a, spec.actions?.[a] ?? {}])) : undefined, true)
+        value={Object.keys(spec.actions ?? {})}
+        onChange={(list) =>
+          set('actions', list.length ? Object.fromEntries(list.map((a) => [a, spec.actions?.[a] ?? {}])) : undefined, true)
         }
       />
       <button

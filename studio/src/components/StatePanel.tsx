@@ -3,7 +3,8 @@ import { stateType, type StateSpec, type StateType } from '@flowing/spec';
 import { checkStateName, deleteState, getAt, moveState, renameState, setAt, type GraphEdge, type SpecGraph } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { AssignEditor } from './AssignEditor.tsx';
-import { SelectField, TextField, splitList } from './ExpressionInput.tsx';
+import { SelectField, TextField } from './ExpressionInput.tsx';
+import { ListField } from './ListField.tsx';
 import { InvokeEditor } from './InvokeEditor.tsx';
 import { TransitionsEditor } from './TransitionsEditor.tsx';
 
@@ -87,11 +88,11 @@ export function StatePanel({ pointer, graph }: { pointer: string; graph: SpecGra
         </button>
       )}
       <TextField label="Description" value={state.description ?? ''} multiline onChange={(v) => set('description', v)} />
-      <TextField
+      <ListField
         label="Tags (comma-separated)"
-        value={(state.tags ?? []).join(', ')}
+        value={state.tags}
         testId="state-tags"
-        onChange={(v) => set('tags', splitList(v).length > 0 ? splitList(v) : undefined)}
+        onChange={(list) => set('tags', list.length > 0 ? list : undefined)}
       />
       <AssignEditor
         title="On entry"

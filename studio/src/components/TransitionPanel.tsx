@@ -12,7 +12,8 @@ import {
 } from '../graph/index.ts';
 import { useEditor } from '../store/editor-store.ts';
 import { AssignEditor } from './AssignEditor.tsx';
-import { ExpressionInput, SelectField, TextField, splitList } from './ExpressionInput.tsx';
+import { ExpressionInput, SelectField, TextField } from './ExpressionInput.tsx';
+import { ListField } from './ListField.tsx';
 
 const ROOTS: Record<string, ExpressionRoot[]> = {
   on: ['context', 'event'],
@@ -161,10 +162,10 @@ export function TransitionPanel({ pointer, graph }: { pointer: string; graph: Sp
         testId="transition-assign"
         onChange={(v) => update({ assign: v }, 'assign')}
       />
-      <TextField
+      <ListField
         label="Named actions (comma-separated)"
-        value={(transition.actions ?? []).join(', ')}
-        onChange={(v) => update({ actions: splitList(v) }, 'actions')}
+        value={transition.actions}
+        onChange={(list) => update({ actions: list }, 'actions')}
       />
       <TextField
         label="Description"

@@ -2,7 +2,12 @@ import { historyField } from '@flowing/spec';
 
 /** The memory line of a call block: short text on the canvas, the full sentence on hover. */
 export interface MemoryLine {
+  /** `memory: <conversation> · <settings>` */
   text: string;
+  /** The conversation read: its field name, the expression as written, or `no history`. */
+  source: string;
+  /** What is kept of it: `all turns`, or `last N` and `summary`. */
+  settings: string[];
   title: string;
 }
 
@@ -24,7 +29,7 @@ export function memoryLine(invoke: unknown): MemoryLine | undefined {
   if (history === undefined && memory === undefined) return undefined;
   const source = typeof history === 'string' ? history : undefined;
   const name = source === undefined ? 'no history' : (historyField(source) ?? source);
-  const parts = [`memory: ${name}`];
+  const parts: string[] = [];
   const sentence = [source === undefined ? 'Reads no conversation ("history" is not set)' : `Reads the conversation ${source}`];
   if (memory === undefined || typeof memory !== 'object') {
     parts.push('all turns');
@@ -42,5 +47,5 @@ export function memoryLine(invoke: unknown): MemoryLine | undefined {
     }
     if (memory.maxPromptTokens !== undefined) sentence.push(`the prompt is kept within ${String(memory.maxPromptTokens)} tokens`);
   }
-  return { text: parts.join(' · '), title: sentence.join('; ') };
+  return { text: [`memory: ${name}`, ...parts].join(' · '), source: name, settings: parts, title: sentence.join('; ') };
 }
