@@ -69,6 +69,17 @@ describe('conversation memory in the studio', () => {
         await page.fill('[data-testid=memory-summarize-after]', '12');
         await page.locator('[data-testid=memory-keep]').pressSequentially('orderId, request');
         expect(await page.inputValue('[data-testid=memory-keep]')).toBe('orderId, request');
+        // Names and typed fields are two forms of the same facts: switching there and back keeps them.
+        await page.selectOption('[data-testid=memory-keep-form]', 'typed');
+        await expect
+          .poll(() =>
+            page
+              .locator('[data-testid=memory-keep-fields] [aria-label="field name"]')
+              .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)),
+          )
+          .toEqual(['orderId', 'request']);
+        await page.selectOption('[data-testid=memory-keep-form]', 'names');
+        await expect.poll(() => page.inputValue('[data-testid=memory-keep]')).toBe('orderId, request');
         await page.fill('[data-testid=memory-pattern-orderId]', '\\b([A-Z][0-9]{4})\\b');
         await expect
           .poll(() => page.locator(`[data-testid=memory-${STATE}]`).textContent())

@@ -50,6 +50,8 @@ export function InvokeEditor({ pointer, state, stateNames, outcomeEdges }: Invok
     const keep = invoke
       ? { description: invoke.description, timeoutMs: invoke.timeoutMs, onDone: invoke.onDone, onError: invoke.onError }
       : {};
+    // Another kind of model call reads the same conversation the same way.
+    if (invoke && 'llm' in invoke) Object.assign(keep, { history: invoke.history, memory: invoke.memory });
     const clean = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
     if (next === 'none') return setInvoke(undefined);
     if (next === 'tool') return setInvoke(clean({ tool: tools[0]?.name ?? 'my_tool', input: {}, ...keep }) as ToolInvokeSpec);

@@ -1,6 +1,6 @@
-import type { FieldType, MemorySpec } from '@flowing/spec';
+import { memoryFacts, type FieldType, type MemorySpec } from '@flowing/spec';
 import { toPointer } from '../graph/index.ts';
-import { TextField } from './ExpressionInput.tsx';
+import { SelectField, TextField } from './ExpressionInput.tsx';
 import { FieldMapEditor } from './FieldMapEditor.tsx';
 import { FieldProblems } from './FieldProblems.tsx';
 import { ListField } from './ListField.tsx';
@@ -44,7 +44,8 @@ export function MemoryEditor({
     onChange(next === undefined ? undefined : (drop(next) as MemorySpec), field);
   const summarize = current?.summarize;
   const keep = summarize?.keep;
-  const names = Array.isArray(keep) ? keep : [];
+  const names = Array.isArray(keep) ? keep : Object.keys(keep ?? {});
+  const typed = keep !== undefined && !Array.isArray(keep);
   const patterns = summarize?.scripted?.patterns ?? {};
   const setSummarize = (next: MemoryDraft['summarize'], field: string) => write({ ...current!, summarize: next && drop(next) }, field);
   const setPattern = (fact: string, source: string) => {
@@ -109,7 +110,23 @@ export function MemoryEditor({
                 onChange={(v) => setSummarize({ ...summarize, after: numberOrText(v) as number | string }, 'after')}
               />
               <FieldProblems at={`${here}/summarize/after`} />
-              {keep !== undefined && !Array.isArray(keep) ? (
+              <SelectField
+                label="Kept facts are"
+                value={typed ? 'typed' : 'names'}
+                testId="memory-keep-form"
+                options={[
+                  ['names', 'names (text facts)'],
+                  ['typed', 'typed fields'],
+                ]}
+                onChange={(form) =>
+                  setSummarize(
+                    // Names become the optional text fields they stand for; typed fields keep their names.
+                    { ...summarize, keep: form === 'typed' ? memoryFacts(current as MemorySpec) : names.length > 0 ? names : undefined },
+                    'keep-form',
+                  )
+                }
+              />
+              {typed ? (
                 <fieldset className="group">
                   <legend>Facts the summary keeps (typed)</legend>
                   <FieldMapEditor
