@@ -58,6 +58,13 @@ describe('conversation memory in the studio', () => {
           await page.locator('[data-testid=llm-history] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
         ).toEqual(['', 'context.conversation']);
         expect(await page.locator(`[data-testid=memory-${STATE}]`).count()).toBe(0);
+        // Memory without a history: the block says so and the validator's problem is at the memory field.
+        await page.check('[data-testid=memory-enabled]');
+        await expect.poll(() => page.locator(`[data-testid=memory-${STATE}]`).textContent()).toBe('memory: no history · last 8');
+        await expect.poll(() => fieldProblems(page)).toEqual([`SPEC_MEMORY_WITHOUT_HISTORY ${AT}/memory`]);
+        await page.uncheck('[data-testid=memory-enabled]');
+        await expect.poll(() => page.locator(`[data-testid=memory-${STATE}]`).count()).toBe(0);
+        await expect.poll(() => fieldProblems(page)).toEqual([]);
         await page.selectOption('[data-testid=llm-history]', 'context.conversation');
         await expect.poll(() => page.locator(`[data-testid=memory-${STATE}]`).textContent()).toBe('memory: conversation · all turns');
 
