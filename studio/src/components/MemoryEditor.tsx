@@ -92,10 +92,7 @@ export function MemoryEditor({
               data-testid="memory-summarize"
               checked={summarize !== undefined}
               onChange={(e) =>
-                write(
-                  { ...current, summarize: e.target.checked ? { after: summaryThreshold(current.window), keep: [] } : undefined },
-                  'summarize',
-                )
+                write({ ...current, summarize: e.target.checked ? { after: summaryThreshold(current.window) } : undefined }, 'summarize')
               }
             />
             Summarise older turns
