@@ -115,6 +115,7 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
       await expect.poll(() => page.locator('.edge-label--placed').count()).toBeGreaterThan(0);
       // The cost bound is worked out in its worker: the longest task of the whole first open comes after it.
       await page.locator('[data-testid=cost-button]').waitFor();
+      figures.validateDuringFirstOpenMs = Math.round((await measures(page, 'flowing:validate', 'generated-300'))[0] ?? -1);
       figures.longestMainThreadTaskDuringFirstOpenMs = Math.round(
         await page.evaluate(() => (window as unknown as { longest: number }).longest),
       );

@@ -94,7 +94,11 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     clearTimeout(validateTimer);
     const check = () => {
       const current = get().spec;
-      if (current) set({ problems: validate(current) });
+      if (!current) return;
+      const start = performance.now();
+      const problems = validate(current);
+      performance.measure('flowing:validate', { start, detail: { machine: current.id } });
+      set({ problems });
     };
     if (pauseMs !== undefined) validateTimer = setTimeout(check, pauseMs);
     else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
