@@ -227,7 +227,7 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
     }
   }, 400_000);
 
-  it('keeps a state dragged before the elkjs layout arrives, and the quick placement with a coded notice when the worker fails', async () => {
+  it('keeps a state dragged before the elkjs layout arrives, and the quick placement with a coded notice when the worker fails (the cost badge too)', async () => {
     const studio = await startStudioServer();
     const spec = generatedMachine('generated-300', 300);
     const quick = quickLayout(spec);
@@ -281,15 +281,17 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
           await page.context().close();
         }
       }
-      // The worker cannot start: the quick placement stays, and the notice names the failure with its code.
+      // The workers cannot start: the quick placement stays, and the notice names the failure with its code.
       {
         const { page } = await openPage(browser);
-        await page.route('**/assets/layout.worker-*.js', (route) => route.abort());
+        await page.route(/\/assets\/(layout|cost)\.worker-[^/]*\.js$/, (route) => route.abort());
         try {
           await firstOpen(page);
           expect(await placement(page)).toBe('failed');
           await expect.poll(() => page.locator('[data-testid=notice]').textContent()).toContain('STUDIO_LAYOUT_FAILED');
           await expect(page.locator('[data-testid=state-intake]').isVisible()).resolves.toBe(true);
+          // The cost bound's worker cannot start either: the badge says so, with the code in its tooltip.
+          await expect.poll(() => page.locator('[data-testid=cost-failed]').getAttribute('title')).toContain('STUDIO_COST_FAILED');
           const layout = await savedLayout(page);
           expect(layout).toEqual(quick);
         } finally {
