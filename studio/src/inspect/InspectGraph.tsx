@@ -58,7 +58,10 @@ function useLaidOut(spec: FlowSpec): LaidOut | undefined {
   const [laid, setLaid] = useState<LaidOut>();
   useEffect(() => {
     let stale = false;
-    const failed = (error: unknown) => `STUDIO_LAYOUT_FAILED: ${error instanceof Error ? error.message : String(error)}`;
+    const failed = (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      return message.startsWith('STUDIO_LAYOUT_FAILED') ? message : `STUDIO_LAYOUT_FAILED: ${message}`;
+    };
     void placeForOpen(spec).then((placed) => {
       if (stale) return;
       const first = { spec: placed.spec, geometry: placed.geometry, failure: placed.failure && failed(placed.failure), of: spec };

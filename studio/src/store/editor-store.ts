@@ -80,6 +80,12 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** A layout failure as `STUDIO_LAYOUT_FAILED: what happened`, the code named once. */
+function layoutFailure(err: unknown): string {
+  const message = describe(err);
+  return message.startsWith('STUDIO_LAYOUT_FAILED') ? message : `STUDIO_LAYOUT_FAILED: ${message}`;
+}
+
 /** The one editor store: the spec being edited, selection, undo/redo history, dirty flag and the server round trips. */
 export const useEditor = create<EditorState & EditorActions>()((set, get) => {
   const validate = (spec: FlowSpec) =>
@@ -163,7 +169,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
         set({
           notice: {
             kind: 'error',
-            message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; the states stay at a quick placement. Try Auto-layout again.`,
+            message: `Auto-layout failed (${layoutFailure(err)}); the states stay at a quick placement. Try Auto-layout again.`,
           },
         });
       },
@@ -256,7 +262,7 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
             ? {
                 notice: {
                   kind: 'error',
-                  message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(placed.failure)}; states without a saved place are placed in rows, transitions drawn plainly.`,
+                  message: `Auto-layout failed (${layoutFailure(placed.failure)}); states without a saved place are placed in rows, transitions drawn plainly.`,
                 },
               }
             : {}),
