@@ -197,6 +197,7 @@ export function Canvas() {
           // Measured once per open: a later fit (the elkjs layout replacing a quick placement) is not an open.
           performance.clearMarks('flowing:open:start');
           document.body.dataset.canvasReady = String(Date.now());
+          useEditor.getState().drawn();
         });
       }
     }, 0);

@@ -53,6 +53,8 @@ export interface EditorActions {
   init(): Promise<void>;
   refreshTools(): Promise<void>;
   openMachine(id: string): Promise<void>;
+  /** The canvas drew the opened machine (its open is measured): the machine is validated now. */
+  drawn(): void;
   reload(): Promise<void>;
   /** Applies an edit; `coalesce` merges quick edits of one field (typing) into one undo step. */
   apply(edit: (spec: FlowSpec) => FlowSpec | EditResult<FlowSpec>, options?: { coalesce?: string; select?: Selection }): boolean;
@@ -74,6 +76,12 @@ let validateTimer: ReturnType<typeof setTimeout> | undefined;
 /** The newest `openMachine` call: an older one that finishes later (a slower machine) must not replace it. */
 let openTicket = 0;
 const COALESCE_MS = 1200;
+/**
+ * An opened machine is validated once the canvas has drawn it (validation takes 0.1-0.3 s at 300 states and would
+ * otherwise land between its first frame and the frame that fits it in view), or after this long at the latest.
+ */
+const OPEN_VALIDATE_MS = 1000;
+let validateOnDraw = false;
 
 function describe(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.code})`;
@@ -267,12 +275,19 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
               }
             : {}),
         });
-        validateSoon();
+        validateOnDraw = true;
+        validateSoon(OPEN_VALIDATE_MS);
         if (placed.quick) replaceInBackground(ticket, id, placed, doc.version);
         else if (placed.later) routeInBackground(ticket, placed.later);
       } catch (err) {
         if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
       }
+    },
+
+    drawn() {
+      if (!validateOnDraw) return;
+      validateOnDraw = false;
+      validateSoon(0);
     },
 
     async reload() {
