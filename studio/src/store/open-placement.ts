@@ -28,6 +28,13 @@ export interface OpenPlacement {
  * @example const placed = await placeForOpen(spec); draw(placed.spec); placed.later?.then(replaceOrRoute)
  */
 export async function placeForOpen(spec: FlowSpec): Promise<OpenPlacement> {
+  // A caller that no longer wants the result (another machine opened meanwhile) leaves `later` alone: its failure
+  // must not surface as an unhandled rejection.
+  const inWorker = (mark?: string) => {
+    const later = layoutMachine(spec, { mark, onPage: false });
+    later.catch(() => undefined);
+    return later;
+  };
   const nodes = graphOf(spec).nodes;
   const missing = nodes.filter((n) => !n.data.layout).length;
   const unplaced = missing > 0 && missing === nodes.length;
@@ -40,7 +47,7 @@ export async function placeForOpen(spec: FlowSpec): Promise<OpenPlacement> {
         spec: { ...spec, layout },
         geometry: undefined,
         quick: layout,
-        later: layoutMachine(spec, { onPage: false }),
+        later: inWorker(),
         failure: undefined,
       };
     }
@@ -48,7 +55,7 @@ export async function placeForOpen(spec: FlowSpec): Promise<OpenPlacement> {
       spec: missing > 0 ? fillMissingLayout(spec) : spec,
       geometry: undefined,
       quick: undefined,
-      later: layoutMachine(spec, { mark: 'flowing:routes', onPage: false }),
+      later: inWorker('flowing:routes'),
       failure: undefined,
     };
   }
