@@ -20,11 +20,17 @@ export function CostWatcher() {
 /** The machine's bound in the toolbar: the most a turn can cost; opens the cost panel. */
 export function CostButton() {
   const cost = useCost((s) => s.cost);
+  const failure = useCost((s) => s.failure);
   const machineId = useEditor((s) => s.machineId);
   return (
     <>
       <CostWatcher />
       {cost && machineId && <CostSummary cost={cost} />}
+      {!cost && failure && machineId && (
+        <span className="cost-button cost-button--failed" data-testid="cost-failed" title={failure}>
+          cost bound unavailable
+        </span>
+      )}
     </>
   );
 }

@@ -56,6 +56,7 @@ export type {
   StateSkeleton,
 } from './types.ts';
 export { fillMissingLayout, statesWithoutLayout } from './layout-fill.ts';
+export { quickLayout } from './quick-layout.ts';
 export { fitViewport, graphBounds } from './fit.ts';
 export { emitsByState, channelNames, type StateEmit } from './channels.ts';
 export { handoffTargets, handoffOfBranch } from './handoffs.ts';

@@ -30,7 +30,7 @@ export function leafSize(state: Pick<StateSpec, 'tags' | 'invoke'>): { width: nu
 
 /**
  * From this many states on a machine counts as large: the canvas renders only the states in view, and opening it
- * draws the saved places at once with the routes following from the layout worker (a smaller machine is laid out
- * in a fraction of a second, so it opens with its routes).
+ * draws the saved places (or, without any, the quick placement) at once, the routes (or the elkjs layout) following
+ * from the layout worker; a smaller machine is laid out in a fraction of a second, so it opens with its routes.
  */
 export const LARGE_MACHINE_STATES = 120;

@@ -14,17 +14,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Icon } from '../components/Icon.tsx';
 import { TransitionEdge, type TransitionEdgeView } from '../components/TransitionEdge.tsx';
 import type { StateNodeView } from '../components/StateNode.tsx';
-import {
-  absoluteBoxes,
-  fillMissingLayout,
-  fitViewport,
-  graphBounds,
-  routeIfCurrent,
-  statesWithoutLayout,
-  type LayoutGeometry,
-} from '../graph/index.ts';
+import { absoluteBoxes, fitViewport, graphBounds, routeIfCurrent, type LayoutGeometry } from '../graph/index.ts';
 import { graphOf } from '../store/graph-cache.ts';
-import { layoutMachine } from '../store/layout-service.ts';
+import { placeForOpen, replaceQuick } from '../store/open-placement.ts';
 import type { GraphMarks } from './graph-marks.ts';
 import { InspectStateNode } from './InspectStateNode.tsx';
 import { DrawnSpec } from '../components/ChannelBadges.tsx';
@@ -50,21 +42,43 @@ function InspectTransitionEdge(props: EdgeProps<TransitionEdgeView>) {
 const nodeTypes = { state: InspectStateNode };
 const edgeTypes = { transition: InspectTransitionEdge };
 
-/** The spec laid out as the editor lays it out (saved places first, elkjs for a spec without any). */
-function useLaidOut(spec: FlowSpec): { spec: FlowSpec; geometry: LayoutGeometry | undefined } | undefined {
-  const [laid, setLaid] = useState<{ spec: FlowSpec; geometry: LayoutGeometry | undefined; of: FlowSpec }>();
+interface LaidOut {
+  spec: FlowSpec;
+  geometry: LayoutGeometry | undefined;
+  /** A coded message when elkjs failed: the states stay where they were placed first. */
+  failure: string | undefined;
+  of: FlowSpec;
+}
+
+/**
+ * The spec placed as the editor places it (see `placeForOpen`): saved places, a large machine without any drawn at
+ * once at the quick placement and then at the elkjs layout once it arrives (nothing is edited here).
+ */
+function useLaidOut(spec: FlowSpec): LaidOut | undefined {
+  const [laid, setLaid] = useState<LaidOut>();
   useEffect(() => {
     let stale = false;
-    void layoutMachine(spec)
-      .catch(() => undefined)
-      .then((geometry) => {
-        if (stale) return;
-        let placed = spec;
-        if (statesWithoutLayout(spec).length > 0) {
-          placed = Object.keys(spec.layout ?? {}).length === 0 && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
-        }
-        setLaid({ spec: placed, geometry, of: spec });
-      });
+    const failed = (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      return message.startsWith('STUDIO_LAYOUT_FAILED') ? message : `STUDIO_LAYOUT_FAILED: ${message}`;
+    };
+    void placeForOpen(spec).then((placed) => {
+      if (stale) return;
+      const first = { spec: placed.spec, geometry: placed.geometry, failure: placed.failure && failed(placed.failure), of: spec };
+      setLaid(first);
+      placed.later?.then(
+        (geometry) => {
+          if (stale) return;
+          const next = placed.quick ? replaceQuick(placed.spec, placed.quick, geometry.layout) : placed.spec;
+          setLaid({ ...first, spec: next ?? placed.spec, geometry });
+        },
+        (error: unknown) => {
+          if (stale) return;
+          console.warn(`${failed(error)}; the graph keeps its first placement`);
+          if (placed.quick) setLaid({ ...first, failure: failed(error) });
+        },
+      );
+    });
     return () => {
       stale = true;
     };
@@ -193,6 +207,11 @@ function Graph({
       data-testid="inspect-graph"
       data-active={[...(marks?.activeLeaves ?? [])].map((id) => graph.nodes.find((n) => n.id === id)?.data.layoutKey).join(' ')}
     >
+      {laid?.failure && (
+        <div className="inspect-graph__notice" role="status" data-testid="inspect-layout-failed">
+          {laid.failure}; states without a saved place are placed in rows.
+        </div>
+      )}
       <ReactFlow<StateNodeView, TransitionEdgeView>
         nodes={nodes}
         edges={edges}

@@ -3,9 +3,9 @@ import { knownMachine, useCost } from './cost-store.ts';
 import { validateSpec, type FlowSpec, type SpecProblem, type ToolInfo } from '@flowing/spec';
 import { api, type GenerateResponse, type MachineSummary, type ToolSummary } from '../api.ts';
 import { ApiError, hasCode } from '../api-error.ts';
-import { fillMissingLayout, LARGE_MACHINE_STATES, type EditResult, type LayoutGeometry } from '../graph/index.ts';
-import { graphOf } from './graph-cache.ts';
+import type { EditResult, LayoutGeometry } from '../graph/index.ts';
 import { layoutMachine } from './layout-service.ts';
+import { placeForOpen, replaceQuick, type OpenPlacement } from './open-placement.ts';
 import { toToolInfos } from './tool-info.ts';
 
 /** What is selected: a state or transition (by its JSON pointer), the machine panel, or nothing. */
@@ -53,6 +53,8 @@ export interface EditorActions {
   init(): Promise<void>;
   refreshTools(): Promise<void>;
   openMachine(id: string): Promise<void>;
+  /** The canvas drew the opened machine (its open is measured): the machine is validated now. */
+  drawn(): void;
   reload(): Promise<void>;
   /** Applies an edit; `coalesce` merges quick edits of one field (typing) into one undo step. */
   apply(edit: (spec: FlowSpec) => FlowSpec | EditResult<FlowSpec>, options?: { coalesce?: string; select?: Selection }): boolean;
@@ -74,10 +76,22 @@ let validateTimer: ReturnType<typeof setTimeout> | undefined;
 /** The newest `openMachine` call: an older one that finishes later (a slower machine) must not replace it. */
 let openTicket = 0;
 const COALESCE_MS = 1200;
+/**
+ * An opened machine is validated once the canvas has drawn it (validation takes 0.1-0.3 s at 300 states and would
+ * otherwise land between its first frame and the frame that fits it in view), or after this long at the latest.
+ */
+const OPEN_VALIDATE_MS = 1000;
+let validateOnDraw = false;
 
 function describe(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.code})`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A layout failure as `STUDIO_LAYOUT_FAILED: what happened`, the code named once. */
+function layoutFailure(err: unknown): string {
+  const message = describe(err);
+  return message.startsWith('STUDIO_LAYOUT_FAILED') ? message : `STUDIO_LAYOUT_FAILED: ${message}`;
 }
 
 /** The one editor store: the spec being edited, selection, undo/redo history, dirty flag and the server round trips. */
@@ -94,7 +108,11 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
     clearTimeout(validateTimer);
     const check = () => {
       const current = get().spec;
-      if (current) set({ problems: validate(current) });
+      if (!current) return;
+      const start = performance.now();
+      const problems = validate(current);
+      performance.measure('flowing:validate', { start, detail: { machine: current.id } });
+      set({ problems });
     };
     if (pauseMs !== undefined) validateTimer = setTimeout(check, pauseMs);
     else requestAnimationFrame(() => (validateTimer = setTimeout(check, 0)));
@@ -109,13 +127,60 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
    * route whose two states are where that layout put them is drawn (a layout the studio saved fits throughout);
    * the others stay plain until the next Auto-layout. Dropped when another machine was opened or laid out since.
    */
-  const routeInBackground = (ticket: number, spec: FlowSpec) => {
-    layoutMachine(spec, 'flowing:routes').then(
+  const routeInBackground = (ticket: number, later: Promise<LayoutGeometry>) => {
+    later.then(
       (geometry) => {
         if (ticket === openTicket && get().geometry === undefined) set({ geometry });
       },
       (err: unknown) =>
         console.warn(`STUDIO_LAYOUT_FAILED: no routes for the saved layout (${describe(err)}); transitions are drawn plainly`),
+    );
+  };
+
+  /**
+   * A large machine opened without saved places is drawn at the quick placement; the elkjs layout replaces it when it
+   * arrives, in the spec and in the undo history, unless the user moved, added or removed a state in between (their
+   * edit wins). When the quick placement was saved meanwhile, the replaced layout is an unsaved change. Dropped when
+   * another machine was opened since; a failed layout leaves the quick placement with a coded notice.
+   */
+  const replaceInBackground = (ticket: number, id: string, placed: OpenPlacement, version: string | null) => {
+    const quick = placed.quick!;
+    const start = performance.now();
+    const outcome = (result: 'replaced' | 'kept' | 'failed') =>
+      performance.measure('flowing:placement', { start, detail: { machine: id, outcome: result } });
+    placed.later!.then(
+      (geometry) => {
+        if (ticket !== openTicket) return;
+        const { spec, past, future, baseVersion, dirty } = get();
+        const next = spec && replaceQuick(spec, quick, geometry.layout);
+        if (!next) {
+          outcome('kept');
+          return;
+        }
+        const swap = (entry: HistoryEntry): HistoryEntry => {
+          const swapped = replaceQuick(entry.spec, quick, geometry.layout);
+          return swapped ? { ...entry, spec: swapped } : entry;
+        };
+        set({
+          spec: next,
+          geometry,
+          past: past.map(swap),
+          future: future.map(swap),
+          dirty: dirty || baseVersion !== version,
+          fitRequest: get().fitRequest + 1,
+        });
+        outcome('replaced');
+      },
+      (err: unknown) => {
+        if (ticket !== openTicket) return;
+        outcome('failed');
+        set({
+          notice: {
+            kind: 'error',
+            message: `Auto-layout failed (${layoutFailure(err)}); the states stay at a quick placement. Try Auto-layout again.`,
+          },
+        });
+      },
     );
   };
 
@@ -183,31 +248,12 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           });
           return;
         }
-        let spec = doc.spec;
-        let geometry: LayoutGeometry | undefined;
-        // Saved places are kept: elkjs places the states only of a machine that has none (its first open), and
-        // states added since are placed next to their neighbours. A large machine is drawn at once, its routes
-        // following from the worker; a small one is laid out first and opens with them.
-        const nodes = graphOf(spec).nodes;
-        const missing = nodes.filter((n) => !n.data.layout).length;
-        const unplaced = missing > 0 && missing === nodes.length;
-        if (unplaced || nodes.length <= LARGE_MACHINE_STATES) {
-          try {
-            geometry = await layoutMachine(spec);
-          } catch (err) {
-            set({
-              notice: {
-                kind: 'error',
-                message: `Auto-layout failed (STUDIO_LAYOUT_FAILED): ${describe(err)}; the states are placed side by side instead.`,
-              },
-            });
-          }
-          if (ticket !== openTicket) return;
-        }
-        if (missing > 0) spec = unplaced && geometry ? { ...spec, layout: geometry.layout } : fillMissingLayout(spec);
+        // Saved places are kept; a machine without any is drawn at once when large (the elkjs layout follows).
+        const placed = await placeForOpen(doc.spec);
+        if (ticket !== openTicket) return;
         set({
           machineId: id,
-          spec,
+          spec: placed.spec,
           baseVersion: doc.version,
           dirty: false,
           past: [],
@@ -219,13 +265,29 @@ export const useEditor = create<EditorState & EditorActions>()((set, get) => {
           showGenerated: false,
           busy: undefined,
           fitRequest: get().fitRequest + 1,
-          geometry,
+          geometry: placed.geometry,
+          ...(placed.failure
+            ? {
+                notice: {
+                  kind: 'error',
+                  message: `Auto-layout failed (${layoutFailure(placed.failure)}); states without a saved place are placed in rows, transitions drawn plainly.`,
+                },
+              }
+            : {}),
         });
-        validateSoon();
-        if (!geometry) routeInBackground(ticket, spec);
+        validateOnDraw = true;
+        validateSoon(OPEN_VALIDATE_MS);
+        if (placed.quick) replaceInBackground(ticket, id, placed, doc.version);
+        else if (placed.later) routeInBackground(ticket, placed.later);
       } catch (err) {
         if (ticket === openTicket) set({ busy: undefined, notice: { kind: 'error', message: `Could not open ${id}: ${describe(err)}` } });
       }
+    },
+
+    drawn() {
+      if (!validateOnDraw) return;
+      validateOnDraw = false;
+      validateSoon(0);
     },
 
     async reload() {

@@ -13,6 +13,7 @@ import {
 } from '../graph/index.ts';
 import type { LayoutRequest } from './layout.worker.ts';
 import LayoutWorker from './layout.worker.ts?worker';
+import { createWorkerClient } from './worker-client.ts';
 
 let context: CanvasRenderingContext2D | null | undefined;
 
@@ -29,32 +30,14 @@ export const measureLabel: LabelMeasure = (lines) => {
   return { width: Math.ceil(width + 2 * LABEL_PAD_X + 4), height: lines.length * LABEL_LINE_PX + 2 * LABEL_PAD_Y + 2 };
 };
 
-let worker: Worker | undefined;
-let nextId = 1;
-const waiting = new Map<number, { resolve: (g: LayoutGeometry) => void; reject: (e: Error) => void }>();
-
-function layoutWorker(): Worker {
-  if (worker) return worker;
-  worker = new LayoutWorker();
-  worker.onmessage = (message: MessageEvent<{ id: number; geometry?: LayoutGeometry; error?: string }>) => {
-    const pending = waiting.get(message.data.id);
-    waiting.delete(message.data.id);
-    if (!pending) return;
-    if (message.data.geometry) pending.resolve(message.data.geometry);
-    else pending.reject(new Error(`STUDIO_LAYOUT_FAILED: ${message.data.error ?? 'the layout worker gave no result'}`));
-  };
-  worker.onerror = (event) => {
-    // A worker that cannot start (or crashed) fails every waiting layout with a coded error instead of hanging.
-    const error = new Error(`STUDIO_LAYOUT_FAILED: the layout worker stopped (${event.message || 'no reason given'})`);
-    for (const pending of waiting.values()) pending.reject(error);
-    waiting.clear();
-    worker?.terminate();
-    worker = undefined;
-  };
-  return worker;
-}
-
 const LAYOUT_TIMEOUT_MS = 60_000;
+
+const inWorker = createWorkerClient<Omit<LayoutRequest, 'id'>, LayoutGeometry>({
+  start: () => new LayoutWorker(),
+  code: 'STUDIO_LAYOUT_FAILED',
+  what: 'the layout',
+  timeoutMs: LAYOUT_TIMEOUT_MS,
+});
 
 /**
  * Lays a machine out in a web worker (elkjs), labels measured here in the page's font. Rejects with a
@@ -63,31 +46,7 @@ const LAYOUT_TIMEOUT_MS = 60_000;
 export function layoutInWorker(spec: FlowSpec): Promise<LayoutGeometry> {
   const sizes: Record<string, { width: number; height: number }> = {};
   for (const edge of specToGraph(spec).edges) sizes[edge.data.lines.join('\n')] ??= measureLabel(edge.data.lines);
-  const id = nextId++;
-  return new Promise<LayoutGeometry>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new Error(`STUDIO_LAYOUT_FAILED: the layout took longer than ${LAYOUT_TIMEOUT_MS / 1000} s`));
-    }, LAYOUT_TIMEOUT_MS);
-    waiting.set(id, {
-      resolve: (g) => {
-        clearTimeout(timer);
-        resolve(g);
-      },
-      reject: (e) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    });
-    try {
-      const request: LayoutRequest = { id, spec, sizes };
-      layoutWorker().postMessage(request);
-    } catch (error) {
-      waiting.delete(id);
-      clearTimeout(timer);
-      reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  });
+  return inWorker({ spec, sizes });
 }
 
 /** Lays a machine out on the page's own thread (used when no worker can start). */
@@ -97,16 +56,28 @@ export async function layoutHere(spec: FlowSpec): Promise<LayoutGeometry> {
   return computeGeometry(spec, new Elk(), measureLabel);
 }
 
+export interface LayoutOptions {
+  /** The Performance API measure taken, with the machine's id as its detail (`flowing:layout` unless given). */
+  mark?: string;
+  /**
+   * Lay the machine out on the page when no worker can start (default true). Not for a large machine: elkjs would
+   * hold the page for seconds.
+   */
+  onPage?: boolean;
+}
+
 /**
- * Lays a machine out, in the worker when it can start, else on the page; measures `mark` (`flowing:layout` unless
- * given, with the machine's id as its detail) for the figures.
+ * Lays a machine out, in the worker when it can start, else (unless `onPage` is false) on the page; measures the
+ * time for the figures. Rejects with a `STUDIO_LAYOUT_FAILED` error when no layout could be made.
  */
-export async function layoutMachine(spec: FlowSpec, mark = 'flowing:layout'): Promise<LayoutGeometry> {
+export async function layoutMachine(spec: FlowSpec, options: LayoutOptions = {}): Promise<LayoutGeometry> {
+  const { mark = 'flowing:layout', onPage = true } = options;
   const start = performance.now();
   let geometry: LayoutGeometry;
   try {
     geometry = await layoutInWorker(spec);
   } catch (error) {
+    if (!onPage) throw error;
     console.warn(`${(error as Error).message}; laying out on the page instead`);
     geometry = await layoutHere(spec);
   }

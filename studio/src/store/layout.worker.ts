@@ -17,7 +17,7 @@ self.onmessage = async (message: MessageEvent<LayoutRequest>) => {
   const { id, spec, sizes } = message.data;
   try {
     const geometry = await computeGeometry(spec, elk, (lines) => sizes[lines.join('\n')] ?? estimateLabel(lines));
-    self.postMessage({ id, geometry });
+    self.postMessage({ id, result: geometry });
   } catch (error) {
     self.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }
