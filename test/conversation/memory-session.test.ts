@@ -331,4 +331,27 @@ describe('memory in a session', () => {
       expect(JSON.stringify(replayed.snapshot.context)).toBe(JSON.stringify(snapshot.context));
     });
   });
+
+  it('logs a retried summary request as llm.retry of the summary call (an extract), and replays it the same', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      fake.enqueue(reply('One.'), reply('Two.'), reply('Three.'), httpError(503, 'busy'));
+      fake.enqueue(reply(JSON.stringify({ orderId: 'A7', content: 'Order A7 is late.' })), reply('Four.'));
+      // Frozen time with real timers: the backoff waits for real (a few ms), the timestamps stay comparable.
+      const clock = { now: () => 5_000_000, setTimeout, clearTimeout } as never;
+      const llm = createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'k', model: 'm', modelOverride: null, retryBaseMs: 2 });
+      const machine = deskMachine();
+      const runtime = createRuntime({ machines: [machine], llm, store: createMemoryStore(), clock });
+      const session = await runtime.createSession(machine);
+      for (const text of SAID.slice(0, 4)) await session.send({ type: 'SAY', text });
+      const log = await session.events();
+      expect(ofType(log, 'llm.retry')).toMatchObject([
+        { callId: expect.stringMatching(/\/summary$/), kind: 'extract', attempt: 2, error: { code: 'LLM_FAILED' } },
+      ]);
+      const replayed = await replaySession({ machine, log, clock });
+      expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
+    } finally {
+      await fake.close();
+    }
+  });
 });
