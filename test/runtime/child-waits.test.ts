@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRuntime, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
+import { createRuntime, createVirtualClock, type Clock, type RuntimeEvent, type SessionStore } from '@flowing/runtime';
 import { childMachines } from '../helpers/child-machines.ts';
 import { createBackend, type StoreBackend } from '../helpers/stores.ts';
 
 /** A runtime process on the SQLite file: `stop()` closes its store, as a process that exits would. */
-function processOn(backend: StoreBackend) {
+function processOn(backend: StoreBackend, clock?: Clock) {
   const machines = childMachines();
   const store: SessionStore = backend.open();
-  const runtime = createRuntime({ machines: [machines.desk, machines.billing], store });
+  const runtime = createRuntime({ machines: [machines.desk, machines.billing], store, ...(clock ? { clock } : {}) });
   return { ...machines, runtime, stop: () => store.close?.() };
 }
 
@@ -47,13 +47,15 @@ describe('a parent waiting on a child machine, across restarts', () => {
   });
 
   it('restored in a new process, the parent completes when its child, approved through its own id, completes', async () => {
-    const first = processOn(backend);
+    const clock = createVirtualClock();
+    const first = processOn(backend, clock);
     const desk = await first.runtime.createSession('desk');
     await desk.send({ type: 'START', orderId: 'A1' });
     const childId = (await desk.snapshot()).waitingOn!.sessionId;
     await first.stop();
+    await clock.advance(60_000);
 
-    const second = processOn(backend);
+    const second = processOn(backend, clock);
     // Nothing of the parent is loaded in this process: the child's end wakes it from the file.
     expect(await second.runtime.session(childId).send({ type: 'APPROVE' })).toMatchObject({ applied: true, status: 'done' });
     await vi.waitFor(async () => expect((await second.runtime.session(desk.id).snapshot()).status).toBe('done'), { timeout: 5_000 });
@@ -63,7 +65,10 @@ describe('a parent waiting on a child machine, across restarts', () => {
     const events = await second.runtime.session(desk.id).events();
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'machine.started')).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'machine.done')).toMatchObject([{ data: { childId, output: { refundId: 'r-1' } } }]);
+    // The call's journal entry was read back: its duration counts from its start in the first process.
+    expect(events.filter((e) => e.type === 'machine.done')).toMatchObject([
+      { data: { childId, output: { refundId: 'r-1' }, durationMs: 60_000 } },
+    ]);
     expect(waits(events)).toHaveLength(1);
     await second.stop();
   });
