@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, createVirtualClock, replaySession, type RuntimeEvent } from '@flowing/runtime';
+import { sessionAt } from '@flowing/protocol';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
 import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
@@ -45,6 +46,8 @@ describe("a person's reason for rejecting a call the model proposed", () => {
     expect((await session.snapshot()).approval).toMatchObject({ decision: 'rejected', reason: 'over the refund limit of 100' });
     const events = await session.events();
     expect(ofType(events, 'approval.decided')).toMatchObject([{ decision: 'rejected', reason: 'over the refund limit of 100' }]);
+    // The inspector's fold of the log shows it with the decision.
+    expect(sessionAt(events, events.length).approval).toMatchObject({ decision: 'rejected', reason: 'over the refund limit of 100' });
     // The refusal is journaled as the call's outcome, reason included.
     const journal = await runtime.store.readJournal(session.id);
     expect(journal.find((e) => e.key === 'helping@2/1')?.completed).toMatchObject({
