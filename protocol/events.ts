@@ -24,6 +24,7 @@ export const RUNTIME_EVENT_TYPES = [
   'llm.failed',
   'llm.retry',
   'agent.step',
+  'conversation.summary_failed',
   'machine.started',
   'machine.waiting',
   'machine.done',

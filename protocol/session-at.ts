@@ -34,6 +34,8 @@ export interface ApprovalAt {
   args: unknown;
   argsHash: string;
   decision?: 'approved' | 'rejected';
+  /** What the person who decided said, when they said something. */
+  reason?: string;
 }
 
 /** The last refused event up to the folded one. */
@@ -179,7 +181,11 @@ export function foldEvent(view: SessionAt, event: FoldableEvent): SessionAt {
       return next;
     case 'approval.decided':
       if (view.approval && view.approval.approvalId === d.approvalId)
-        next.approval = { ...view.approval, decision: d.decision === 'approved' ? 'approved' : 'rejected' };
+        next.approval = {
+          ...view.approval,
+          decision: d.decision === 'approved' ? 'approved' : 'rejected',
+          ...(typeof d.reason === 'string' ? { reason: d.reason } : {}),
+        };
       return next;
     case 'error':
       if (d.recoverable === false) next.status = 'error';

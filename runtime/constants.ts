@@ -20,3 +20,8 @@ export const DEFAULT_WARM_SESSIONS = 8;
 export const EVENT_IDS_KEPT = 64;
 /** Longest event id accepted (printable ASCII). */
 export const MAX_EVENT_ID_LENGTH = 128;
+/**
+ * Longest reason for an APPROVE / REJECT kept with the decision, logged and shown to the model (as the HTTP routes
+ * accept it); a longer one is cut.
+ */
+export const MAX_DECISION_REASON_CHARS = 2_000;

@@ -71,6 +71,9 @@ export function formatEvent(event: RuntimeEvent): string {
     case 'llm.failed':
       summary = `${d.kind} ${d.error?.code}: ${d.error?.message}`;
       break;
+    case 'conversation.summary_failed':
+      summary = `summary ${d.error?.code}: sent the last ${d.window} turns instead`;
+      break;
     case 'llm.retry':
       summary = `${d.kind} attempt ${d.attempt} in ${d.delayMs} ms after ${d.error?.code}`;
       break;

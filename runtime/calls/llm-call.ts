@@ -159,7 +159,7 @@ function withModel(request: LlmRequest, limits: ResolvedLimits): LlmRequest {
  * The provider's options for one request. Its AbortSignal is made only when the provider reads it (the scripted
  * and recorded providers answer without looking): an AbortController per model call was a good part of a call's cost.
  */
-function callOptions(call: CallContext, deadline: Deadline, timeoutMs: number): LlmCallOptions {
+function callOptions(call: CallContext, kind: LlmRequest['kind'], deadline: Deadline, timeoutMs: number): LlmCallOptions {
   return {
     get signal() {
       return deadline.signal;
@@ -167,8 +167,8 @@ function callOptions(call: CallContext, deadline: Deadline, timeoutMs: number): 
     timeoutMs,
     callId: call.key,
     clock: call.clock,
-    onRetry: (retry) =>
-      call.emit('llm.retry', { callId: call.key, kind: call.invoke && 'llm' in call.invoke ? call.invoke.llm : null, ...retry }),
+    // The request's own kind: a summary made for a generate call is an extract, as its llm.started says.
+    onRetry: (retry) => call.emit('llm.retry', { callId: call.key, kind, ...retry }),
   };
 }
 
@@ -219,8 +219,8 @@ async function runKind(
       for (let repair = 0; ; repair++) {
         const result: LlmResult<unknown> =
           request.kind === 'classify'
-            ? await llm.classify(current as typeof request, callOptions(call, deadline, timeoutMs))
-            : await llm.extract(current as typeof request, callOptions(call, deadline, timeoutMs));
+            ? await llm.classify(current as typeof request, callOptions(call, request.kind, deadline, timeoutMs))
+            : await llm.extract(current as typeof request, callOptions(call, request.kind, deadline, timeoutMs));
         count(call, usage, result);
         attempts += result.attempts;
         const verdict = check(result.output);
@@ -236,7 +236,7 @@ async function runKind(
       }
     }
     case 'generate': {
-      const options = callOptions(call, deadline, timeoutMs);
+      const options = callOptions(call, request.kind, deadline, timeoutMs);
       options.onDelta = deltas(call, deadline);
       options.onTokens = budgetGuard(call);
       const result = await llm.generate(request, options);
@@ -297,7 +297,7 @@ async function runKind(
           };
       }
       const needsApproval = (name: string) => request.tools.includes(name) && call.tools[name]?.risk === 'high';
-      const options = callOptions(call, deadline, timeoutMs);
+      const options = callOptions(call, request.kind, deadline, timeoutMs);
       let attempts = 0;
       try {
         let result: LlmResult<AgentOutput>;

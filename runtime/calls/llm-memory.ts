@@ -2,6 +2,7 @@ import type { Conversation, ConversationMessage, MemorySpec } from '@flowing/spe
 import { assemblePrompt, type AssembledPrompt } from '../conversation/assemble.ts';
 import { summaryDue, summaryMessage, summaryRequest, type SummaryMessage } from '../conversation/summary.ts';
 import { loadTokenCounter } from '../conversation/tokens.ts';
+import { FlowingError, toFlowError, type FlowError } from '../errors.ts';
 import type { ExtractRequest, LlmRequest } from '../llm/types.ts';
 import type { CallContext } from './context.ts';
 
@@ -11,6 +12,8 @@ export interface MemoryOutcome {
   history: Conversation;
   /** The summary made before this call, to append to the conversation. */
   summary?: SummaryMessage;
+  /** The summary that was due could not be made: the call sends the plain window of recent turns instead. */
+  summaryFailed?: FlowError;
   prompt: AssembledPrompt;
 }
 
@@ -35,23 +38,33 @@ export async function applyMemory(
   summarize: Summarize,
 ): Promise<MemoryOutcome> {
   let summary: SummaryMessage | undefined;
+  let summaryFailed: FlowError | undefined;
   const plan = summaryDue(history, memory);
   if (plan) {
     const base = {
       ...(request.model !== undefined ? { model: request.model } : {}),
       ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
     };
-    const output = (await summarize(summaryRequest(plan, memory, base))) as Record<string, unknown>;
-    summary = summaryMessage(output, plan.covers);
+    try {
+      const output = (await summarize(summaryRequest(plan, memory, base))) as Record<string, unknown>;
+      summary = summaryMessage(output, plan.covers);
+    } catch (thrown) {
+      // A summary is a help, not the task: without one the call still has the recent turns. A stopped call stops.
+      const error = toFlowError(thrown, 'LLM_FAILED');
+      if (error.code === 'CANCELLED') throw thrown;
+      summaryFailed = { code: error.code, message: error.message };
+    }
   }
   const counter = await loadTokenCounter();
   const limit = memory.maxPromptTokens ?? request.maxTokens;
-  const prompt = assemblePrompt(summary ? [...history, summary] : history, memory, {
+  // Without the summary, the turns it would have folded are not all sent: the window is, as without `summarize`.
+  const shape = summaryFailed ? { window: memory.window } : memory;
+  const prompt = assemblePrompt(summary ? [...history, summary] : history, shape, {
     counter,
     fixedTokens: counter.count(fixedText(request)),
     ...(limit !== undefined ? { maxTokens: limit } : {}),
   });
-  return { history: prompt.messages, ...(summary ? { summary } : {}), prompt };
+  return { history: prompt.messages, ...(summary ? { summary } : {}), ...(summaryFailed ? { summaryFailed } : {}), prompt };
 }
 
 /** A request with memory applied to its history, and what to log and append. */
@@ -64,7 +77,8 @@ export interface Remembered {
 
 /**
  * Applies a call's memory before it is made: a summary due is made by `summarize` as a call of its own under the key
- * `<call key>/summary` (journaled and logged, so a resumed or replayed session never asks the model again).
+ * `<call key>/summary` (journaled and logged, so a resumed or replayed session never asks the model again). When it
+ * fails, the call goes on with the plain window and `conversation.summary_failed` says so.
  */
 export async function remember(
   call: CallContext,
@@ -73,9 +87,20 @@ export async function remember(
   memory: MemorySpec,
   summarize: (call: CallContext, request: ExtractRequest) => Promise<unknown>,
 ): Promise<Remembered> {
+  const summaryKey = `${call.key}/summary`;
   const made = await applyMemory(request, history, memory, (summaryRequest) =>
-    summarize(call.nested(`${call.key}/summary`, call.deadline), summaryRequest),
+    summarize(call.nested(summaryKey, call.deadline), summaryRequest),
   );
+  if (made.summaryFailed) {
+    if (call.deadline.isAborted) throw call.deadline.reason ?? new FlowingError('CANCELLED', `call ${call.key} was stopped`);
+    call.emit('conversation.summary_failed', {
+      callId: call.key,
+      summaryCallId: summaryKey,
+      error: made.summaryFailed,
+      fallback: 'window',
+      window: memory.window,
+    });
+  }
   const { tokens, counter, omitted, droppedTurns } = made.prompt;
   return {
     request: { ...request, history: made.history },

@@ -77,6 +77,9 @@ export async function callMachine(call: CallContext, machineId: string, input: u
     } else if (child.status === 'running' || child.status === 'waiting') {
       child = await call.children.attach(childId);
     }
+    // The wait last logged (journaled, so a restored run knows it too): `machine.waiting` is logged once per wait.
+    const waits = call.nested(waitingKey(key), deadline);
+    let logged = waitOf(waits.recorded());
     for (;;) {
       if (deadline.isAborted) return await left(call, childId, machineId);
       const ended = outcomeOf(child, machineId);
@@ -89,13 +92,21 @@ export async function callMachine(call: CallContext, machineId: string, input: u
       }
       if (ended) return await fail(ended.error);
       // The child waits (for a person, or for its own child): so does this session, until the child moves on.
-      call.emit('machine.waiting', {
-        callId: key,
-        machine: machineId,
-        childId,
-        status: child.status,
-        ...(child.approval && !child.approval.decision ? { approvalId: child.approval.id, tool: child.approval.tool } : {}),
-      });
+      const pending = child.approval && !child.approval.decision ? { approvalId: child.approval.id, tool: child.approval.tool } : {};
+      const wait: Wait = { status: child.status, approvalId: pending.approvalId ?? null };
+      if (logged?.status !== wait.status || logged.approvalId !== wait.approvalId) {
+        const at = clock.now();
+        waits.record({
+          key: waitingKey(key),
+          kind: 'machine',
+          name: machineId,
+          idempotent: true,
+          startedAt: at,
+          completed: { at, ok: true, output: wait },
+        });
+        call.emit('machine.waiting', { callId: key, machine: machineId, childId, status: child.status, ...pending });
+        logged = wait;
+      }
       await call.pause();
       child = await call.children.attach(childId);
     }
@@ -103,6 +114,22 @@ export async function callMachine(call: CallContext, machineId: string, input: u
     if (thrown instanceof FlowingError && deadline.isAborted) return left(call, childId, machineId);
     throw thrown instanceof FlowingError ? thrown : toFlowError(thrown, 'CHILD_FAILED');
   }
+}
+
+/** What a parent waits for: its child's status and the approval the child waits for, if any. */
+interface Wait {
+  status: string;
+  approvalId: string | null;
+}
+
+/** The journal key of the wait a machine call last logged. */
+function waitingKey(callKey: string): string {
+  return `${callKey}/waiting`;
+}
+
+function waitOf(entry: JournalEntry | undefined): Wait | undefined {
+  const output = entry?.completed?.ok ? (entry.completed.output as Partial<Wait> | undefined) : undefined;
+  return typeof output?.status === 'string' ? { status: output.status, approvalId: output.approvalId ?? null } : undefined;
 }
 
 /** The child's end: its output, or its failure as the call's error; undefined while it has not ended. */

@@ -57,7 +57,7 @@ export async function callTool(call: CallContext, options: ToolCallOptions): Pro
     const approval = call.approval();
     const hash = argsHash(input.args);
     if (approval?.decision === 'rejected' && approval.tool === tool.name) {
-      return failed({ code: 'APPROVAL_REJECTED', message: `'${tool.name}' was rejected by a person and does not run` }, 0);
+      return failed({ code: 'APPROVAL_REJECTED', message: rejectedMessage(tool.name, approval.reason) }, 0);
     }
     if (!approval || approval.decision !== 'approved' || approval.consumed || approval.tool !== tool.name || approval.argsHash !== hash) {
       return failed(
@@ -161,6 +161,11 @@ async function fail(
   });
   await call.commit(!canRetry);
   throw fromFlowError(error);
+}
+
+/** What the machine's onError and an agent's model are told of a rejected call: the person's reason, when given. */
+function rejectedMessage(tool: string, reason: string | undefined): string {
+  return reason === undefined ? `'${tool}' was rejected by a person (no reason given)` : `'${tool}' was rejected by a person: ${reason}`;
 }
 
 /** A FlowingError from a stored `{ code, message, details }`. */

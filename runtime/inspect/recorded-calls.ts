@@ -60,8 +60,15 @@ interface LlmRecording {
   model: string | null;
   provider: string;
   isModel: boolean;
-  /** Streamed text and agent steps in the order they were logged (an agent streams the text of a turn before its step). */
-  played: Array<{ delta: string } | { step: Parameters<NonNullable<LlmCallOptions['onStep']>>[0] }>;
+  /**
+   * Retries, streamed text and agent steps in the order they were logged (a turn's retries come before its text, an
+   * agent streams the text of a turn before its step).
+   */
+  played: Array<
+    | { delta: string }
+    | { step: Parameters<NonNullable<LlmCallOptions['onStep']>>[0] }
+    | { retry: Parameters<NonNullable<LlmCallOptions['onRetry']>>[0] }
+  >;
   final?:
     | { ok: true; output: unknown; model: string; usage: LlmUsage; attempts: number; finishReason?: string }
     | { ok: false; error: FlowError };
@@ -88,7 +95,8 @@ function callIdOfIdempotencyKey(key: string): string | null {
  * Stand-ins for a machine's tools and for the model that answer every call from a recorded session, in order, and
  * never make a real call. A tool call is matched by tool name + hash of its (validated) arguments + occurrence; a
  * model call by kind + hash of its request + occurrence (recordings from before requests were hashed: kind +
- * occurrence). Retried attempts fail again with their recorded errors, streamed text is streamed again, an agent's
+ * occurrence). Retried attempts fail again with their recorded errors (a model request's retries are logged again as
+ * `llm.retry`), streamed text is streamed again, an agent's
  * steps and tool calls are played again. A call the recording lacks fails with REPLAY_MISSING_CALL (naming the kind,
  * state and hash), which the machine sees as the call's error and `misses` lists.
  * @example
@@ -170,6 +178,11 @@ export function createRecordedCalls(options: RecordedCallsOptions): RecordedCall
     const from = callOptions.resume?.iteration ?? 0;
     const start = from === 0 ? 0 : call.played.findIndex((part) => 'step' in part && part.step.iteration === from) + 1;
     for (const part of call.played.slice(start)) {
+      // A retried request is logged again as it was; its wait is not (no request is made, so nothing waits).
+      if ('retry' in part) {
+        callOptions.onRetry?.(part.retry);
+        continue;
+      }
       if ('delta' in part) {
         callOptions.onDelta?.(part.delta);
         continue;
@@ -291,6 +304,11 @@ function readRecording(log: readonly RuntimeEvent[], journal: readonly JournalEn
       case 'message.delta':
         models.get(callId)?.played.push({ delta: String(d.text) });
         break;
+      case 'llm.retry': {
+        const { attempt, delayMs, error } = d as { attempt: number; delayMs: number; error: { code: string; message: string } };
+        models.get(callId)?.played.push({ retry: { attempt, delayMs, error } });
+        break;
+      }
       case 'agent.step': {
         const { callId: _id, ...step } = d;
         models.get(callId)?.played.push({ step: step as never });

@@ -1,7 +1,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { ApprovalRecord } from '../store/types.ts';
 import { activeNodes } from '../xstate-adapter.ts';
-import { approvalRequest, decideApproval } from './approvals.ts';
+import { approvalRequest, decideApproval, decided } from './approvals.ts';
 import type { MachineInfo } from './machine-info.ts';
 
 /**
@@ -39,7 +39,7 @@ export class ApprovalWatch {
   }
 
   /** The decided approval when `event` is APPROVE / REJECT for the pending request in its state, else undefined. */
-  decide(event: { type: string }, snapshot: AnyMachineSnapshot): ApprovalRecord | undefined {
+  decide(event: { type: string; reason?: unknown }, snapshot: AnyMachineSnapshot): ApprovalRecord | undefined {
     const decided = decideApproval(this.current, event, snapshot);
     if (decided) this.current = decided;
     return decided;
@@ -50,10 +50,11 @@ export class ApprovalWatch {
    * undefined otherwise (an approval state's decision goes through its transition).
    */
   proposalFor(event: unknown): ApprovalRecord | undefined {
-    const type = (event as { type?: unknown } | null | undefined)?.type;
+    const given = event as { type?: unknown; reason?: unknown } | null | undefined;
+    const type = given?.type;
     const current = this.current;
     if (!current?.callId || current.decision || (type !== 'APPROVE' && type !== 'REJECT')) return undefined;
-    return { ...current, decision: type === 'APPROVE' ? 'approved' : 'rejected' };
+    return decided(current, { type, reason: given?.reason });
   }
 
   /** The approved call ran: one approval pays out once. */

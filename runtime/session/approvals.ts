@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { AnyMachineSnapshot } from 'xstate';
+import { MAX_DECISION_REASON_CHARS } from '../constants.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { ApprovalSite } from './machine-info.ts';
 import { activeNodes } from '../xstate-adapter.ts';
@@ -124,10 +125,16 @@ export function approvalRequest(site: ApprovalSite, context: unknown, id: string
 /** The decided approval when the event is APPROVE / REJECT for the pending request in an active state. */
 export function decideApproval(
   approval: ApprovalRecord | undefined,
-  event: { type: string },
+  event: { type: string; reason?: unknown },
   snapshot: AnyMachineSnapshot,
 ): ApprovalRecord | undefined {
   if (!approval || approval.decision || (event.type !== 'APPROVE' && event.type !== 'REJECT')) return undefined;
   if (!activeNodes(snapshot).some((node) => node.key === approval.state)) return undefined;
-  return { ...approval, decision: event.type === 'APPROVE' ? 'approved' : 'rejected' };
+  return decided(approval, event);
+}
+
+/** `approval` decided by an APPROVE or REJECT, with the event's reason when it gives one (cut to its limit). */
+export function decided(approval: ApprovalRecord, event: { type: string; reason?: unknown }): ApprovalRecord {
+  const reason = typeof event.reason === 'string' && event.reason !== '' ? event.reason.slice(0, MAX_DECISION_REASON_CHARS) : undefined;
+  return { ...approval, decision: event.type === 'APPROVE' ? 'approved' : 'rejected', ...(reason === undefined ? {} : { reason }) };
 }

@@ -181,9 +181,9 @@ export class RunPool {
       record = carried.record;
       this.host.deliver(sessionId, [carried.event]);
     }
-    // Only a session stopped mid-run, or an agent call waiting for a proposal's approval, has calls in flight that
-    // need the journal; idle ones never do.
-    const inFlight = record.status === 'running' || record.approval?.callId !== undefined;
+    // Only a session stopped mid-run, an agent call waiting for a proposal's approval or a call waiting on a child
+    // session (the record lists its calls in flight) needs the journal; idle ones never do.
+    const inFlight = record.status === 'running' || record.approval?.callId !== undefined || record.calls !== undefined;
     const journal: readonly JournalEntry[] = inFlight ? await this.store.readJournal(sessionId) : [];
     const startNow = start && (record.status === 'running' || record.status === 'waiting');
     const run = new SessionRun(this.host, info, record, journal, !startNow);

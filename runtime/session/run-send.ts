@@ -49,7 +49,7 @@ export async function sendEvent(run: SendingRun, raw: unknown): Promise<SendResu
   // A full log takes nothing more, not even the record of this refusal.
   if (full) return { applied: false, ...full };
   const proposal = run.approvals.proposalFor(raw);
-  if (proposal) return decideProposal(run, raw as { type: string; reason?: unknown }, proposal);
+  if (proposal) return decideProposal(run, proposal);
   const check = checkEvent(run.info, raw);
   if (!check.ok) return refuseEvent(run, raw, check.refusal);
   const first = run.log.appended.length;
@@ -88,7 +88,7 @@ async function applyEvent(
       decision: decided.decision,
       tool: decided.tool,
       argsHash: decided.argsHash,
-      reason: event.reason ?? null,
+      reason: decided.reason ?? null,
     });
   if (!run.quiet.is && run.status !== 'running') run.quiet.set();
   await run.quiet.whenQuiet();
@@ -109,7 +109,7 @@ async function applyEvent(
  * with the session's approval, and the agent call waiting for it goes on (it runs the call, or tells the model it
  * was refused). Resolves once the session is quiet again.
  */
-async function decideProposal(run: SendingRun, event: { type: string; reason?: unknown }, decided: ApprovalRecord): Promise<SendResult> {
+async function decideProposal(run: SendingRun, decided: ApprovalRecord): Promise<SendResult> {
   const first = run.log.appended.length;
   run.before = { snapshot: run.log.stored.snapshot, step: run.step, status: run.status, approval: run.approvals.current };
   run.turnSteps = 0;
@@ -122,7 +122,7 @@ async function decideProposal(run: SendingRun, event: { type: string; reason?: u
       tool: decided.tool,
       argsHash: decided.argsHash,
       callId: decided.callId,
-      reason: typeof event.reason === 'string' ? event.reason : null,
+      reason: decided.reason ?? null,
     });
     await run.flush();
     run.wakeCalls();

@@ -186,14 +186,15 @@ export class SessionRun implements IdempotentRun {
   withdrawApproval(callId: string): void {
     const current = this.approvals.current;
     if (current?.callId !== callId || current.decision) return;
-    this.approvals.current = { ...current, decision: 'rejected' };
+    const reason = `withdrawn: the agent call in state '${current.state}' ended before a decision`;
+    this.approvals.current = { ...current, decision: 'rejected', reason };
     this.append('approval.decided', {
       approvalId: current.id,
       decision: 'rejected',
       tool: current.tool,
       argsHash: current.argsHash,
       callId,
-      reason: `withdrawn: the agent call in state '${current.state}' ended before a decision`,
+      reason,
     });
   }
 

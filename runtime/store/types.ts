@@ -13,6 +13,8 @@ export interface ApprovalRecord {
   args: unknown;
   argsHash: string;
   decision?: 'approved' | 'rejected';
+  /** What the person who decided said (at most MAX_DECISION_REASON_CHARS); a rejected agent proposal tells the model. */
+  reason?: string;
   /** Set when the approved call ran, so one approval pays out once. */
   consumed?: boolean;
   /**

@@ -15,7 +15,7 @@ import {
 } from '@flowing/runtime';
 import type { Conversation, FlowSpecInput, MemorySpec } from '@flowing/spec';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
-import { reply, startFakeOpenAI } from '../helpers/fake-openai.ts';
+import { httpError, reply, stall, startFakeOpenAI, type FakeTurn } from '../helpers/fake-openai.ts';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 import { createRecordingStore } from '../helpers/runtime-store.ts';
 
@@ -252,5 +252,106 @@ describe('memory in a session', () => {
       error: { code: 'LLM_PROMPT_TOO_LARGE', message: expect.stringContaining('limit of 12') },
     });
     expect(requests).toHaveLength(0);
+  });
+
+  describe('a summary call that fails', () => {
+    async function failedSummary(failure: FakeTurn, limits?: { llmTimeoutMs: number }) {
+      const fake = await startFakeOpenAI();
+      fake.enqueue(reply('One.'), reply('Two.'), reply('Three.'), failure, reply('Four.'));
+      const llm = createOpenAIProvider({
+        baseURL: fake.baseURL,
+        apiKey: 'test-key',
+        model: 'fake-model',
+        modelOverride: null,
+        timeoutMs: 5_000,
+        retries: 0,
+      });
+      const machine = deskMachine();
+      const clock = createVirtualClock();
+      const runtime = createRuntime({ machines: [machine], llm, store: createMemoryStore(), clock, ...(limits ? { limits } : {}) });
+      const session = await runtime.createSession(machine);
+      try {
+        for (const text of SAID.slice(0, 3)) await session.send({ type: 'SAY', text });
+        const fourth = session.send({ type: 'SAY', text: SAID[3]! });
+        if (failure.type === 'stall') {
+          // The summary request hangs: the runtime's clock moves past the call's time limit.
+          await vi.waitFor(() => expect(fake.requests).toHaveLength(4));
+          await clock.advance(limits!.llmTimeoutMs);
+        }
+        await fourth;
+        return { fake, machine, session, events: await session.events(), snapshot: await session.snapshot() };
+      } finally {
+        await fake.close();
+      }
+    }
+
+    it('does not fail the call: it sends the plain window of recent turns and logs conversation.summary_failed', async () => {
+      const { fake, events, snapshot } = await failedSummary(httpError(400, 'the summary model refused'));
+      expect(fake.requests).toHaveLength(5);
+      // The call after the failed summary: the last 2 turns (window 2), nothing older, no summary.
+      const sent = JSON.stringify(fake.requests[4]!.body.messages);
+      expect(sent).toContain('It was a gift.');
+      expect(sent).toContain('Any news?');
+      expect(sent).not.toContain('Hi, about order A7');
+      expect(sent).not.toContain('Can you check?');
+      const conversation = conversationOf(snapshot);
+      expect(conversation.filter((m) => m.role === 'summary')).toEqual([]);
+      expect(conversation.at(-1)).toEqual({ role: 'assistant', content: 'Four.' });
+      expect((snapshot.context as { error?: string }).error).toBeUndefined();
+      const failed = ofType(events, 'conversation.summary_failed');
+      expect(failed).toEqual([
+        {
+          callId: expect.stringMatching(/^answering@\d+$/),
+          summaryCallId: expect.stringMatching(/^answering@\d+\/summary$/),
+          error: { code: 'LLM_FAILED', message: expect.stringContaining('the summary model refused') },
+          fallback: 'window',
+          window: 2,
+        },
+      ]);
+      // Logged before the call it belongs to starts, after the summary call's own failure.
+      const types = events.map((e) => e.type);
+      const at = types.indexOf('conversation.summary_failed');
+      expect(types.lastIndexOf('llm.failed')).toBeLessThan(at);
+      expect(
+        events.findIndex((e) => e.type === 'llm.started' && (e.data as { callId?: string }).callId === failed[0]!.callId),
+      ).toBeGreaterThan(at);
+      expect(ofType(events, 'llm.completed').at(-1)).toMatchObject({ callId: failed[0]!.callId });
+    });
+
+    it('falls back the same way when the summary model never answers (its time limit ends the wait)', async () => {
+      const { events, snapshot } = await failedSummary(stall(), { llmTimeoutMs: 1_000 });
+      expect(ofType(events, 'conversation.summary_failed')).toMatchObject([{ error: { code: 'LLM_TIMEOUT' } }]);
+      expect(conversationOf(snapshot).at(-1)).toEqual({ role: 'assistant', content: 'Four.' });
+    });
+
+    it('replays from its recording to the same log, asking no model', async () => {
+      const { machine, events, snapshot } = await failedSummary(httpError(400, 'the summary model refused'));
+      const replayed = await replaySession({ machine, log: events, clock: createVirtualClock() });
+      expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(events));
+      expect(JSON.stringify(replayed.snapshot.context)).toBe(JSON.stringify(snapshot.context));
+    });
+  });
+
+  it('logs a retried summary request as llm.retry of the summary call (an extract), and replays it the same', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      fake.enqueue(reply('One.'), reply('Two.'), reply('Three.'), httpError(503, 'busy'));
+      fake.enqueue(reply(JSON.stringify({ orderId: 'A7', content: 'Order A7 is late.' })), reply('Four.'));
+      // Frozen time with real timers: the backoff waits for real (a few ms), the timestamps stay comparable.
+      const clock = { now: () => 5_000_000, setTimeout, clearTimeout } as never;
+      const llm = createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'k', model: 'm', modelOverride: null, retryBaseMs: 2 });
+      const machine = deskMachine();
+      const runtime = createRuntime({ machines: [machine], llm, store: createMemoryStore(), clock });
+      const session = await runtime.createSession(machine);
+      for (const text of SAID.slice(0, 4)) await session.send({ type: 'SAY', text });
+      const log = await session.events();
+      expect(ofType(log, 'llm.retry')).toMatchObject([
+        { callId: expect.stringMatching(/\/summary$/), kind: 'extract', attempt: 2, error: { code: 'LLM_FAILED' } },
+      ]);
+      const replayed = await replaySession({ machine, log, clock });
+      expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -237,6 +237,7 @@ describe('approvals', () => {
     expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false, code: 'NO_TRANSITION' });
     expect(runs).toHaveLength(0);
     expect(data(await session.events(), 'approval.decided')[0]).toMatchObject({ decision: 'rejected', reason: 'too much' });
+    expect((await session.snapshot()).approval).toMatchObject({ decision: 'rejected', reason: 'too much' });
   });
 
   it('refuses to run a high-risk tool that no approval covers (APPROVAL_REQUIRED)', async () => {

@@ -55,6 +55,8 @@ export function summarize(event: RuntimeEvent): string {
       return `${str(d.tool)}(${json(d.args)}) waits for approval in ${str(d.state)}`;
     case 'approval.decided':
       return `${str(d.decision)}: ${str(d.tool)}${d.reason ? ` — ${clip(str(d.reason), 60)}` : ''}`;
+    case 'conversation.summary_failed':
+      return `summary failed (${str((d.error as { code?: string } | undefined)?.code)}): the last ${str(d.window)} turns were sent`;
     case 'llm.started':
       return `${str(d.kind)} on ${str(d.model ?? d.provider)}`;
     case 'llm.completed':
