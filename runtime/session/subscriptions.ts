@@ -8,9 +8,9 @@ export const CATCH_UP_PAGE_SIZE = 500;
  * Called with each event of a session, once, in seq order. A listener that returns a promise paces the catch-up:
  * the next stored event is handed over (and the next page read) only once that promise settles, so a slow
  * consumer of a long log holds one page, not the log. Live events are handed over as they are committed: a
- * session is never held back by a subscriber.
+ * session is never held back by a subscriber. Anything else a listener returns is ignored.
  */
-export type EventListener = (event: RuntimeEvent) => void | PromiseLike<void>;
+export type EventListener = (event: RuntimeEvent) => unknown;
 
 /** Called once when a subscription ends because its stored events could not be read (code SUBSCRIPTION_FAILED). */
 export type SubscriptionErrorListener = (error: FlowError) => void;
@@ -199,9 +199,9 @@ export class Subscriptions {
     if (sub.closed) return undefined;
     sub.lastSeq = event.seq;
     try {
-      const pending = sub.listener(event);
+      const pending = sub.listener(event) as PromiseLike<void> | undefined;
       // A failing listener must not break delivery to others or the session itself.
-      if (pending && typeof pending.then === 'function') return pending.then(undefined, () => {});
+      if (typeof pending?.then === 'function') return pending.then(undefined, () => {});
     } catch {
       // As above.
     }
