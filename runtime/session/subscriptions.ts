@@ -116,7 +116,8 @@ export class Subscriptions {
           void this.catchUp(sessionId, sub);
           break;
         }
-        this.emit(sub, event);
+        // Live events are not paced: the listener's promise (its failure already handled) is not waited for.
+        void this.emit(sub, event);
       }
     }
   }

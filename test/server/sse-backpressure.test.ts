@@ -1,10 +1,9 @@
-import { request, type IncomingMessage } from 'node:http';
 import { assign, setup } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createMemoryStore, defineMachine, type SessionStore } from '@flowing/runtime';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 import { startTestServer, type TestServer } from './harness.ts';
+import { pausedStream } from './paused-client.ts';
 import { readSse } from './sse-client.ts';
 
 /** idle --NOTE{text}--> idle, keeping the text: each NOTE logs a state.changed carrying it, so events are as big as the text. */
@@ -35,36 +34,6 @@ const LAG = { bytes: 256 * 1024, events: 1000, closeAfterMs: 60_000 };
 
 /** A note of NOTE_BYTES whose text names its number, so every event differs. */
 const note = (i: number) => ({ type: 'NOTE', text: `${i}:`.padEnd(NOTE_BYTES, 'x') });
-
-/** An SSE request whose response stays paused (the client reads nothing) until `resume` reads it to its end. */
-function pausedStream(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{ response: IncomingMessage; resume(): Promise<{ events: EventSourceMessage[]; bytes: number }> }>(
-    (resolve, reject) => {
-      const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (response) => {
-        response.pause();
-        resolve({
-          response,
-          resume: () =>
-            new Promise((done, fail) => {
-              const events: EventSourceMessage[] = [];
-              let bytes = 0;
-              const parser = createParser({ onEvent: (event) => events.push(event) });
-              response.setEncoding('utf8');
-              response.on('data', (text: string) => {
-                bytes += Buffer.byteLength(text);
-                parser.feed(text);
-              });
-              response.on('end', () => done({ events, bytes }));
-              response.on('error', fail);
-              response.resume();
-            }),
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    },
-  );
-}
 
 let server: TestServer | undefined;
 afterEach(async () => {
