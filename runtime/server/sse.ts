@@ -59,6 +59,8 @@ export class EventPipe {
   private stopped = false;
   private cut = false;
   private pendingWrites = 0;
+  /** The seq of the event being written, until the connection has taken it. */
+  private writingSeq?: number;
   private unsubscribe?: () => void;
   private heartbeat?: ReturnType<typeof setInterval>;
   private failure?: StreamError;
@@ -171,7 +173,9 @@ export class EventPipe {
         this.wake = undefined;
         continue;
       }
+      this.writingSeq = frame.seq;
       await this.write(frame.text);
+      this.writingSeq = undefined;
       if (this.stopped) break;
       this.queue.shift();
       this.queuedBytes -= frame.bytes;
@@ -193,9 +197,8 @@ export class EventPipe {
    */
   private cutOffTooSlow() {
     const lag = { events: this.queue.length, bytes: this.queuedBytes };
-    // The frame being written stays: it is already in the stream, before the error event.
-    const inFlight = this.pendingWrites > 0 ? this.queue[0] : undefined;
-    const lastSeq = inFlight?.seq ?? this.written;
+    // The event being written stays: it is already in the stream, before the error event.
+    const lastSeq = this.writingSeq ?? this.written;
     this.cut = true;
     this.stop();
     const { maxLag } = this.options;
