@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryStore, defineMachine, type SessionStore } from '@flowing/runtime';
+import { createMemoryStore, createRuntime, defineMachine, type SessionStore } from '@flowing/runtime';
+import { createServer } from '@flowing/runtime/server';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 import { pausedStream } from './paused-client.ts';
@@ -130,4 +131,21 @@ describe('runtime server: a client that stops reading its stream', () => {
     });
     expect(read.events.map((e) => Number(e.id))).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
   }, 60_000);
+
+  it('refuses a maxStreamLag that is not whole numbers of at least 1 with SERVER_BAD_MAX_STREAM_LAG naming the field', () => {
+    const runtime = createRuntime({ machines: [noteMachine()] });
+    for (const [maxStreamLag, field] of [
+      [{ bytes: 0 }, 'bytes'],
+      [{ events: 1.5 }, 'events'],
+      [{ closeAfterMs: -1 }, 'closeAfterMs'],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        createServer(runtime, { maxStreamLag });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ code: 'SERVER_BAD_MAX_STREAM_LAG', message: expect.stringContaining(`maxStreamLag.${field}`) });
+    }
+  });
 });
