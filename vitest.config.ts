@@ -62,6 +62,8 @@ export const SLOW_LANE = [
   'test/cli/bench.test.ts',
   // three `flowing serve` processes started in turn (limits given as flags)
   'test/server/serve-limits.test.ts',
+  // a `flowing serve` process, three paused SSE clients and some 20 MB of events
+  'test/server/sse-backpressure-serve.test.ts',
   // four CLI processes at once (validate and cost on a project copy), 15-25 s
   'test/cli/cost.test.ts',
   // the CLI started four times over a project copy with a regenerated machine (about 15 s)

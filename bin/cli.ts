@@ -116,6 +116,11 @@ program
     '--max-log-bytes <bytes>',
     'bytes of events and journal a session may log; beyond, events are refused (SESSION_LOG_FULL, default 268435456)',
   )
+  .option(
+    '--max-stream-lag-bytes <bytes>',
+    'bytes of live events a stream may hold for a client that reads too slowly; beyond, it is sent SSE_CLIENT_TOO_SLOW and disconnected (default 4194304)',
+  )
+  .option('--max-stream-lag-events <n>', 'the same bound in events (default 10000)')
   .action(async (options: ServeCommandOptions) => {
     await ensureTypeScriptLoader();
     const { serveCommand } = await import('./serve/serve.ts');

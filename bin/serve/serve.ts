@@ -15,6 +15,10 @@ export interface ServeCommandOptions {
   stepsPerTurn?: string;
   /** Bytes a session's log may take (`limits.maxLogBytes`). */
   maxLogBytes?: string;
+  /** Bytes of live events a stream may have waiting for a slow client (`maxStreamLag.bytes`). */
+  maxStreamLagBytes?: string;
+  /** Live events a stream may have waiting for a slow client (`maxStreamLag.events`). */
+  maxStreamLagEvents?: string;
   /** False turns off the per-client and per-session rate limits (`--no-rate-limit`). */
   rateLimit?: boolean;
   out?: (line: string) => void;
@@ -57,6 +61,10 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   let llm: LlmProvider;
   let served;
   let limits: RuntimeLimits = {};
+  const lagBytes = wholeOption(options.maxStreamLagBytes, '--max-stream-lag-bytes', 'SERVER_BAD_MAX_STREAM_LAG', 'bytes');
+  const lagEvents = wholeOption(options.maxStreamLagEvents, '--max-stream-lag-events', 'SERVER_BAD_MAX_STREAM_LAG', 'events');
+  if (typeof lagBytes === 'object') return fail(lagBytes, 2);
+  if (typeof lagEvents === 'object') return fail(lagEvents, 2);
   try {
     served = await loadServedMachines();
     if (served.definitions.length === 0) {
@@ -99,6 +107,10 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
             .filter(Boolean)
         : [],
       specs: served.specs,
+      maxStreamLag: {
+        ...(lagBytes === undefined ? {} : { bytes: lagBytes }),
+        ...(lagEvents === undefined ? {} : { events: lagEvents }),
+      },
       ...(options.rateLimit === false ? { rateLimit: { client: false, session: false } } : {}),
     });
   } catch (error) {

@@ -42,6 +42,15 @@ export const SERVER_ERROR_CODES = {
     summary: 'A session left mid-step by a previous process could not be resumed (logged at start; the session is left as stored).',
   },
   SERVER_LISTEN_FAILED: { status: 500, summary: 'Start failed: the port could not be bound.' },
+  SERVER_BAD_MAX_STREAM_LAG: {
+    status: 500,
+    summary: 'Start refused: maxStreamLag (--max-stream-lag-bytes, --max-stream-lag-events) must be whole numbers of at least 1.',
+  },
+  SSE_CLIENT_TOO_SLOW: {
+    status: 503,
+    summary:
+      "Sent as a stream's last `error` event: the client fell more than maxStreamLag behind and is disconnected; reconnect with Last-Event-ID.",
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ServerErrorCode = keyof typeof SERVER_ERROR_CODES;

@@ -11,6 +11,13 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 export const DEFAULT_RETRY_MS = 1_000;
 /** How long a streaming POST's client may be gone before the generation it started is cancelled. */
 export const DEFAULT_DISCONNECT_GRACE_MS = 30_000;
+/**
+ * Events and bytes a stream may have waiting for a client that does not read fast enough; past either, the client
+ * is sent SSE_CLIENT_TOO_SLOW and disconnected (it resumes with Last-Event-ID).
+ */
+export const DEFAULT_MAX_STREAM_LAG = { bytes: 4 * 1024 * 1024, events: 10_000 } as const;
+/** How long a client cut off for being too slow has to read what was written before its connection is closed. */
+export const DEFAULT_SLOW_CLIENT_CLOSE_MS = 10_000;
 /** Requests per client: a burst of `burst`, refilled at `perSecond`. */
 export const DEFAULT_CLIENT_RATE = { perSecond: 50, burst: 100 } as const;
 /** Writes (events, cancel, approvals) per session. */

@@ -6,9 +6,12 @@ import {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_STREAM_LAG,
   DEFAULT_RETRY_MS,
   DEFAULT_SESSION_RATE,
+  DEFAULT_SLOW_CLIENT_CLOSE_MS,
 } from './constants.ts';
+import { ServerError } from './errors.ts';
 import { redactingLogger, stderrLogger, type ServerLogger } from './log.ts';
 import type { RateSpec } from './rate-limit.ts';
 
@@ -33,6 +36,14 @@ export interface ServerOptions {
   retryMs?: number;
   /** A streaming POST whose client is gone this long has its session's generation cancelled (0: at once). */
   disconnectGraceMs?: number;
+  /**
+   * How far a stream's client may fall behind: the events and bytes written for it but not yet taken by its
+   * connection (default 10,000 events, 4 MiB). Past either, the stream ends with an `error` event SSE_CLIENT_TOO_SLOW
+   * and the connection is closed `closeAfterMs` later (default 10 s) if the client has not read it by then; the
+   * session goes on, and the client resumes with Last-Event-ID. A stream catching up on stored events reads them
+   * at the client's pace and never counts against this.
+   */
+  maxStreamLag?: { bytes?: number; events?: number; closeAfterMs?: number };
   /** Per-client (all requests) and per-session (writes) limits; `false` turns one off. */
   rateLimit?: { client?: RateSpec | false; session?: RateSpec | false };
   /** The key a client is limited by. Default: the peer address of the connection (Node), else `unknown`. */
@@ -63,6 +74,7 @@ export interface ResolvedServerOptions {
   heartbeatMs: number;
   retryMs: number;
   disconnectGraceMs: number;
+  maxStreamLag: { bytes: number; events: number; closeAfterMs: number };
   clientRate: RateSpec | false;
   sessionRate: RateSpec | false;
   clientKey: (c: Context) => string;
@@ -87,6 +99,11 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
     disconnectGraceMs: options.disconnectGraceMs ?? DEFAULT_DISCONNECT_GRACE_MS,
+    maxStreamLag: {
+      bytes: lagBound('bytes', options.maxStreamLag?.bytes, DEFAULT_MAX_STREAM_LAG.bytes),
+      events: lagBound('events', options.maxStreamLag?.events, DEFAULT_MAX_STREAM_LAG.events),
+      closeAfterMs: lagBound('closeAfterMs', options.maxStreamLag?.closeAfterMs, DEFAULT_SLOW_CLIENT_CLOSE_MS),
+    },
     clientRate: options.rateLimit?.client ?? DEFAULT_CLIENT_RATE,
     sessionRate: options.rateLimit?.session ?? DEFAULT_SESSION_RATE,
     clientKey: options.clientKey ?? peerAddress,
@@ -96,6 +113,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     specs: new Map(Object.entries(options.specs ?? {})),
     xstateTrace: options.xstateTrace,
   };
+}
+
+function lagBound(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  throw new ServerError('SERVER_BAD_MAX_STREAM_LAG', `maxStreamLag.${field} must be a whole number ≥ 1, not ${String(value)}`);
 }
 
 /** The connection's peer address when served by @hono/node-server (its `incoming` binding). */

@@ -4,8 +4,13 @@ import type { RuntimeEvent } from '../events.ts';
 /** Events a catching-up subscriber reads per query. */
 export const CATCH_UP_PAGE_SIZE = 500;
 
-/** Called with each event of a session, once, in seq order. */
-export type EventListener = (event: RuntimeEvent) => void;
+/**
+ * Called with each event of a session, once, in seq order. A listener that returns a promise paces the catch-up:
+ * the next stored event is handed over (and the next page read) only once that promise settles, so a slow
+ * consumer of a long log holds one page, not the log. Live events are handed over as they are committed: a
+ * session is never held back by a subscriber. Anything else a listener returns is ignored.
+ */
+export type EventListener = (event: RuntimeEvent) => unknown;
 
 /** Called once when a subscription ends because its stored events could not be read (code SUBSCRIPTION_FAILED). */
 export type SubscriptionErrorListener = (error: FlowError) => void;
@@ -14,6 +19,8 @@ interface Subscriber {
   lastSeq: number;
   catchingUp: boolean;
   buffer: RuntimeEvent[];
+  /** The highest seq of live events dropped because the buffer was full: they are read from the store instead. */
+  droppedUpTo: number;
   listener: EventListener;
   onError?: SubscriptionErrorListener;
   closed: boolean;
@@ -21,7 +28,9 @@ interface Subscriber {
 
 /**
  * Live delivery of committed events. A subscriber first reads the store from its `fromSeq`, buffering live events
- * meanwhile, then switches to live delivery; seq checks make every event arrive exactly once, in order.
+ * meanwhile, then switches to live delivery; seq checks make every event arrive exactly once, in order. The buffer
+ * of a subscriber catching up holds at most one page: past that, live events are dropped and read from the store
+ * later (every delivered event is stored first), so a catch-up paced by a slow listener cannot grow memory.
  */
 export class Subscriptions {
   private readonly bySession = new Map<string, Set<Subscriber>>();
@@ -38,7 +47,14 @@ export class Subscriptions {
   ) {}
 
   subscribe(sessionId: string, fromSeq: number, listener: EventListener, onError?: SubscriptionErrorListener): () => void {
-    const sub: Subscriber = { lastSeq: Math.max(0, Math.floor(fromSeq)), catchingUp: true, buffer: [], listener, closed: false };
+    const sub: Subscriber = {
+      lastSeq: Math.max(0, Math.floor(fromSeq)),
+      catchingUp: true,
+      buffer: [],
+      droppedUpTo: 0,
+      listener,
+      closed: false,
+    };
     if (onError) sub.onError = onError;
     let subs = this.bySession.get(sessionId);
     if (!subs) this.bySession.set(sessionId, (subs = new Set()));
@@ -84,7 +100,7 @@ export class Subscriptions {
     if (!subs || events.length === 0) return;
     for (const sub of subs) {
       if (sub.catchingUp) {
-        sub.buffer.push(...events);
+        this.buffer(sub, events);
         continue;
       }
       for (const event of events) {
@@ -93,13 +109,28 @@ export class Subscriptions {
         if (event.seq !== sub.lastSeq + 1) {
           // A gap means this subscriber missed a commit: read it from the store.
           sub.catchingUp = true;
-          sub.buffer.push(...events.filter((e) => e.seq > sub.lastSeq));
+          this.buffer(
+            sub,
+            events.filter((e) => e.seq > sub.lastSeq),
+          );
           void this.catchUp(sessionId, sub);
           break;
         }
-        this.emit(sub, event);
+        // Live events are not paced: the listener's promise (its failure already handled) is not waited for.
+        void this.emit(sub, event);
       }
     }
+  }
+
+  /** Keeps live events for a subscriber catching up, at most a page of them; the rest is read from the store. */
+  private buffer(sub: Subscriber, events: readonly RuntimeEvent[]) {
+    if (sub.buffer.length + events.length <= this.pageSize) {
+      sub.buffer.push(...events);
+      return;
+    }
+    for (const event of sub.buffer) sub.droppedUpTo = Math.max(sub.droppedUpTo, event.seq);
+    for (const event of events) sub.droppedUpTo = Math.max(sub.droppedUpTo, event.seq);
+    sub.buffer = [];
   }
 
   private async catchUp(sessionId: string, sub: Subscriber) {
@@ -114,26 +145,41 @@ export class Subscriptions {
       }
       if (sub.closed) return;
       const from = sub.lastSeq;
-      for (const event of stored) if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
-      // A full page: more stored events may follow, and they come before the live ones buffered meanwhile.
-      if (stored.length >= this.pageSize && sub.lastSeq > from) continue;
-      const buffered = sub.buffer.sort((a, b) => a.seq - b.seq);
-      sub.buffer = [];
-      let gap = false;
-      for (const event of buffered) {
-        if (event.seq <= sub.lastSeq) continue;
-        if (event.seq !== sub.lastSeq + 1) {
-          gap = true;
-          sub.buffer = buffered.filter((e) => e.seq > sub.lastSeq);
-          break;
-        }
-        this.emit(sub, event);
+      for (const event of stored) {
+        if (event.seq !== sub.lastSeq + 1) continue;
+        await this.emitPaced(sub, event);
+        if (sub.closed) return;
       }
-      if (!gap) {
+      // A full page: more stored events may follow, and they come before the live ones buffered meanwhile. Live
+      // events dropped from a full buffer are in the store too.
+      if ((stored.length >= this.pageSize && sub.lastSeq > from) || sub.lastSeq < sub.droppedUpTo) continue;
+      if (await this.drainBuffer(sub)) {
         sub.catchingUp = false;
         return;
       }
+      if (sub.closed) return;
     }
+  }
+
+  /**
+   * Hands over the buffered live events in seq order, and those buffered while the listener was busy with them.
+   * False when one is missing (a gap, or dropped from a full buffer): the store is read again.
+   */
+  private async drainBuffer(sub: Subscriber): Promise<boolean> {
+    while (sub.buffer.length > 0) {
+      const buffered = sub.buffer.sort((a, b) => a.seq - b.seq);
+      sub.buffer = [];
+      for (const [i, event] of buffered.entries()) {
+        if (event.seq <= sub.lastSeq) continue;
+        if (event.seq !== sub.lastSeq + 1) {
+          this.buffer(sub, buffered.slice(i));
+          return false;
+        }
+        await this.emitPaced(sub, event);
+        if (sub.closed) return false;
+      }
+    }
+    return sub.lastSeq >= sub.droppedUpTo;
   }
 
   /** A damaged event (`details.seq`) does not hide the readable ones before it: they are delivered first. */
@@ -142,20 +188,30 @@ export class Subscriptions {
     if (typeof seq !== 'number' || seq <= sub.lastSeq + 1) return;
     try {
       for (const event of await this.read(sessionId, sub.lastSeq, seq - 1 - sub.lastSeq)) {
-        if (event.seq === sub.lastSeq + 1) this.emit(sub, event);
+        if (event.seq === sub.lastSeq + 1) await this.emitPaced(sub, event);
       }
     } catch {
       // Nothing more is readable; the failure that follows says so.
     }
   }
 
-  private emit(sub: Subscriber, event: RuntimeEvent) {
-    if (sub.closed) return;
+  /** Hands one event over; returns the listener's promise, if it gave one, with its failure already handled. */
+  private emit(sub: Subscriber, event: RuntimeEvent): PromiseLike<void> | undefined {
+    if (sub.closed) return undefined;
     sub.lastSeq = event.seq;
     try {
-      sub.listener(event);
-    } catch {
+      const pending = sub.listener(event) as PromiseLike<void> | undefined;
       // A failing listener must not break delivery to others or the session itself.
+      if (typeof pending?.then === 'function') return pending.then(undefined, () => {});
+    } catch {
+      // As above.
     }
+    return undefined;
+  }
+
+  /** Hands one event over and waits until the listener has taken it (a catch-up goes at the listener's pace). */
+  private async emitPaced(sub: Subscriber, event: RuntimeEvent): Promise<void> {
+    const pending = this.emit(sub, event);
+    if (pending) await pending;
   }
 }

@@ -222,3 +222,72 @@ describe('Subscriptions: catch-up reads merged with live delivery', () => {
     expect(sub.seen).toEqual([]);
   });
 });
+
+/**
+ * A log the test appends to (as a commit does: stored, then delivered), read by pages of three, and a listener that
+ * takes each event only when the test lets it.
+ */
+function pacedHarness(stored = 0) {
+  const log: RuntimeEvent[] = events(...Array.from({ length: stored }, (_, i) => i + 1));
+  const readsAfter: number[] = [];
+  const subscriptions = new Subscriptions(
+    async (_sessionId, afterSeq, limit) => {
+      readsAfter.push(afterSeq);
+      return log.filter((e) => e.seq > afterSeq).slice(0, limit);
+    },
+    () => {},
+    3,
+  );
+  const seen: number[] = [];
+  let release: (() => void) | undefined;
+  const waiting = () => release !== undefined;
+  subscriptions.subscribe(SESSION, 0, (e) => {
+    seen.push(e.seq);
+    return new Promise<void>((resolve) => (release = resolve));
+  });
+  const take = async () => {
+    const next = release;
+    release = undefined;
+    next?.();
+    await drain();
+  };
+  const commit = (count: number) => {
+    const added = events(...Array.from({ length: count }, (_, i) => log.length + i + 1));
+    log.push(...added);
+    subscriptions.deliver(SESSION, added);
+  };
+  return { log, readsAfter, seen, waiting, take, commit };
+}
+
+describe('Subscriptions: a listener that returns a promise paces its catch-up', () => {
+  it('hands over the next stored event, and reads the next page, only once the listener took the previous one', async () => {
+    const { readsAfter, seen, waiting, take } = pacedHarness(5);
+    await drain();
+    expect(seen).toEqual([1]);
+    await drain();
+    expect(seen).toEqual([1]);
+    await take();
+    await take();
+    expect(seen).toEqual([1, 2, 3]);
+    expect(readsAfter).toEqual([0]);
+    await take();
+    expect(readsAfter).toEqual([0, 3]);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(waiting()).toBe(true);
+  });
+
+  it('keeps at most a page of live events while the listener is slow, then reads the rest from the store, each once and in order', async () => {
+    const { readsAfter, seen, take, commit } = pacedHarness();
+    commit(2);
+    await drain();
+    expect(seen).toEqual([1]);
+    commit(20); // far more than a page arrives while the listener holds event 1
+    for (let i = 0; i < 40 && seen.length < 22; i++) await take();
+    expect(seen).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    // The dropped events were read back from the store page by page.
+    expect(readsAfter.length).toBeGreaterThan(5);
+    await take();
+    commit(1); // caught up: a new commit goes straight to the listener
+    expect(seen.at(-1)).toBe(23);
+  });
+});

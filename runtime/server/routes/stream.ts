@@ -1,6 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import { FINISHED_STATUSES, type StreamResult } from '@flowing/protocol';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { Session } from '../../runtime.ts';
 import type { SendResult } from '../../session/run.ts';
 import { readJsonObject } from '../body.ts';
@@ -34,6 +35,19 @@ function resumePoint(c: Context, lastSeq: number): number {
   return after;
 }
 
+/**
+ * Ends a stream's connection that still holds unread bytes: the Node response itself when served by
+ * @hono/node-server (ending the body would wait for a client that does not read), else the stream.
+ */
+function connectionCloser(c: Context, stream: SSEStreamingApi): () => void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return () => {
+    if (outgoing) {
+      if (!outgoing.writableFinished) outgoing.destroy();
+    } else if (!stream.closed) stream.abort();
+  };
+}
+
 /** Proxies must not buffer or compress the stream. */
 function streamHeaders(c: Context) {
   c.header('X-Accel-Buffering', 'no');
@@ -42,11 +56,13 @@ function streamHeaders(c: Context) {
 /** `GET /sessions/:id/stream` (SSE with resume) and `POST /sessions/:id/events/stream` (send and stream what follows). */
 export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sessions/:id/stream' | 'POST /sessions/:id/events/stream'> {
   const { runtime, options } = scope;
-  const pipeOptions = (endWhenFinished: boolean) => ({
+  const pipeOptions = (endWhenFinished: boolean, closeConnection: () => void) => ({
     heartbeatMs: options.heartbeatMs,
     retryMs: options.retryMs,
     log: options.log,
     endWhenFinished,
+    maxLag: options.maxStreamLag,
+    closeConnection,
   });
 
   return {
@@ -60,7 +76,7 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
       return streamSSE(c, async (stream) => {
         const closed = scope.disconnects.streamOpened(session.id);
         try {
-          const pipe = new EventPipe(stream, session, after, pipeOptions(true));
+          const pipe = new EventPipe(stream, session, after, pipeOptions(true, connectionCloser(c, stream)));
           await pipe.done;
         } finally {
           closed();
@@ -77,7 +93,7 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
       scope.disconnects.clear(id);
       streamHeaders(c);
       return streamSSE(c, async (stream) => {
-        const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false));
+        const pipe = new EventPipe(stream, session, before.seq, pipeOptions(false, connectionCloser(c, stream)));
         let settled = false;
         const sending = session.send(event as { type: string }, sendOptionsOf(c)).finally(() => {
           settled = true;
@@ -97,7 +113,8 @@ export function streamRoutes(scope: ServerScope): Pick<RouteHandlers, 'GET /sess
           });
           return { applied: false as const, ...shown };
         });
-        if (!stream.aborted) {
+        // A client cut off for being too slow has its stream ended already; it reads the outcome with GET /sessions/:id.
+        if (!stream.aborted && !pipe.cutOff) {
           const lastSeq = await session.snapshot().then(
             (snapshot) => snapshot.seq,
             () => pipe.lastSeq,
