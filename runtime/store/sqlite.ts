@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RuntimeEvent } from '../events.ts';
@@ -7,7 +7,17 @@ import { checkCommit } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { FeedFollowers } from './feed.ts';
 import { encodeCursor, planList } from './query.ts';
-import { applySettings, migrate, readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
+import { claimOwnership, heartbeat, ownsFile, readOwner, releaseOwnership, type FileOwner, type TakeoverReason } from './sqlite/owner.ts';
+import {
+  applySettings,
+  checkVersion,
+  MIN_READABLE_VERSION,
+  migrate,
+  readSettings,
+  SYNCHRONOUS_LEVELS,
+  type SqliteSettings,
+  type SynchronousLevel,
+} from './sqlite/schema.ts';
 import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary, StoreWriteFailure } from './types.ts';
 
 /** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
@@ -36,7 +46,26 @@ export interface SqliteStoreOptions {
    * A commit past it fails like one on a full disk: STORE_UNAVAILABLE (SQLITE_FULL), and `/readyz` says so.
    */
   maxBytes?: number;
+  /**
+   * Open the file for reading only: no ownership taken (a process that owns the file may be writing it), no schema
+   * migration, and every commit refused with STORE_READ_ONLY. The file must exist. For listings and inspection
+   * beside a running server (`flowing sessions`, `flowing migrate --dry-run`).
+   */
+  readOnly?: boolean;
+  /**
+   * How long the file's owner may go without a heartbeat before another process takes the file over (default
+   * 10000 ms; the heartbeat runs every third of it). An owner on this host whose process is gone is taken over at once.
+   */
+  ownerTtlMs?: number;
+  /**
+   * Called once when this store finds another process took the file over (after a pause longer than `ownerTtlMs`):
+   * from then on every commit is refused with STORE_FENCED.
+   */
+  onFenced?: (error: Error) => void;
 }
+
+/** How long an owner may go without a heartbeat before another process takes the file over, by default. */
+export const DEFAULT_OWNER_TTL_MS = 10_000;
 
 /** How long a failed commit keeps `writeFailure()` (and `/readyz`) reporting it when no commit succeeds meanwhile. */
 const WRITE_FAILURE_WINDOW_MS = 30_000;
@@ -52,7 +81,13 @@ const SYNCHRONOUS_MEANING: Readonly<Record<SynchronousLevel, string>> = {
 /** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
 export interface SqliteStore extends SessionStore {
   readonly file: string;
+  /** True when opened with `readOnly`: commits are refused with STORE_READ_ONLY. */
+  readonly readOnly: boolean;
   settings(): SqliteSettings;
+  /** The process that owns the file for writing now, as stored (undefined when none does). */
+  owner(): FileOwner | undefined;
+  /** Set when opening took the file over from another owner: who it was and why it could be taken. */
+  readonly tookOver?: { previous: FileOwner; reason: TakeoverReason };
   close(): Promise<void>;
 }
 
@@ -93,7 +128,23 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   if (!Number.isInteger(maxGroup) || maxGroup < 1)
     throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
-  const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  const readOnly = options.readOnly === true;
+  const ownerTtlMs = options.ownerTtlMs ?? DEFAULT_OWNER_TTL_MS;
+  if (!Number.isInteger(ownerTtlMs) || ownerTtlMs < 100)
+    throw storeError('STORE_BAD_OPTIONS', `ownerTtlMs must be a whole number of milliseconds of at least 100, not ${String(ownerTtlMs)}`);
+  const db = readOnly ? openReadOnly(file, options.busyTimeoutMs ?? 5_000) : open(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  let tookOver: { previous: FileOwner; reason: TakeoverReason } | undefined;
+  if (!readOnly) {
+    try {
+      const claimed = claimOwnership(db, file, { staleAfterMs: ownerTtlMs });
+      if (claimed.previous && claimed.reason && claimed.reason !== 'same-process')
+        tookOver = { previous: claimed.previous, reason: claimed.reason };
+      addWriter(file);
+    } catch (error) {
+      db.close();
+      throw translate(error, file);
+    }
+  }
   if (options.maxBytes !== undefined) {
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
@@ -151,6 +202,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   // sessions share one fsync. Each commit is a savepoint of its own: a refused one (a version conflict) is rolled
   // back alone and rejects only its caller. Nothing resolves before the transaction holding it is on disk.
   const writeGroup = db.transaction((group: PendingCommit[]) => {
+    // Fencing: inside the write lock, so no takeover can come between this check and the commit.
+    if (!ownsFile(db)) throw fence();
     for (const pending of group) {
       try {
         writeOne(pending.request);
@@ -172,13 +225,15 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       let failed: unknown;
       try {
         if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
+        if (readOnly) throw readOnlyError();
+        if (fenced) throw fenced;
         writeGroup.immediate(group);
         ownCommits = true;
         lastWriteFailure = undefined;
       } catch (error) {
         failed = translate(error, file);
         const { code, message } = failed as { code?: unknown; message?: unknown };
-        if (code === 'STORE_UNAVAILABLE' || code === 'FLOW_STORE_CORRUPT')
+        if (code === 'STORE_UNAVAILABLE' || code === 'FLOW_STORE_CORRUPT' || code === 'STORE_FENCED')
           lastWriteFailure = { code: String(code), message: String(message), at: Date.now() };
       }
       for (const pending of group) {
@@ -187,6 +242,54 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
         else pending.resolve();
       }
     }
+  }
+
+  let fenced: Error | undefined;
+  /** STORE_FENCED, remembered: a store that lost the file never writes again (its owner row is another's now). */
+  function fence(): Error {
+    if (fenced) return fenced;
+    const owner = safeOwner();
+    fenced = storeError(
+      'STORE_FENCED',
+      `${file} was taken over by ${owner ? `process ${owner.pid} on ${owner.host}` : 'another process'} while this one did not renew its ownership (paused longer than ${ownerTtlMs} ms?); this process no longer writes it: stop it, it cannot take the file back`,
+      { details: { file, ...(owner ? { pid: owner.pid, host: owner.host } : {}) } },
+    );
+    lastWriteFailure = { code: 'STORE_FENCED', message: fenced.message, at: Date.now() };
+    if (heartbeatTimer) clearInterval(heartbeatTimer);
+    heartbeatTimer = undefined;
+    try {
+      options.onFenced?.(fenced);
+    } catch {
+      // the callback's failure is its own; the store is fenced either way
+    }
+    return fenced;
+  }
+  function safeOwner(): FileOwner | undefined {
+    try {
+      return readOwner(db);
+    } catch {
+      return undefined;
+    }
+  }
+  function readOnlyError(): Error {
+    return storeError('STORE_READ_ONLY', `the SQLite store on ${file} was opened read-only; writes go through the process that owns the file`, {
+      details: { file },
+    });
+  }
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  if (!readOnly) {
+    heartbeatTimer = setInterval(
+      () => {
+        try {
+          if (!heartbeat(db, Date.now())) fence();
+        } catch {
+          // Locked for longer than the busy timeout, or a disk error: the next beat tries again, and commits still
+          // check ownership themselves.
+        }
+      },
+      Math.max(30, Math.floor(ownerTtlMs / 3)),
+    );
+    heartbeatTimer.unref();
   }
 
   const followers = new FeedFollowers();
@@ -247,11 +350,17 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   return {
     name: 'sqlite',
     file,
+    readOnly,
+    ...(tookOver ? { tookOver } : {}),
     settings: () => guard(() => readSettings(db)),
+    owner: () => guard(() => readOwner(db)),
     writeFailure() {
+      // A fenced store never writes again: it keeps saying so.
+      if (fenced && lastWriteFailure) return { ...lastWriteFailure, at: Date.now() };
       return lastWriteFailure && Date.now() - lastWriteFailure.at < WRITE_FAILURE_WINDOW_MS ? lastWriteFailure : undefined;
     },
     async durability() {
+      if (readOnly) return { summary: 'SQLite: opened read-only (the process that owns the file writes it)' };
       return { summary: `SQLite durability: WAL, synchronous=${synchronous} (${SYNCHRONOUS_MEANING[synchronous]})` };
     },
     async load(sessionId) {
@@ -262,6 +371,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     },
     commit(request) {
       if (closed) return Promise.reject(storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`));
+      if (readOnly) return Promise.reject(readOnlyError());
+      if (fenced) return Promise.reject(fenced);
       return new Promise<void>((resolve, reject) => {
         queued.push({ request, resolve, reject });
         if (!flushScheduled) {
@@ -332,9 +443,59 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       closed = true;
       if (poller) clearInterval(poller);
       poller = undefined;
+      if (heartbeatTimer) clearInterval(heartbeatTimer);
+      heartbeatTimer = undefined;
+      // A clean stop gives the file up, so the next writer (on any host) needs no takeover. Another store of this
+      // process on the same file keeps writing: the row stays while one is open.
+      if (!readOnly && !fenced && releaseWriter(file)) {
+        try {
+          releaseOwnership(db);
+        } catch {
+          // Locked or failing: the next writer takes the file over as from a process that is gone.
+        }
+      }
       db.close();
     },
   };
+}
+
+/** Open writer stores of this process, per file: the owner row is released when the last one closes. */
+const openWriters = new Map<string, number>();
+
+function addWriter(file: string): void {
+  openWriters.set(file, (openWriters.get(file) ?? 0) + 1);
+}
+
+/** Counts one writer of `file` closed; true when it was the last one of this process. */
+function releaseWriter(file: string): boolean {
+  const left = (openWriters.get(file) ?? 1) - 1;
+  if (left > 0) openWriters.set(file, left);
+  else openWriters.delete(file);
+  return left <= 0;
+}
+
+/** A connection that only reads: SQLite refuses writes on it, nothing is migrated, the file must exist. */
+function openReadOnly(file: string, busyTimeoutMs: number): Database.Database {
+  if (!existsSync(file))
+    throw storeError('STORE_UNAVAILABLE', `${file} does not exist: nothing was stored there yet (a read-only store never creates it)`, {
+      details: { file, missing: true },
+    });
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    const version = checkVersion(db, file);
+    if (version < MIN_READABLE_VERSION)
+      throw storeError(
+        'STORE_UNAVAILABLE',
+        `${file} has schema version ${version}, older than a read-only store reads (${MIN_READABLE_VERSION}); open it once for writing to upgrade it`,
+        { details: { file } },
+      );
+    return db;
+  } catch (error) {
+    db?.close();
+    throw translate(error, file);
+  }
 }
 
 function open(file: string, synchronous: SynchronousLevel, busyTimeoutMs: number): Database.Database {
