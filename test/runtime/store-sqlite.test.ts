@@ -89,7 +89,7 @@ describe('SQLite store: where and how it opens', () => {
   it('versions its schema in user_version and refuses a file from a newer schema with STORE_SCHEMA_TOO_NEW', async () => {
     await open().close();
     const raw = new Database(join(dir, 'sessions.db'));
-    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    expect(raw.pragma('user_version', { simple: true })).toBe(3);
     raw.pragma('user_version = 7');
     raw.close();
     expect(() => open()).toThrowError(

@@ -48,6 +48,8 @@ export interface ClaimOptions {
 
 /** The owner row as stored, or undefined when no process owns the file. */
 export function readOwner(db: Database.Database): FileOwner | undefined {
+  // A reader may look at a file of schema 2, written before there was an owner.
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'owner'").get()) return undefined;
   const row = db.prepare<[], OwnerRow>('SELECT token, pid, host, heartbeat_at, acquired_at, dev, ino FROM owner WHERE id = 1').get();
   return row && toOwner(row);
 }
