@@ -108,9 +108,10 @@ describe('SQLite store: where and how it opens', () => {
       journal: [],
     });
     await first.close();
-    // The file as schema 1 wrote it: no parent column.
+    // The file as schema 1 wrote it: no parent column, no owner table.
     const raw = new Database(join(dir, 'sessions.db'));
     raw.exec('ALTER TABLE sessions DROP COLUMN parent_id');
+    raw.exec('DROP TABLE owner');
     raw.pragma('user_version = 1');
     raw.close();
     const upgraded = open();
