@@ -60,8 +60,10 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
-  // one writer per SQLite file: `flowing serve` processes refused, SIGKILLed and restarted five times, paused and fenced
+  // one writer per SQLite file: writer and reader child processes (about 15 s); `flowing serve` processes refused,
+  // SIGKILLed and restarted five times, paused and fenced (about 55 s)
   'test/server/sqlite-owner-serve.test.ts',
+  'test/store/sqlite-owner-processes.test.ts',
   // three `flowing serve` processes started in turn (limits given as flags)
   'test/server/serve-limits.test.ts',
   // four CLI processes at once (validate and cost on a project copy), 15-25 s

@@ -140,7 +140,10 @@ program
 program
   .command('migrate')
   .description("Carry sessions of an older machine version onto the served one (through each machine's `migrate` hook in its .impl.ts)")
-  .option('--dry-run', 'write nothing (opens a SQLite file read-only, so it runs beside a server); print what would be migrated and what stays stale')
+  .option(
+    '--dry-run',
+    'write nothing (opens a SQLite file read-only, so it runs beside a server); print what would be migrated and what stays stale',
+  )
   .option('--machine <id>', 'only sessions of this machine')
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--json', 'print the report as JSON')

@@ -90,7 +90,9 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
   }
   const tookOver = (opened.store as { tookOver?: { previous: { pid: number; host: string }; reason: string } }).tookOver;
   if (tookOver)
-    out(`flowing serve: took the session file over from process ${tookOver.previous.pid} on ${tookOver.previous.host} (${tookOver.reason})`);
+    out(
+      `flowing serve: took the session file over from process ${tookOver.previous.pid} on ${tookOver.previous.host} (${tookOver.reason})`,
+    );
   for (const id of served.notGenerated)
     err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
 

@@ -272,9 +272,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     }
   }
   function readOnlyError(): Error {
-    return storeError('STORE_READ_ONLY', `the SQLite store on ${file} was opened read-only; writes go through the process that owns the file`, {
-      details: { file },
-    });
+    return storeError(
+      'STORE_READ_ONLY',
+      `the SQLite store on ${file} was opened read-only; writes go through the process that owns the file`,
+      {
+        details: { file },
+      },
+    );
   }
   let heartbeatTimer: NodeJS.Timeout | undefined;
   if (!readOnly) {

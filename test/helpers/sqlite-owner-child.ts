@@ -31,7 +31,12 @@ if (mode === 'try') {
   const { sessions } = await store.listSessions();
   print({ sessions: sessions.map((s) => s.sessionId), owner: store.owner() });
   try {
-    await store.commit({ expectedVersion: 0, record: testRecord('from-reader', 1, 1), events: testEvents('from-reader', 1, 1), journal: [] });
+    await store.commit({
+      expectedVersion: 0,
+      record: testRecord('from-reader', 1, 1),
+      events: testEvents('from-reader', 1, 1),
+      journal: [],
+    });
     print({ committed: 1 });
   } catch (error) {
     print({ error: errorOf(error) });

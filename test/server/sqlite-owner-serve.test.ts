@@ -65,7 +65,12 @@ describe('flowing serve on a SQLite file another process owns', () => {
     const listed = await flowing('sessions', '--json', '--store', `sqlite:${file}`);
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
-    expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l).sessionId)).toEqual([created.body.sessionId]);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).sessionId),
+    ).toEqual([created.body.sessionId]);
 
     const dry = await flowing('migrate', '--dry-run', '--store', `sqlite:${file}`);
     expect(dry.stderr).toBe('');
@@ -88,7 +93,11 @@ describe('flowing serve on a SQLite file another process owns', () => {
     const writer = createSqliteStore({ file });
     const seeded = await createRuntime({ machines: [leaseCounterMachine], store: writer }).createSession(leaseCounterMachine);
     const reader = createSqliteStore({ file, readOnly: true });
-    const server = await startServer(createRuntime({ machines: [leaseCounterMachine], store: reader }), { port: 0, host: '127.0.0.1', log: () => {} });
+    const server = await startServer(createRuntime({ machines: [leaseCounterMachine], store: reader }), {
+      port: 0,
+      host: '127.0.0.1',
+      log: () => {},
+    });
     try {
       const created = await post(`${server.url}/sessions`, { machine: 'lease-counter' });
       expect(created).toMatchObject({ status: 503, body: { code: 'STORE_READ_ONLY' } });

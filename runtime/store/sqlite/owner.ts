@@ -60,7 +60,11 @@ export function readOwner(db: Database.Database): FileOwner | undefined {
  * its owner ran on this host and is gone; an owner elsewhere (or one whose pid is alive) must have let its heartbeat
  * go stale for `staleAfterMs`.
  */
-export function claimOwnership(db: Database.Database, file: string, options: ClaimOptions): { previous?: FileOwner; reason?: TakeoverReason } {
+export function claimOwnership(
+  db: Database.Database,
+  file: string,
+  options: ClaimOptions,
+): { previous?: FileOwner; reason?: TakeoverReason } {
   const now = options.now ?? Date.now;
   const { dev, ino } = fileId(file);
   const host = hostname();
@@ -80,7 +84,11 @@ export function claimOwnership(db: Database.Database, file: string, options: Cla
     .immediate();
 }
 
-function takeoverReason(owner: FileOwner, here: { dev: string; ino: string; host: string }, staleBefore: number): TakeoverReason | undefined {
+function takeoverReason(
+  owner: FileOwner,
+  here: { dev: string; ino: string; host: string },
+  staleBefore: number,
+): TakeoverReason | undefined {
   if (owner.token === PROCESS_TOKEN) return 'same-process';
   if (owner.dev !== here.dev || owner.ino !== here.ino) return 'copied-file';
   // This pid is ours, so whoever wrote it with another token is an earlier process, gone.
