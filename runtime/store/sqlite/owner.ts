@@ -97,9 +97,17 @@ function takeoverReason(
   return undefined;
 }
 
+/** The fencing query of each connection, prepared once: it runs in every commit's transaction. */
+const ownerTokenQueries = new WeakMap<Database.Database, Database.Statement<[], { token: string }>>();
+
 /** Whether this process still owns the file; call inside a write transaction, so no takeover can come in between. */
 export function ownsFile(db: Database.Database): boolean {
-  return db.prepare<[], { token: string }>('SELECT token FROM owner WHERE id = 1').get()?.token === PROCESS_TOKEN;
+  let query = ownerTokenQueries.get(db);
+  if (!query) {
+    query = db.prepare<[], { token: string }>('SELECT token FROM owner WHERE id = 1');
+    ownerTokenQueries.set(db, query);
+  }
+  return query.get()?.token === PROCESS_TOKEN;
 }
 
 /** Renews the heartbeat; false when another process took the file over meanwhile (this one is fenced). */
