@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '@flowing/runtime/sqlite';
 import { cliArgs } from '../helpers/cli.ts';
+import { copyProject } from '../helpers/project.ts';
 import { fullLog, getJson, makeLeaseProject, post, startServe, type ServeChild } from './takeover-harness.ts';
 
 /**
@@ -176,5 +177,46 @@ describe('flowing serve on a SQLite file another process owns', () => {
     expect((await post(`${b!.url}/sessions`, { machine: 'lease-counter' })).status).toBe(201);
     const charges = (await readFile(project.ledger, 'utf8')).split('\n').filter((l) => l.includes(`"${id}:`));
     expect(charges).toHaveLength(1);
+  }, 120_000);
+
+  it('lets flowing studio open the file read-only while a server owns it: sessions listed, runs refused with 503 STORE_READ_ONLY', async () => {
+    const copy = await copyProject('flowing-owner-studio-');
+    const owner = await startServe(copy.dir, []); // the default store: .flowing/sessions.db
+    children.push(owner);
+    const created = await post(`${owner.url}/sessions`, { machine: 'order-support' });
+    expect(created.status).toBe(201);
+    const studio = spawn(process.execPath, cliArgs('studio', '--port', '0'), { cwd: copy.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    studio.stdout.on('data', (chunk) => (output += chunk));
+    studio.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => studio.once('exit', resolve));
+    try {
+      const url = await vi.waitFor(
+        () => {
+          const match = /Flowing studio: (http:\/\/\S+)/.exec(output);
+          expect(match, output).not.toBeNull();
+          return match![1]!.replace(/\/$/, '');
+        },
+        { timeout: 60_000, interval: 50 },
+      );
+      const listed = await getJson(`${url}/api/runtime/sessions`);
+      expect(listed.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([created.body.sessionId]);
+      const run = await fetch(`${url}/api/runtime/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify({ machine: 'order-support' }),
+      });
+      expect(run.status).toBe(503);
+      expect((await run.json()).code).toBe('STORE_READ_ONLY');
+      expect(output).toContain(`is in use by process ${owner.pid}`);
+      expect(output).toContain('the studio opens it read-only');
+      // The owner keeps running sessions.
+      expect((await post(`${owner.url}/sessions`, { machine: 'order-support' })).status).toBe(201);
+    } finally {
+      studio.kill('SIGTERM');
+      await exited;
+      await owner.kill();
+      await copy.remove();
+    }
   }, 120_000);
 });
