@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,5 +131,26 @@ describe('SQLite store: read-only', () => {
     const check = new Database(file, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
+  });
+});
+
+describe('flowing sessions on a SQLite file', () => {
+  it('lists read-only beside the owner, and says 0 sessions for a file nothing was stored in yet (without creating it)', async () => {
+    const { sessionsCommand } = await import('../../bin/serve/sessions.ts');
+    const lines: string[] = [];
+    const errors: string[] = [];
+    const io = { out: (line: string) => lines.push(line), err: (line: string) => errors.push(line) };
+    expect(await sessionsCommand({ store: `sqlite:${file}`, ...io })).toBe(0);
+    expect(lines).toEqual([expect.stringMatching(/^0 session\(s\) \(.*does not exist: nothing was stored there yet/)]);
+    expect(existsSync(file)).toBe(false);
+
+    const owner = open();
+    await commit(owner, 'listed', 1);
+    lines.length = 0;
+    expect(await sessionsCommand({ store: `sqlite:${file}`, json: true, ...io })).toBe(0);
+    expect(lines.map((l) => JSON.parse(l).sessionId)).toEqual(['listed']);
+    expect(errors).toEqual([]);
+    expect(owner.owner()).toMatchObject({ pid: process.pid });
+    await commit(owner, 'listed', 2);
   });
 });
