@@ -124,7 +124,7 @@ program
 
 program
   .command('sessions')
-  .description('List stored sessions, newest first')
+  .description('List stored sessions, newest first (a SQLite file is opened read-only, so this works beside a running server)')
   .option('--status <status>', 'only these statuses (comma-separated: running, waiting, done, error, cancelled, needs_attention)')
   .option('--machine <id>', 'only sessions of this machine')
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
