@@ -102,8 +102,9 @@ describe('flowing serve on a SQLite file another process owns', () => {
     try {
       const created = await post(`${server.url}/sessions`, { machine: 'lease-counter' });
       expect(created).toMatchObject({ status: 503, body: { code: 'STORE_READ_ONLY' } });
+      // Refused before the runtime applies it (no step, no tool call), not when its commit fails.
       const sent = await post(`${server.url}/sessions/${seeded.id}/events`, { type: 'INC' });
-      expect(sent).toMatchObject({ status: 503, body: { code: 'STORE_READ_ONLY' } });
+      expect(sent).toMatchObject({ status: 503, body: { code: 'STORE_READ_ONLY', message: expect.stringContaining('serves reads only') } });
       expect((await getJson(`${server.url}/sessions/${seeded.id}`)).status).toBe('waiting');
       expect((await fullLog(server.url, seeded.id)).length).toBeGreaterThan(0);
     } finally {
