@@ -1,23 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { resolve } from 'node:path';
 import type { RuntimeEvent } from '../events.ts';
 import { decodeEvent, decodeJournal, decodeRecord, encode } from './codec.ts';
 import { checkCommit } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { FeedFollowers } from './feed.ts';
 import { encodeCursor, planList } from './query.ts';
-import { claimOwnership, heartbeat, ownsFile, readOwner, releaseOwnership, type FileOwner, type TakeoverReason } from './sqlite/owner.ts';
-import {
-  applySettings,
-  checkVersion,
-  MIN_READABLE_VERSION,
-  migrate,
-  readSettings,
-  SYNCHRONOUS_LEVELS,
-  type SqliteSettings,
-  type SynchronousLevel,
-} from './sqlite/schema.ts';
+import { openReadOnly, openWritable, translate } from './sqlite/open.ts';
+import { readOwner, type FileOwner, type TakeoverReason } from './sqlite/owner.ts';
+import { holdOwnership, type Ownership } from './sqlite/ownership.ts';
+import { readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
 import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary, StoreWriteFailure } from './types.ts';
 
 /** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
@@ -132,14 +123,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   const ownerTtlMs = options.ownerTtlMs ?? DEFAULT_OWNER_TTL_MS;
   if (!Number.isInteger(ownerTtlMs) || ownerTtlMs < 100)
     throw storeError('STORE_BAD_OPTIONS', `ownerTtlMs must be a whole number of milliseconds of at least 100, not ${String(ownerTtlMs)}`);
-  const db = readOnly ? openReadOnly(file, options.busyTimeoutMs ?? 5_000) : open(file, synchronous, options.busyTimeoutMs ?? 5_000);
-  let tookOver: { previous: FileOwner; reason: TakeoverReason } | undefined;
+  const db = readOnly
+    ? openReadOnly(file, options.busyTimeoutMs ?? 5_000)
+    : openWritable(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  let ownership: Ownership | undefined;
   if (!readOnly) {
     try {
-      const claimed = claimOwnership(db, file, { staleAfterMs: ownerTtlMs });
-      if (claimed.previous && claimed.reason && claimed.reason !== 'same-process')
-        tookOver = { previous: claimed.previous, reason: claimed.reason };
-      addWriter(file);
+      ownership = holdOwnership(db, file, { ttlMs: ownerTtlMs, onFenced: options.onFenced });
     } catch (error) {
       db.close();
       throw translate(error, file);
@@ -202,8 +192,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   // sessions share one fsync. Each commit is a savepoint of its own: a refused one (a version conflict) is rolled
   // back alone and rejects only its caller. Nothing resolves before the transaction holding it is on disk.
   const writeGroup = db.transaction((group: PendingCommit[]) => {
-    // Fencing: inside the write lock, so no takeover can come between this check and the commit.
-    if (!ownsFile(db)) throw fence();
+    ownership?.check();
     for (const pending of group) {
       try {
         writeOne(pending.request);
@@ -226,7 +215,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       try {
         if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
         if (readOnly) throw readOnlyError();
-        if (fenced) throw fenced;
         writeGroup.immediate(group);
         ownCommits = true;
         lastWriteFailure = undefined;
@@ -244,33 +232,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     }
   }
 
-  let fenced: Error | undefined;
-  /** STORE_FENCED, remembered: a store that lost the file never writes again (its owner row is another's now). */
-  function fence(): Error {
-    if (fenced) return fenced;
-    const owner = safeOwner();
-    fenced = storeError(
-      'STORE_FENCED',
-      `${file} was taken over by ${owner ? `process ${owner.pid} on ${owner.host}` : 'another process'} while this one did not renew its ownership (paused longer than ${ownerTtlMs} ms?); this process no longer writes it: stop it, it cannot take the file back`,
-      { details: { file, ...(owner ? { pid: owner.pid, host: owner.host } : {}) } },
-    );
-    lastWriteFailure = { code: 'STORE_FENCED', message: fenced.message, at: Date.now() };
-    if (heartbeatTimer) clearInterval(heartbeatTimer);
-    heartbeatTimer = undefined;
-    try {
-      options.onFenced?.(fenced);
-    } catch {
-      // the callback's failure is its own; the store is fenced either way
-    }
-    return fenced;
-  }
-  function safeOwner(): FileOwner | undefined {
-    try {
-      return readOwner(db);
-    } catch {
-      return undefined;
-    }
-  }
   function readOnlyError(): Error {
     return storeError(
       'STORE_READ_ONLY',
@@ -279,21 +240,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
         details: { file },
       },
     );
-  }
-  let heartbeatTimer: NodeJS.Timeout | undefined;
-  if (!readOnly) {
-    heartbeatTimer = setInterval(
-      () => {
-        try {
-          if (!heartbeat(db, Date.now())) fence();
-        } catch {
-          // Locked for longer than the busy timeout, or a disk error: the next beat tries again, and commits still
-          // check ownership themselves.
-        }
-      },
-      Math.max(30, Math.floor(ownerTtlMs / 3)),
-    );
-    heartbeatTimer.unref();
   }
 
   const followers = new FeedFollowers();
@@ -355,12 +301,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     name: 'sqlite',
     file,
     readOnly,
-    ...(tookOver ? { tookOver } : {}),
+    ...(ownership?.tookOver ? { tookOver: ownership.tookOver } : {}),
     settings: () => guard(() => readSettings(db)),
     owner: () => guard(() => readOwner(db)),
     writeFailure() {
       // A fenced store never writes again: it keeps saying so.
-      if (fenced && lastWriteFailure) return { ...lastWriteFailure, at: Date.now() };
+      const fenced = ownership?.fenced();
+      if (fenced) return { code: 'STORE_FENCED', message: fenced.message, at: Date.now() };
       return lastWriteFailure && Date.now() - lastWriteFailure.at < WRITE_FAILURE_WINDOW_MS ? lastWriteFailure : undefined;
     },
     async durability() {
@@ -376,6 +323,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     commit(request) {
       if (closed) return Promise.reject(storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`));
       if (readOnly) return Promise.reject(readOnlyError());
+      const fenced = ownership?.fenced();
       if (fenced) return Promise.reject(fenced);
       return new Promise<void>((resolve, reject) => {
         queued.push({ request, resolve, reject });
@@ -447,88 +395,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       closed = true;
       if (poller) clearInterval(poller);
       poller = undefined;
-      if (heartbeatTimer) clearInterval(heartbeatTimer);
-      heartbeatTimer = undefined;
-      // A clean stop gives the file up, so the next writer (on any host) needs no takeover. Another store of this
-      // process on the same file keeps writing: the row stays while one is open.
-      if (!readOnly && !fenced && releaseWriter(file)) {
-        try {
-          releaseOwnership(db);
-        } catch {
-          // Locked or failing: the next writer takes the file over as from a process that is gone.
-        }
-      }
+      ownership?.release();
       db.close();
     },
   };
-}
-
-/** Open writer stores of this process, per file: the owner row is released when the last one closes. */
-const openWriters = new Map<string, number>();
-
-function addWriter(file: string): void {
-  openWriters.set(file, (openWriters.get(file) ?? 0) + 1);
-}
-
-/** Counts one writer of `file` closed; true when it was the last one of this process. */
-function releaseWriter(file: string): boolean {
-  const left = (openWriters.get(file) ?? 1) - 1;
-  if (left > 0) openWriters.set(file, left);
-  else openWriters.delete(file);
-  return left <= 0;
-}
-
-/** A connection that only reads: SQLite refuses writes on it, nothing is migrated, the file must exist. */
-function openReadOnly(file: string, busyTimeoutMs: number): Database.Database {
-  if (!existsSync(file))
-    throw storeError('STORE_UNAVAILABLE', `${file} does not exist: nothing was stored there yet (a read-only store never creates it)`, {
-      details: { file, missing: true },
-    });
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    const version = checkVersion(db, file);
-    if (version < MIN_READABLE_VERSION)
-      throw storeError(
-        'STORE_UNAVAILABLE',
-        `${file} has schema version ${version}, older than a read-only store reads (${MIN_READABLE_VERSION}); open it once for writing to upgrade it`,
-        { details: { file } },
-      );
-    return db;
-  } catch (error) {
-    db?.close();
-    throw translate(error, file);
-  }
-}
-
-function open(file: string, synchronous: SynchronousLevel, busyTimeoutMs: number): Database.Database {
-  let db: Database.Database | undefined;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file);
-    applySettings(db, synchronous, busyTimeoutMs);
-    migrate(db, file);
-    return db;
-  } catch (error) {
-    db?.close();
-    throw translate(error, file);
-  }
-}
-
-/** SQLite's errors as store codes; errors that already carry one pass through. */
-function translate(error: unknown, file: string): unknown {
-  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') {
-    const code = (error as { code: string }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
-      return storeError('FLOW_STORE_CORRUPT', `${file} is damaged (${code}); restore it from a backup`, { cause: error });
-    }
-    if (code.startsWith('SQLITE_') || code === 'ENOENT' || code === 'EACCES' || code === 'EROFS') {
-      return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${(error as Error).message} (${code})`, { cause: error });
-    }
-    return error;
-  }
-  return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-    cause: error,
-  });
 }
