@@ -60,6 +60,10 @@ export const SLOW_LANE = [
   'test/codegen/property.test.ts',
   'test/project/typecheck.test.ts',
   'test/cli/bench.test.ts',
+  // one writer per SQLite file: writer and reader child processes (about 15 s); `flowing serve` processes refused,
+  // SIGKILLed and restarted five times, paused and fenced (about 55 s)
+  'test/server/sqlite-owner-serve.test.ts',
+  'test/store/sqlite-owner-processes.test.ts',
   // three `flowing serve` processes started in turn (limits given as flags)
   'test/server/serve-limits.test.ts',
   // a `flowing serve` process, three paused SSE clients and some 20 MB of events

@@ -106,7 +106,7 @@ program
   .option('--no-rate-limit', 'turn off the per-client and per-session rate limits (behind a gateway that limits, or for load tests)')
   .option(
     '--lease-ttl <ms>',
-    "with --store redis://: session lease TTL; a dead process's sessions are taken over within it + 1 s (default 10000)",
+    "with redis://: session lease TTL, a dead process's sessions are taken over within it + 1 s; with sqlite: how long the file's owner may miss its heartbeat before another process takes the file over (an owner on this host that is gone: at once) (default 10000)",
   )
   .option(
     '--steps-per-turn <n>',
@@ -129,7 +129,7 @@ program
 
 program
   .command('sessions')
-  .description('List stored sessions, newest first')
+  .description('List stored sessions, newest first (a SQLite file is opened read-only, so this works beside a running server)')
   .option('--status <status>', 'only these statuses (comma-separated: running, waiting, done, error, cancelled, needs_attention)')
   .option('--machine <id>', 'only sessions of this machine')
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
@@ -145,7 +145,10 @@ program
 program
   .command('migrate')
   .description("Carry sessions of an older machine version onto the served one (through each machine's `migrate` hook in its .impl.ts)")
-  .option('--dry-run', 'write nothing; print what would be migrated and what stays stale')
+  .option(
+    '--dry-run',
+    'write nothing (opens a SQLite file read-only, so it runs beside a server); print what would be migrated and what stays stale',
+  )
   .option('--machine <id>', 'only sessions of this machine')
   .option('--store <store>', 'sqlite:PATH or redis://HOST:PORT (default: sqlite:.flowing/sessions.db)')
   .option('--json', 'print the report as JSON')

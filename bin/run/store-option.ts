@@ -10,8 +10,15 @@ export interface OpenedStore {
 
 /** Options of `openStore` beyond the store's name. */
 export interface OpenStoreOptions {
-  /** Redis only: session lease TTL in ms (how soon another process takes over a dead one's sessions). */
+  /**
+   * Session lease TTL in ms (Redis), or how long a SQLite file's owner may go without a heartbeat (SQLite): how soon
+   * another process takes over from one that stopped answering.
+   */
   leaseTtlMs?: number;
+  /** SQLite only: read without taking ownership of the file (another process may own it); writes are refused. */
+  readOnly?: boolean;
+  /** SQLite only: called once when another process took the file over from this one. */
+  onFenced?: (error: Error) => void;
 }
 
 /**
@@ -24,7 +31,12 @@ export async function openStore(option: string | undefined, storeOptions: OpenSt
     const file = option.slice('sqlite:'.length);
     if (file === '') throw new FlowingError('RUN_BAD_STORE', '--store sqlite: needs a file, e.g. --store sqlite:.flowing/sessions.db');
     const { createSqliteStore } = await loadEntry<typeof import('@flowing/runtime/sqlite')>('@flowing/runtime/sqlite', 'better-sqlite3');
-    const store = createSqliteStore({ file });
+    const store = createSqliteStore({
+      file,
+      ...(storeOptions.readOnly ? { readOnly: true } : {}),
+      ...(storeOptions.leaseTtlMs === undefined ? {} : { ownerTtlMs: storeOptions.leaseTtlMs }),
+      ...(storeOptions.onFenced ? { onFenced: storeOptions.onFenced } : {}),
+    });
     return { store, durable: true, close: () => store.close() };
   }
   if (option.startsWith('redis://') || option.startsWith('rediss://')) {

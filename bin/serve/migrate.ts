@@ -14,15 +14,16 @@ export interface MigrateCommandOptions {
 
 /**
  * Opens the store with the project's machines and migration hooks, runs `fn` on that runtime, closes the store.
- * Exit 2 with the error's code when the store or a hook cannot be loaded.
+ * `readOnly` opens a SQLite file without taking it over (beside a server that owns it). Exit 2 with the error's code
+ * when the store or a hook cannot be loaded.
  */
 export async function withVersionedRuntime(
-  options: { store?: string; err: (line: string) => void },
+  options: { store?: string; err: (line: string) => void; readOnly?: boolean },
   fn: (runtime: Runtime) => Promise<number>,
 ): Promise<number> {
   let opened;
   try {
-    opened = await openServeStore(options.store, options.err);
+    opened = await openServeStore(options.store, options.err, options.readOnly ? { readOnly: true } : {});
   } catch (error) {
     const flow = toFlowError(error);
     options.err(`error ${flow.code}: ${flow.message}`);
@@ -56,7 +57,8 @@ export function formatStale(s: StaleSession): string {
 export async function migrateCommand(options: MigrateCommandOptions = {}): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const err = options.err ?? ((line: string) => process.stderr.write(`${line}\n`));
-  return withVersionedRuntime({ ...(options.store ? { store: options.store } : {}), err }, async (runtime) => {
+  const readOnly = options.dryRun === true; // a dry run writes nothing: it may run beside the server that owns the file
+  return withVersionedRuntime({ ...(options.store ? { store: options.store } : {}), err, readOnly }, async (runtime) => {
     const report = await runtime.migrate({ dryRun: options.dryRun === true, ...(options.machine ? { machineId: options.machine } : {}) });
     if (options.json) out(JSON.stringify(report));
     else printReport(report, out);

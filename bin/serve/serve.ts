@@ -9,7 +9,10 @@ export interface ServeCommandOptions {
   store?: string;
   /** Comma-separated browser origins allowed to call the API. */
   cors?: string;
-  /** Redis only: session lease TTL in ms (a dead process's sessions are taken over within it plus 1 s). */
+  /**
+   * Redis: session lease TTL in ms (a dead process's sessions are taken over within it plus 1 s). SQLite: how long the
+   * file's owner may miss its heartbeat before another process takes the file over.
+   */
   leaseTtl?: string;
   /** Steps a session may make between two events from outside (`limits.stepsPerTurn`; a spec's own bound wins). */
   stepsPerTurn?: string;
@@ -86,10 +89,18 @@ export async function serveCommand(options: ServeCommandOptions = {}): Promise<n
       ...(stepsPerTurn === undefined ? {} : { stepsPerTurn }),
       ...(maxLogBytes === undefined ? {} : { maxLogBytes }),
     };
-    opened = await openServeStore(options.store, err, leaseTtlMs === undefined ? {} : { leaseTtlMs });
+    opened = await openServeStore(options.store, err, {
+      ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }),
+      onFenced: (error) => err(`error STORE_FENCED: ${error.message}`),
+    });
   } catch (error) {
     return fail(error, 2);
   }
+  const tookOver = (opened.store as { tookOver?: { previous: { pid: number; host: string }; reason: string } }).tookOver;
+  if (tookOver)
+    out(
+      `flowing serve: took the session file over from process ${tookOver.previous.pid} on ${tookOver.previous.host} (${tookOver.reason})`,
+    );
   for (const id of served.notGenerated)
     err(`warning: machines/${id} has a spec but no generated code; run \`flowing codegen\` to serve it`);
 

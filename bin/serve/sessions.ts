@@ -38,7 +38,7 @@ export async function sessionsCommand(options: SessionsCommandOptions = {}): Pro
 
   if (options.stale) {
     const { formatStale, withVersionedRuntime } = await import('./migrate.ts');
-    return withVersionedRuntime({ ...(options.store ? { store: options.store } : {}), err }, async (runtime) => {
+    return withVersionedRuntime({ ...(options.store ? { store: options.store } : {}), err, readOnly: true }, async (runtime) => {
       const stale = await runtime.staleSessions({ ...(options.machine ? { machineId: options.machine } : {}), limit });
       for (const s of stale) out(options.json ? JSON.stringify(s) : formatStale(s));
       if (!options.json) out(`${stale.length} stale session(s)`);
@@ -47,9 +47,14 @@ export async function sessionsCommand(options: SessionsCommandOptions = {}): Pro
   }
   let opened;
   try {
-    opened = await openServeStore(options.store, err);
+    // Read-only: listing works beside a running server that owns the file, and never writes it.
+    opened = await openServeStore(options.store, err, { readOnly: true });
   } catch (error) {
     const flow = toFlowError(error);
+    if ((flow.details as { missing?: unknown } | undefined)?.missing === true) {
+      if (!options.json) out(`0 session(s) (${flow.message})`);
+      return 0;
+    }
     return usage(flow.code, flow.message);
   }
   try {

@@ -1,4 +1,4 @@
-import { createRuntime, createXStateTrace, FlowingError } from '@flowing/runtime';
+import { createRuntime, createXStateTrace, FlowingError, toFlowError } from '@flowing/runtime';
 import type { RuntimeApp } from '@flowing/studio/server';
 import { chooseProvider } from '../run/provider.ts';
 import { openServeStore } from '../serve/store.ts';
@@ -11,6 +11,8 @@ export type StudioRuntimeLog = (line: string) => void;
  * The runtime `flowing studio` mounts under `/api/runtime`: the generated machines of the project in the working
  * directory, the SQLite store in its `.flowing/sessions.db`, the scripted model (or the OpenAI-compatible one
  * when OPENAI_BASE_URL is set), and the runtime server's routes. Sessions a previous studio left mid-step are resumed.
+ * When another process (a `flowing serve`) owns the file, the studio opens it read-only: sessions are listed and
+ * inspected, and runs are refused with STORE_READ_ONLY until that process stops.
  * Made on the first `/api/runtime` request, so the editor opens without waiting for the machines to load.
  * @example await studioCommand({ port: '0', runtimeApp: () => createStudioRuntimeApp() })
  */
@@ -26,7 +28,17 @@ export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => p
       'no generated machine found in machines/ (press Generate in the editor, or run `flowing codegen`)',
     );
   }
-  const opened = await openServeStore(undefined, log);
+  let opened: Awaited<ReturnType<typeof openServeStore>>;
+  let readOnly = false;
+  try {
+    opened = await openServeStore(undefined, log);
+  } catch (error) {
+    const flow = toFlowError(error);
+    if (flow.code !== 'STORE_IN_USE') throw error;
+    log(`flowing studio: ${flow.message}; the studio opens it read-only: sessions can be inspected, not run`);
+    opened = await openServeStore(undefined, log, { readOnly: true });
+    readOnly = true;
+  }
   // The studio shows XState's own inspection records in an event's details (kept in memory, bounded).
   const xstateTrace = createXStateTrace();
   const runtime = createRuntime({ machines: served.definitions, store: opened.store, llm, inspect: xstateTrace.inspect });
@@ -35,9 +47,11 @@ export async function createStudioRuntimeApp(log: StudioRuntimeLog = (line) => p
     xstateTrace,
     log: (entry) => log(JSON.stringify(entry)),
   });
-  void recoverSessions(runtime, app.settings.log).catch((error: unknown) =>
-    log(`flowing studio: session recovery failed: ${(error as Error).message}`),
-  );
+  // A read-only studio leaves recovery to the process that owns the file.
+  if (!readOnly)
+    void recoverSessions(runtime, app.settings.log).catch((error: unknown) =>
+      log(`flowing studio: session recovery failed: ${(error as Error).message}`),
+    );
   return {
     fetch: app.fetch,
     async close() {

@@ -8,6 +8,7 @@ import { errorBody, isCoded, publicError, ServerError, statusOf } from './errors
 import { authGuard, clientRateGuard, hostGuard, originGuard, sessionRateCheck } from './guard.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.ts';
 import { mountRoutes } from './route.ts';
+import { storeWriteGuard } from './store-guard.ts';
 import { xstateRoutes } from './routes/xstate.ts';
 import { caseRoutes } from './routes/case.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -45,6 +46,7 @@ export function createServer(runtime: Runtime, serverOptions: ServerOptions = {}
   app.notFound((c) => c.json(new ServerError('SERVER_NOT_FOUND', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`).toJSON(), 404));
   // The rate limit comes before the token check, so guessing tokens is limited too.
   app.use('*', hostGuard(options), ...originGuard(options), clientRateGuard(options), authGuard(options), bodySizeGuard(options));
+  app.use('*', storeWriteGuard(runtime.store));
   let ready = true;
   // One handler per route of RuntimeRoutes (@flowing/protocol): a route left out, or an answer of another type, does not compile.
   mountRoutes(app, {

@@ -1,13 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { resolve } from 'node:path';
 import type { RuntimeEvent } from '../events.ts';
 import { decodeEvent, decodeJournal, decodeRecord, encode } from './codec.ts';
 import { checkCommit } from './commit-check.ts';
 import { storeError } from './errors.ts';
 import { FeedFollowers } from './feed.ts';
 import { encodeCursor, planList } from './query.ts';
-import { applySettings, migrate, readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
+import { openReadOnly, openWritable, translate } from './sqlite/open.ts';
+import { readOwner, type FileOwner, type TakeoverReason } from './sqlite/owner.ts';
+import { holdOwnership, type Ownership } from './sqlite/ownership.ts';
+import { readSettings, SYNCHRONOUS_LEVELS, type SqliteSettings, type SynchronousLevel } from './sqlite/schema.ts';
 import type { CommitRequest, SessionPage, SessionQuery, SessionRecord, SessionStore, SessionSummary, StoreWriteFailure } from './types.ts';
 
 /** Where `createSqliteStore` keeps sessions when no file is given, relative to the project directory. */
@@ -36,7 +37,26 @@ export interface SqliteStoreOptions {
    * A commit past it fails like one on a full disk: STORE_UNAVAILABLE (SQLITE_FULL), and `/readyz` says so.
    */
   maxBytes?: number;
+  /**
+   * Open the file for reading only: no ownership taken (a process that owns the file may be writing it), no schema
+   * migration, and every commit refused with STORE_READ_ONLY. The file must exist. For listings and inspection
+   * beside a running server (`flowing sessions`, `flowing migrate --dry-run`).
+   */
+  readOnly?: boolean;
+  /**
+   * How long the file's owner may go without a heartbeat before another process takes the file over (default
+   * 10000 ms; the heartbeat runs every third of it). An owner on this host whose process is gone is taken over at once.
+   */
+  ownerTtlMs?: number;
+  /**
+   * Called once when this store finds another process took the file over (after a pause longer than `ownerTtlMs`):
+   * from then on every commit is refused with STORE_FENCED.
+   */
+  onFenced?: (error: Error) => void;
 }
+
+/** How long an owner may go without a heartbeat before another process takes the file over, by default. */
+export const DEFAULT_OWNER_TTL_MS = 10_000;
 
 /** How long a failed commit keeps `writeFailure()` (and `/readyz`) reporting it when no commit succeeds meanwhile. */
 const WRITE_FAILURE_WINDOW_MS = 30_000;
@@ -52,7 +72,13 @@ const SYNCHRONOUS_MEANING: Readonly<Record<SynchronousLevel, string>> = {
 /** The SQLite store, plus what it applied to its connection (for health checks and the D6 test). */
 export interface SqliteStore extends SessionStore {
   readonly file: string;
+  /** True when opened with `readOnly`: commits are refused with STORE_READ_ONLY. */
+  readonly readOnly: boolean;
   settings(): SqliteSettings;
+  /** The process that owns the file for writing now, as stored (undefined when none does). */
+  owner(): FileOwner | undefined;
+  /** Set when opening took the file over from another owner: who it was and why it could be taken. */
+  readonly tookOver?: { previous: FileOwner; reason: TakeoverReason };
   close(): Promise<void>;
 }
 
@@ -93,7 +119,22 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   if (!Number.isInteger(maxGroup) || maxGroup < 1)
     throw storeError('STORE_BAD_OPTIONS', `maxCommitsPerTransaction must be a whole number of at least 1, not ${String(maxGroup)}`);
   const pageSize = Math.max(1, Math.floor(options.readPageSize ?? 1_000));
-  const db = open(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  const readOnly = options.readOnly === true;
+  const ownerTtlMs = options.ownerTtlMs ?? DEFAULT_OWNER_TTL_MS;
+  if (!Number.isInteger(ownerTtlMs) || ownerTtlMs < 100)
+    throw storeError('STORE_BAD_OPTIONS', `ownerTtlMs must be a whole number of milliseconds of at least 100, not ${String(ownerTtlMs)}`);
+  const db = readOnly
+    ? openReadOnly(file, options.busyTimeoutMs ?? 5_000)
+    : openWritable(file, synchronous, options.busyTimeoutMs ?? 5_000);
+  let ownership: Ownership | undefined;
+  if (!readOnly) {
+    try {
+      ownership = holdOwnership(db, file, { ttlMs: ownerTtlMs, onFenced: options.onFenced });
+    } catch (error) {
+      db.close();
+      throw translate(error, file);
+    }
+  }
   if (options.maxBytes !== undefined) {
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
@@ -151,6 +192,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   // sessions share one fsync. Each commit is a savepoint of its own: a refused one (a version conflict) is rolled
   // back alone and rejects only its caller. Nothing resolves before the transaction holding it is on disk.
   const writeGroup = db.transaction((group: PendingCommit[]) => {
+    ownership?.check();
     for (const pending of group) {
       try {
         writeOne(pending.request);
@@ -172,13 +214,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       let failed: unknown;
       try {
         if (closed) throw storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`);
+        if (readOnly) throw readOnlyError();
         writeGroup.immediate(group);
         ownCommits = true;
         lastWriteFailure = undefined;
       } catch (error) {
         failed = translate(error, file);
         const { code, message } = failed as { code?: unknown; message?: unknown };
-        if (code === 'STORE_UNAVAILABLE' || code === 'FLOW_STORE_CORRUPT')
+        if (code === 'STORE_UNAVAILABLE' || code === 'FLOW_STORE_CORRUPT' || code === 'STORE_FENCED')
           lastWriteFailure = { code: String(code), message: String(message), at: Date.now() };
       }
       for (const pending of group) {
@@ -187,6 +230,16 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
         else pending.resolve();
       }
     }
+  }
+
+  function readOnlyError(): Error {
+    return storeError(
+      'STORE_READ_ONLY',
+      `the SQLite store on ${file} was opened read-only; writes go through the process that owns the file`,
+      {
+        details: { file },
+      },
+    );
   }
 
   const followers = new FeedFollowers();
@@ -247,11 +300,18 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
   return {
     name: 'sqlite',
     file,
+    readOnly,
+    ...(ownership?.tookOver ? { tookOver: ownership.tookOver } : {}),
     settings: () => guard(() => readSettings(db)),
+    owner: () => guard(() => readOwner(db)),
     writeFailure() {
+      // A fenced store never writes again: it keeps saying so.
+      const fenced = ownership?.fenced();
+      if (fenced) return { code: 'STORE_FENCED', message: fenced.message, at: Date.now() };
       return lastWriteFailure && Date.now() - lastWriteFailure.at < WRITE_FAILURE_WINDOW_MS ? lastWriteFailure : undefined;
     },
     async durability() {
+      if (readOnly) return { summary: 'SQLite: opened read-only (the process that owns the file writes it)' };
       return { summary: `SQLite durability: WAL, synchronous=${synchronous} (${SYNCHRONOUS_MEANING[synchronous]})` };
     },
     async load(sessionId) {
@@ -262,6 +322,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
     },
     commit(request) {
       if (closed) return Promise.reject(storeError('STORE_CLOSED', `the SQLite store on ${file} was closed`));
+      if (readOnly) return Promise.reject(readOnlyError());
+      const fenced = ownership?.fenced();
+      if (fenced) return Promise.reject(fenced);
       return new Promise<void>((resolve, reject) => {
         queued.push({ request, resolve, reject });
         if (!flushScheduled) {
@@ -332,38 +395,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteStore
       closed = true;
       if (poller) clearInterval(poller);
       poller = undefined;
+      ownership?.release();
       db.close();
     },
   };
-}
-
-function open(file: string, synchronous: SynchronousLevel, busyTimeoutMs: number): Database.Database {
-  let db: Database.Database | undefined;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file);
-    applySettings(db, synchronous, busyTimeoutMs);
-    migrate(db, file);
-    return db;
-  } catch (error) {
-    db?.close();
-    throw translate(error, file);
-  }
-}
-
-/** SQLite's errors as store codes; errors that already carry one pass through. */
-function translate(error: unknown, file: string): unknown {
-  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') {
-    const code = (error as { code: string }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
-      return storeError('FLOW_STORE_CORRUPT', `${file} is damaged (${code}); restore it from a backup`, { cause: error });
-    }
-    if (code.startsWith('SQLITE_') || code === 'ENOENT' || code === 'EACCES' || code === 'EROFS') {
-      return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${(error as Error).message} (${code})`, { cause: error });
-    }
-    return error;
-  }
-  return storeError('STORE_UNAVAILABLE', `SQLite store ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-    cause: error,
-  });
 }

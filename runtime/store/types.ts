@@ -187,6 +187,8 @@ export type StoreFeedListener = (events: readonly RuntimeEvent[]) => void;
  */
 export interface SessionStore {
   readonly name: string;
+  /** True for a store that refuses every commit (SQLite opened with `readOnly`): servers refuse writes up front. */
+  readonly readOnly?: boolean;
   load(sessionId: string): Promise<SessionRecord | undefined>;
   commit(request: CommitRequest): Promise<void>;
   /** Events with `seq > afterSeq`, in order; at most `limit` of them. */

@@ -89,7 +89,7 @@ describe('SQLite store: where and how it opens', () => {
   it('versions its schema in user_version and refuses a file from a newer schema with STORE_SCHEMA_TOO_NEW', async () => {
     await open().close();
     const raw = new Database(join(dir, 'sessions.db'));
-    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    expect(raw.pragma('user_version', { simple: true })).toBe(3);
     raw.pragma('user_version = 7');
     raw.close();
     expect(() => open()).toThrowError(
@@ -108,9 +108,10 @@ describe('SQLite store: where and how it opens', () => {
       journal: [],
     });
     await first.close();
-    // The file as schema 1 wrote it: no parent column.
+    // The file as schema 1 wrote it: no parent column, no owner table.
     const raw = new Database(join(dir, 'sessions.db'));
     raw.exec('ALTER TABLE sessions DROP COLUMN parent_id');
+    raw.exec('DROP TABLE owner');
     raw.pragma('user_version = 1');
     raw.close();
     const upgraded = open();

@@ -38,7 +38,24 @@ const MIGRATIONS: readonly string[] = [
   // A child session's parent, for listings: a column, so a listing never parses records (snapshots grow).
   `ALTER TABLE sessions ADD COLUMN parent_id TEXT;
    UPDATE sessions SET parent_id = json_extract(record, '$.parent.sessionId') WHERE json_type(record, '$.parent') = 'object';`,
+  // The process that writes the file (one row at most): see owner.ts.
+  `CREATE TABLE owner (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     token TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     heartbeat_at INTEGER NOT NULL,
+     acquired_at INTEGER NOT NULL,
+     dev TEXT NOT NULL,
+     ino TEXT NOT NULL
+   );`,
 ];
+
+/**
+ * The oldest schema a read-only store can read: its reads need the tables and columns of that version (the owner
+ * table only matters to writers). A reader never migrates a file; an older one is upgraded by opening it for writing.
+ */
+export const MIN_READABLE_VERSION = 2;
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -78,8 +95,8 @@ export function readSettings(db: Database.Database): SqliteSettings {
   };
 }
 
-/** Runs the migrations the file has not seen; refuses a file written by a newer schema. */
-export function migrate(db: Database.Database, file: string): void {
+/** Refuses a file written by a newer schema; answers the file's version. */
+export function checkVersion(db: Database.Database, file: string): number {
   const current = Number(db.pragma('user_version', { simple: true }));
   if (current > SCHEMA_VERSION) {
     throw storeError(
@@ -87,6 +104,12 @@ export function migrate(db: Database.Database, file: string): void {
       `${file} has schema version ${current}; this Flowing writes version ${SCHEMA_VERSION}. Upgrade Flowing before opening it`,
     );
   }
+  return current;
+}
+
+/** Runs the migrations the file has not seen; refuses a file written by a newer schema. */
+export function migrate(db: Database.Database, file: string): void {
+  const current = checkVersion(db, file);
   for (let version = current; version < SCHEMA_VERSION; version++) {
     db.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
