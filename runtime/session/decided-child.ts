@@ -29,10 +29,12 @@ export function invokesMachines(info: Pick<MachineInfo, 'invokes'>): boolean {
 export async function decidedChild(
   run: ParentRun,
   load: (sessionId: string) => Promise<SessionRecord | undefined>,
-  event: { type: string },
+  event: unknown,
   eventId: string | undefined,
 ): Promise<{ childId: string } | { refusal: Refusal } | undefined> {
-  if ((event.type !== 'APPROVE' && event.type !== 'REJECT') || !run.invokesMachines) return undefined;
+  // Not yet checked: anything a caller sends gets here, and is refused by the session's own check when it is not an approval.
+  const type = typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined;
+  if ((type !== 'APPROVE' && type !== 'REJECT') || !run.invokesMachines) return undefined;
   const children = (await finishedChildren(run)).reverse();
   let decided: SessionRecord | undefined;
   for (const childId of children) {
@@ -46,7 +48,7 @@ export async function decidedChild(
   return {
     refusal: {
       code: 'APPROVAL_ALREADY_DECIDED',
-      message: `session ${run.sessionId} waits on no child session: the approval of its child ${decided.sessionId} (machine '${decided.machineId}', state '${approval.state}', tool '${approval.tool}') was already ${approval.decision}; ${event.type} is not applied`,
+      message: `session ${run.sessionId} waits on no child session: the approval of its child ${decided.sessionId} (machine '${decided.machineId}', state '${approval.state}', tool '${approval.tool}') was already ${approval.decision}; ${type} is not applied`,
       details: { childId: decided.sessionId, machineId: decided.machineId, approvalId: approval.id, decision: approval.decision },
     },
   };

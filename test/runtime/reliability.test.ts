@@ -12,6 +12,7 @@ import {
 } from '@flowing/runtime';
 import { orderSupport } from '../../machines/order-support/order-support.machine.ts';
 import { createVirtualClock, settle } from '@flowing/runtime';
+import { childMachines } from '../helpers/child-machines.ts';
 import { gateTool, refusalMachine, singleToolMachine } from '../helpers/runtime-machines.ts';
 
 describe('B3: fuzzed events are refused with a code or applied per schema', () => {
@@ -66,6 +67,32 @@ describe('B3: fuzzed events are refused with a code or applied per schema', () =
     );
     const events = await session.events();
     expect(events.every((e, i) => e.seq === i + 1)).toBe(true);
+  });
+
+  it('refuses a value that is not an event object with a code, in a running and in an ended session, also on a machine that invokes machines', async () => {
+    const machines = childMachines();
+    const runtime = createRuntime({ machines: [orderSupport, machines.desk, machines.billing], store: createMemoryStore() });
+    const hostile = [null, undefined, 42, 'APPROVE', [], [{ type: 'APPROVE' }]];
+    const ends: Record<string, { type: string; orderId?: string }[]> = {
+      'order-support': [{ type: 'CANCEL' }],
+      desk: [{ type: 'START', orderId: 'A1' }, { type: 'CANCEL' }],
+    };
+    for (const [machine, ending] of Object.entries(ends)) {
+      const session = await runtime.createSession(machine);
+      const before = await session.snapshot();
+      for (const raw of hostile) {
+        const result = await session.send(raw as never);
+        expect(result, `${machine}: ${JSON.stringify(raw)}`).toMatchObject({ applied: false, code: 'INVALID_PAYLOAD' });
+      }
+      const after = await session.snapshot();
+      expect([after.state, after.context]).toEqual([before.state, before.context]);
+      // An ended session takes no event; what is not one is refused with a code there too, never thrown.
+      for (const event of ending) expect(await session.send(event as never)).toMatchObject({ applied: true });
+      for (const raw of hostile) {
+        const result = await session.send(raw as never);
+        expect(result, `${machine} ended: ${JSON.stringify(raw)}`).toMatchObject({ applied: false, code: expect.any(String) });
+      }
+    }
   });
 });
 
