@@ -51,6 +51,26 @@ async function placement(page: Page, machine = 'generated-300'): Promise<string>
   );
 }
 
+/** The box of an element once two reads a frame apart agree (the view no longer moves it). */
+async function settledBox(page: Page, selector: string): Promise<{ x: number; y: number; width: number; height: number }> {
+  let last = '';
+  let box: { x: number; y: number; width: number; height: number } | null = null;
+  await expect
+    .poll(
+      async () => {
+        box = await page.locator(selector).boundingBox();
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+        const now = JSON.stringify(box);
+        const same = box !== null && now === last;
+        last = now;
+        return same;
+      },
+      { timeout: 30_000, message: `${selector} stays where it is drawn` },
+    )
+    .toBe(true);
+  return box!;
+}
+
 /** Drags measured for the drop figure (their median is reported). */
 const DROPS = 5;
 /** Rounds of each open and layout figure (their medians are reported and asserted). */
@@ -167,7 +187,7 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         await page.mouse.down();
         await page.mouse.move(box.x + 60 + (drag % 2 === 0 ? 160 : -160), box.y + 12 + (drag % 2 === 0 ? 48 : -48), { steps: 30 });
         await page.mouse.up();
-        await expect.poll(() => measures(page, 'flowing:edit').then((m) => m.length)).toBe(drag + 1);
+        await expect.poll(() => measures(page, 'flowing:edit').then((m) => m.length), { timeout: 30_000 }).toBe(drag + 1);
       }
       const frames = await measures(page, 'flowing:drag-frame');
       figures.dragFrameMs = summary(frames);
@@ -259,12 +279,17 @@ describe('a 300-state machine in the studio (Performance API marks, Chromium)', 
         try {
           await firstOpen(page);
           await expect.poll(() => requested, { message: 'the elkjs layout is on its way while the quick placement is drawn' }).toBe(true);
-          const box = (await page.locator('[data-testid=state-intake]').boundingBox())!;
+          const box = await settledBox(page, '[data-testid=state-intake]');
           await page.mouse.move(box.x + 60, box.y + 12);
           await page.mouse.down();
           await page.mouse.move(box.x + 60 + 160, box.y + 12 + 48, { steps: 20 });
           await page.mouse.up();
-          await expect.poll(() => measures(page, 'flowing:edit').then((m) => m.length)).toBeGreaterThan(0);
+          await expect
+            .poll(() => measures(page, 'flowing:edit').then((m) => m.length), {
+              timeout: 30_000,
+              message: 'the drop is committed as an edit',
+            })
+            .toBeGreaterThan(0);
           release();
           expect(await placement(page)).toBe('kept');
           // What the user saw is saved: the quick placement, with the dragged state where it was dropped.
