@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createMemoryStore,
   createRuntime,
@@ -9,26 +9,16 @@ import {
   type SessionStore,
 } from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
-import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { reply, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
 import { startTestServer } from '../server/harness.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI({ pairing: true });
 
 const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
-const openai = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
+const openai = () => createOpenAIProvider({ baseURL: fake().baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
 
 function start(store: SessionStore = createMemoryStore(), limits?: RuntimeLimits) {
   const t = payTools();
@@ -39,7 +29,7 @@ function start(store: SessionStore = createMemoryStore(), limits?: RuntimeLimits
 
 describe('high-risk tools the model proposes', () => {
   it('stops with a pending approval naming the tool and the exact arguments; APPROVE runs exactly that call once', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]), reply('Paid 30.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]), reply('Paid 30.'));
     const { runtime, machine, paid } = start();
     const session = await runtime.createSession(machine);
     const asked = await session.send({ type: 'ASK', text: 'pay me 30' });
@@ -48,7 +38,7 @@ describe('high-risk tools the model proposes', () => {
     expect(waiting.approval).toMatchObject({ tool: 'pay', args: { amount: 30, account: 'ACC-1' }, callId: 'helping@2/1' });
     expect(waiting.approval?.decision).toBeUndefined();
     expect(paid).toEqual([]);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
 
     const approved = await session.send({ type: 'APPROVE' });
     expect(approved).toMatchObject({ applied: true, state: 'idle' });
@@ -61,8 +51,8 @@ describe('high-risk tools the model proposes', () => {
     expect(ofType(events, 'approval.decided')).toMatchObject([{ approvalId: requested.approvalId, decision: 'approved' }]);
     expect(ofType(events, 'tool.started')).toMatchObject([{ callId: 'helping@2/1', tool: 'pay', args: { amount: 30, account: 'ACC-1' } }]);
     // One model call per turn of the loop: the proposal, then the answer after the payment.
-    expect(fake.requests).toHaveLength(2);
-    const answer = fake.requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'p1');
+    expect(fake().requests).toHaveLength(2);
+    const answer = fake().requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'p1');
     expect(JSON.parse(answer!.content as string)).toEqual({ receipt: 'r-1' });
     // A second APPROVE finds nothing to decide.
     expect(await session.send({ type: 'APPROVE' })).toMatchObject({ applied: false });
@@ -70,20 +60,20 @@ describe('high-risk tools the model proposes', () => {
   });
 
   it('REJECT returns a refusal to the model as the tool result and the loop goes on', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I could not pay that.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I could not pay that.'));
     const { runtime, machine, paid } = start();
     const session = await runtime.createSession(machine);
     await session.send({ type: 'ASK', text: 'pay me 500' });
     expect(await session.send({ type: 'REJECT', reason: 'too much' })).toMatchObject({ applied: true, state: 'idle' });
     expect(paid).toEqual([]);
-    const answer = fake.requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'p1');
+    const answer = fake().requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'p1');
     expect(JSON.parse(answer!.content as string)).toMatchObject({ error: { code: 'APPROVAL_REJECTED' } });
     expect((await session.snapshot()).context).toMatchObject({ answer: 'I could not pay that.' });
     expect(ofType(await session.events(), 'approval.decided')).toMatchObject([{ decision: 'rejected', reason: 'too much' }]);
   });
 
   it('the model cannot override a bound argument of the proposed tool: the bound value is approved and paid, and logged', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30,"account":"ACC-EVIL"}' }]), reply('Paid.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30,"account":"ACC-EVIL"}' }]), reply('Paid.'));
     const { runtime, machine, paid } = start();
     const session = await runtime.createSession(machine);
     await session.send({ type: 'ASK', text: 'pay 30 to ACC-EVIL' });
@@ -94,14 +84,14 @@ describe('high-risk tools the model proposes', () => {
     await session.send({ type: 'APPROVE' });
     expect(paid).toEqual([{ amount: 30, account: 'ACC-1' }]);
     // The model was never offered the bound argument.
-    const offered = (fake.requests[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: object } } }>).find(
+    const offered = (fake().requests[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: object } } }>).find(
       (t) => t.function.name === 'pay',
     )!;
     expect(Object.keys(offered.function.parameters.properties)).toEqual(['amount']);
   });
 
   it('two proposals in one turn each need their own decision, with their own approval id; the other call runs at once', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'p1', name: 'pay', arguments: '{"amount":10}' },
         { id: 'b1', name: 'balance', arguments: '{}' },
@@ -119,11 +109,11 @@ describe('high-risk tools the model proposes', () => {
     const second = (await session.snapshot()).approval!;
     expect(second).toMatchObject({ args: { amount: 20 }, callId: 'helping@2/3' });
     expect(second.id).not.toBe(first.id);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
     await session.send({ type: 'REJECT' });
     expect(paid).toEqual([{ amount: 10, account: 'ACC-1' }]);
     // Every call of the turn is answered, in the model's order.
-    const tools = fake.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    const tools = fake().requests[1]!.body.messages.filter((m) => m.role === 'tool');
     expect(tools.map((m) => m.tool_call_id)).toEqual(['p1', 'b1', 'p2']);
     expect(tools.map((m) => JSON.parse(m.content as string))).toMatchObject([
       { receipt: 'r-1' },
@@ -134,7 +124,7 @@ describe('high-risk tools the model proposes', () => {
   });
 
   it('a waiting proposal survives a restart: the new runtime continues without asking the model again for the turns made', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([{ id: 'b1', name: 'balance', arguments: '{}' }]),
       toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]),
     );
@@ -142,24 +132,24 @@ describe('high-risk tools the model proposes', () => {
     const first = start(store);
     const session = await first.runtime.createSession(first.machine);
     await session.send({ type: 'ASK', text: 'check, then pay 30' });
-    expect(fake.requests).toHaveLength(2);
+    expect(fake().requests).toHaveLength(2);
     // A new runtime on the same store (the first one is gone with its memory).
     const second = start(store);
-    fake.enqueue(reply('Paid 30 after checking.'));
+    fake().enqueue(reply('Paid 30 after checking.'));
     const resumed = second.runtime.session(session.id);
     expect((await resumed.snapshot()).approval).toMatchObject({ tool: 'pay', args: { amount: 30, account: 'ACC-1' } });
     expect(await resumed.send({ type: 'APPROVE' })).toMatchObject({ applied: true, state: 'idle' });
     expect(second.paid).toEqual([{ amount: 30, account: 'ACC-1' }]);
     expect(first.paid).toEqual([]);
     // Model calls: 2 before the restart, 1 after (the answer); the resumed loop sent the whole transcript.
-    expect(fake.requests).toHaveLength(3);
-    const last = fake.requests[2]!.body.messages;
+    expect(fake().requests).toHaveLength(3);
+    const last = fake().requests[2]!.body.messages;
     expect(last.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
     expect((await resumed.snapshot()).context).toMatchObject({ answer: 'Paid 30 after checking.' });
   });
 
   it('over HTTP: GET /sessions/:id shows the proposal; two concurrent approves of its id pay once, the second a duplicate', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]), reply('Paid 30.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]), reply('Paid 30.'));
     const t = payTools();
     const server = await startTestServer([payAgent(t)], { runtime: { llm: openai() } });
     try {
@@ -188,7 +178,7 @@ describe('high-risk tools the model proposes', () => {
   });
 
   it('a proposal whose agent state is left is withdrawn: it is no longer pending and a later APPROVE runs nothing', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":30}' }]));
     const { runtime, machine, paid } = start();
     const session = await runtime.createSession(machine);
     await session.send({ type: 'ASK', text: 'pay me 30' });
@@ -203,7 +193,7 @@ describe('high-risk tools the model proposes', () => {
   });
 
   it('a session with proposals (one approved, one rejected) replays byte for byte, paying nothing', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":10}' }]),
       toolCalls([{ id: 'p2', name: 'pay', arguments: '{"amount":20}' }]),
       reply('Paid 10, not 20.'),
@@ -225,7 +215,7 @@ describe('high-risk tools the model proposes', () => {
   });
 
   it('with one call slot, the approved call runs on the agent call slot (the wait for a person held none)', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'b1', name: 'balance', arguments: '{}' },
         { id: 'p1', name: 'pay', arguments: '{"amount":5}' },

@@ -1,5 +1,5 @@
 import { setup, assign } from 'xstate';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   createRuntime,
@@ -14,26 +14,16 @@ import {
 } from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import type { FieldMap, FlowSpecInput } from '@flowing/spec';
-import { httpError, reply, startFakeOpenAI, streamed, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { httpError, reply, streamed, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 import { defineTestMachine } from '../helpers/runtime-machines.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI({ pairing: true });
 
 const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
 const openai = () =>
-  createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000, retryBaseMs: 10 });
+  createOpenAIProvider({ baseURL: fake().baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000, retryBaseMs: 10 });
 
 /** fetch_trip: looks a trip up for a customer; `B2` is not found; tracks how many run at once; logs its progress. */
 function tripTool() {
@@ -147,7 +137,7 @@ async function ask(
 
 describe('context-bound tool arguments', () => {
   it('runs the tool with the bound value when the model sends another, and logs the attempt', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([{ id: 'c1', name: 'fetch_trip', arguments: '{"trip_id":"T1","customer_id":"LL0EZ6"}' }]),
       reply('Your trip T1 is booked.'),
     );
@@ -159,12 +149,12 @@ describe('context-bound tool arguments', () => {
     expect(ofType(events, 'tool.started')[0]).toMatchObject({ args: { trip_id: 'T1', customer_id: 'IR-D204' } });
     expect(context.answer).toBe('Your trip T1 is booked.');
     // The model was never asked for the bound argument.
-    const offered = (fake.requests[0]!.body.tools as Array<{ function: { parameters: { properties: object } } }>)[0]!;
+    const offered = (fake().requests[0]!.body.tools as Array<{ function: { parameters: { properties: object } } }>)[0]!;
     expect(Object.keys(offered.function.parameters.properties)).toEqual(['trip_id']);
   });
 
   it('logs nothing when the model leaves the bound argument out', async () => {
-    fake.enqueue(toolCalls([{ id: 'c1', name: 'fetch_trip', arguments: '{"trip_id":"T1"}' }]), reply('ok'));
+    fake().enqueue(toolCalls([{ id: 'c1', name: 'fetch_trip', arguments: '{"trip_id":"T1"}' }]), reply('ok'));
     const { ran, events } = await ask(openai(), 'my trip T1');
     expect(ran).toEqual([{ trip_id: 'T1', customer_id: 'IR-D204' }]);
     expect(ofType(events, 'tool.bind_overridden')).toEqual([]);
@@ -173,7 +163,7 @@ describe('context-bound tool arguments', () => {
 
 describe('parallel tool calls in the runtime', () => {
   it('runs one turn’s calls at once within the concurrency limit, journals each, and answers in the model order', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'a', name: 'fetch_trip', arguments: '{"trip_id":"A1"}' },
         { id: 'b', name: 'fetch_trip', arguments: '{"trip_id":"B2"}' },
@@ -190,14 +180,14 @@ describe('parallel tool calls in the runtime', () => {
       new Set(['helping@2/1', 'helping@2/2', 'helping@2/3', 'helping@2/4']),
     );
     expect(ofType(events, 'tool.failed')).toMatchObject([{ callId: 'helping@2/2', error: { code: 'TRIP_NOT_FOUND' } }]);
-    const answers = fake.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    const answers = fake().requests[1]!.body.messages.filter((m) => m.role === 'tool');
     expect(answers.map((m) => m.tool_call_id)).toEqual(['a', 'b', 'c', 'd']);
     expect(JSON.parse(answers[1]!.content as string)).toMatchObject({ error: { code: 'TRIP_NOT_FOUND' } });
     expect(context.answer).toBe('A1, C3 and D4 found; B2 not.');
   });
 
   it('runs the tools one by one on the agent’s slot when the runtime allows one call at a time', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'a', name: 'fetch_trip', arguments: '{"trip_id":"A1"}' },
         { id: 'b', name: 'fetch_trip', arguments: '{"trip_id":"C3"}' },
@@ -211,7 +201,7 @@ describe('parallel tool calls in the runtime', () => {
   });
 
   it('sends tool log lines as tool.progress events', async () => {
-    fake.enqueue(toolCalls([{ id: 'a', name: 'fetch_trip', arguments: '{"trip_id":"A1"}' }]), reply('ok'));
+    fake().enqueue(toolCalls([{ id: 'a', name: 'fetch_trip', arguments: '{"trip_id":"A1"}' }]), reply('ok'));
     const { events } = await ask(openai(), 'trip A1');
     expect(ofType(events, 'tool.progress')).toEqual([{ callId: 'helping@2/1', tool: 'fetch_trip', message: 'looking up A1' }]);
     const order = events.map((e) => e.type);
@@ -222,7 +212,7 @@ describe('parallel tool calls in the runtime', () => {
 
 describe('streamed agent replies, retries and the budget', () => {
   it('logs the agent answer as message.delta events and a message.complete', async () => {
-    fake.enqueue(streamed(['Your ', 'trip ', 'is fine.']));
+    fake().enqueue(streamed(['Your ', 'trip ', 'is fine.']));
     const { events, context } = await ask(openai(), 'how is my trip');
     expect(ofType(events, 'message.delta').map((e) => e.text)).toEqual(['Your ', 'trip ', 'is fine.']);
     expect(ofType(events, 'message.complete')).toEqual([{ callId: 'helping@2', text: 'Your trip is fine.' }]);
@@ -230,7 +220,7 @@ describe('streamed agent replies, retries and the budget', () => {
   });
 
   it('logs each retry of a model request as llm.retry', async () => {
-    fake.enqueue(httpError(503, 'overloaded'), reply('fine'));
+    fake().enqueue(httpError(503, 'overloaded'), reply('fine'));
     const { events, context } = await ask(openai(), 'hello');
     expect(ofType(events, 'llm.retry')).toEqual([
       {
@@ -247,15 +237,15 @@ describe('streamed agent replies, retries and the budget', () => {
 
   it('stops a streaming answer once it passes the token budget, with BUDGET_EXCEEDED', async () => {
     const chunks = Array.from({ length: 200 }, (_, i) => `word${i} `);
-    fake.enqueue(streamed(chunks, { intervalMs: 2 }));
+    fake().enqueue(streamed(chunks, { intervalMs: 2 }));
     const { events, context } = await ask(openai(), 'write a lot', { limits: { tokenBudget: 40 } });
     expect(context.error).toBe('BUDGET_EXCEEDED');
     expect(ofType(events, 'llm.failed')).toMatchObject([{ error: { code: 'BUDGET_EXCEEDED' } }]);
     const deltas = ofType(events, 'message.delta');
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.length).toBeLessThan(30);
-    expect(fake.requests).toHaveLength(1);
-    await vi.waitFor(() => expect(fake.requests[0]!.clientClosed).toBe(true));
+    expect(fake().requests).toHaveLength(1);
+    await vi.waitFor(() => expect(fake().requests[0]!.clientClosed).toBe(true));
   });
 });
 
@@ -284,7 +274,7 @@ describe('structured output in the runtime', () => {
   });
 
   it('with a real model, hands the checked object to onDone', async () => {
-    fake.enqueue(reply('{"intent":"order_query","orderIds":["A1"],"urgent":true,"customer":{"name":"Bo","tier":"standard"}}'));
+    fake().enqueue(reply('{"intent":"order_query","orderIds":["A1"],"urgent":true,"customer":{"name":"Bo","tier":"standard"}}'));
     const { context } = await ask(openai(), 'where is A1', { output });
     expect(context.result).toEqual({ intent: 'order_query', orderIds: ['A1'], urgent: true, customer: { name: 'Bo', tier: 'standard' } });
   });

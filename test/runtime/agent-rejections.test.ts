@@ -1,37 +1,27 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, createVirtualClock, replaySession, type RuntimeEvent } from '@flowing/runtime';
 import { sessionAt } from '@flowing/protocol';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
-import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { reply, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI({ pairing: true });
 
 const ofType = (events: readonly RuntimeEvent[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, any>);
-const openai = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
+const openai = () => createOpenAIProvider({ baseURL: fake().baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
 
 /** The tool message the model was sent for call `id` in request `n`, parsed. */
 function toolAnswer(n: number, id: string): { error?: { code: string; message: string } } {
-  const message = fake.requests[n]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === id);
+  const message = fake().requests[n]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === id);
   expect(message, `request ${n} answers ${id}`).toBeDefined();
   return JSON.parse(message!.content as string);
 }
 
 describe("a person's reason for rejecting a call the model proposed", () => {
   it('reaches the model in the tool result, is stored with the decision and logged in approval.decided', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I will not pay that.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I will not pay that.'));
     const t = payTools();
     const machine = payAgent(t);
     const runtime = createRuntime({ machines: [machine], llm: openai(), store: createMemoryStore() });
@@ -57,7 +47,7 @@ describe("a person's reason for rejecting a call the model proposed", () => {
   });
 
   it('is cut to 2,000 characters wherever it goes', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('No.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('No.'));
     const t = payTools();
     const machine = payAgent(t);
     const runtime = createRuntime({ machines: [machine], llm: openai(), store: createMemoryStore() });
@@ -73,7 +63,7 @@ describe("a person's reason for rejecting a call the model proposed", () => {
   });
 
   it('without a reason, the model is told the call was rejected and the decision stores none', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":5}' }]), reply('Not paid.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":5}' }]), reply('Not paid.'));
     const t = payTools();
     const machine = payAgent(t);
     const runtime = createRuntime({ machines: [machine], llm: openai(), store: createMemoryStore() });
@@ -86,7 +76,7 @@ describe("a person's reason for rejecting a call the model proposed", () => {
   });
 
   it('replays byte for byte from the recording, the reason included, calling neither the model nor the tool', async () => {
-    fake.enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I will not pay that.'));
+    fake().enqueue(toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":500}' }]), reply('I will not pay that.'));
     const t = payTools();
     const machine = payAgent(t);
     const runtime = createRuntime({ machines: [machine], llm: openai(), clock: createVirtualClock() });
@@ -94,11 +84,11 @@ describe("a person's reason for rejecting a call the model proposed", () => {
     await session.send({ type: 'ASK', text: 'pay me 500' });
     await session.send({ type: 'REJECT', reason: 'over the refund limit of 100' });
     const log = await session.events();
-    const requests = fake.requests.length;
+    const requests = fake().requests.length;
 
     const replaying = payTools();
     const replayed = await replaySession({ machine: payAgent(replaying), log, clock: createVirtualClock() });
-    expect(fake.requests).toHaveLength(requests);
+    expect(fake().requests).toHaveLength(requests);
     expect(replaying.paid).toEqual([]);
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
     expect(replayed.snapshot.approval).toMatchObject({ decision: 'rejected', reason: 'over the refund limit of 100' });

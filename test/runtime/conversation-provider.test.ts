@@ -1,24 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '@flowing/spec';
 import { createOpenAIProvider } from '../../runtime/llm/openai.ts';
 import { createScriptedProvider } from '../../runtime/llm/scripted.ts';
 import type { AgentRequest, AgentToolCaller } from '../../runtime/llm/types.ts';
-import { reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { reply, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI({ pairing: true });
 
-const provider = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-model', timeoutMs: 2_000 });
+const provider = () => createOpenAIProvider({ baseURL: fake().baseURL, apiKey: 'test-key', model: 'fake-model', timeoutMs: 2_000 });
 const live = () => ({ signal: new AbortController().signal });
 
 /** Two turns of a support chat: a question, a tool call with its result, the answer, a follow-up question. */
@@ -32,13 +22,13 @@ const history: ConversationMessage[] = [
 
 describe('history sent to an OpenAI-compatible model', () => {
   it('sends the history before the call prompt, tool calls paired with their results', async () => {
-    fake.enqueue(reply('Tomorrow.'));
+    fake().enqueue(reply('Tomorrow.'));
     const result = await provider().generate(
       { kind: 'generate', system: 'Be brief.', prompt: 'Answer the last question.', history },
       live(),
     );
     expect(result.output.text).toBe('Tomorrow.');
-    const sent = fake.requests[0]!.body.messages;
+    const sent = fake().requests[0]!.body.messages;
     expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'user']);
     expect(sent[2]!.tool_calls).toEqual([
       { id: 'c1', type: 'function', function: { name: 'query_order', arguments: '{"order_id":"A1"}' } },
@@ -48,30 +38,30 @@ describe('history sent to an OpenAI-compatible model', () => {
   });
 
   it('sends no user message of its own when the call has none: the history ends with the question', async () => {
-    fake.enqueue(reply('{"label":"shipping"}'));
+    fake().enqueue(reply('{"label":"shipping"}'));
     const result = await provider().classify({ kind: 'classify', text: '', labels: ['shipping', 'other'], history }, live());
     expect(result.output.label).toBe('shipping');
-    const sent = fake.requests[0]!.body.messages;
+    const sent = fake().requests[0]!.body.messages;
     expect(sent[0]!.role).toBe('system');
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'And when does it arrive?' });
   });
 
   it('sends a summary as a system message in place of the messages it covers', async () => {
-    fake.enqueue(reply('Noted.'));
+    fake().enqueue(reply('Noted.'));
     const summarised: ConversationMessage[] = [
       ...history.slice(0, 4),
       { role: 'summary', content: 'The customer asked about A1, which shipped.', facts: { orderId: 'A1' }, covers: 4 },
       history[4]!,
     ];
     await provider().generate({ kind: 'generate', prompt: '', history: summarised }, live());
-    const sent = fake.requests[0]!.body.messages;
+    const sent = fake().requests[0]!.body.messages;
     expect(sent.map((m) => m.role)).toEqual(['system', 'user']);
     expect(sent[0]!.content).toContain('The customer asked about A1, which shipped.');
     expect(sent[0]!.content).toContain('"orderId":"A1"');
   });
 
   it('answers a tool call whose result is missing from the history as interrupted, and drops a result without its call', async () => {
-    fake.enqueue(reply('Sorry, let me try again.'));
+    fake().enqueue(reply('Sorry, let me try again.'));
     const broken: ConversationMessage[] = [
       { role: 'user', content: 'Where is A1?' },
       { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'query_order', args: { order_id: 'A1' } }] },
@@ -79,7 +69,7 @@ describe('history sent to an OpenAI-compatible model', () => {
       { role: 'user', content: 'Hello?' },
     ];
     await provider().generate({ kind: 'generate', prompt: '', history: broken }, live());
-    const sent = fake.requests[0]!.body.messages;
+    const sent = fake().requests[0]!.body.messages;
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(JSON.parse(sent[2]!.content as string).error.code).toBe('INTERRUPTED');
   });
@@ -89,7 +79,7 @@ describe('messages an agent call returns for its conversation', () => {
   const request: AgentRequest = { kind: 'agent', prompt: '', tools: ['query_order'], maxIterations: 4, history };
 
   it('returns each assistant turn with its tool calls, each result in the model order (a failure too), and the answer', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'c2', name: 'query_order', arguments: '{"order_id":"A1"}' },
         { id: 'c3', name: 'query_order', arguments: '{"order_id":"B2"}' },
@@ -121,12 +111,16 @@ describe('messages an agent call returns for its conversation', () => {
       { role: 'assistant', content: 'A1 arrives tomorrow; B2 is unknown.' },
     ]);
     // The first request carried the history and no prompt of its own; the second, the new turn after it.
-    expect(fake.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'And when does it arrive?' });
-    expect(fake.requests[1]!.body.messages.slice(-3).map((m) => m.role)).toEqual(['assistant', 'tool', 'tool']);
+    expect(fake().requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'And when does it arrive?' });
+    expect(
+      fake()
+        .requests[1]!.body.messages.slice(-3)
+        .map((m) => m.role),
+    ).toEqual(['assistant', 'tool', 'tool']);
   });
 
   it('starts its messages with the prompt as a user message when the call has one', async () => {
-    fake.enqueue(reply('Done.'));
+    fake().enqueue(reply('Done.'));
     const result = await provider().agent(
       { ...request, prompt: 'Summarise the order.' },
       { ...live(), callTool: async () => ({ ok: true, output: {} }) },
@@ -138,7 +132,7 @@ describe('messages an agent call returns for its conversation', () => {
   });
 
   it('hands off with the conversation: the transfer call and its result close the pair, the last user message goes along', async () => {
-    fake.enqueue(toolCalls([{ id: 'h1', name: 'transfer_to_billing', arguments: '{"reason":"a refund"}' }]));
+    fake().enqueue(toolCalls([{ id: 'h1', name: 'transfer_to_billing', arguments: '{"reason":"a refund"}' }]));
     const result = await provider().agent(
       { ...request, handoffs: ['billing'] },
       { ...live(), callTool: async () => ({ ok: true, output: {} }) },
@@ -151,7 +145,7 @@ describe('messages an agent call returns for its conversation', () => {
   });
 
   it('returns no messages when the call has no history', async () => {
-    fake.enqueue(reply('Done.'));
+    fake().enqueue(reply('Done.'));
     const { history: _none, ...plain } = request;
     const result = await provider().agent({ ...plain, prompt: 'Hi' }, { ...live(), callTool: async () => ({ ok: true, output: {} }) });
     expect(result.output).toEqual({ text: 'Done.', steps: 1 });

@@ -1,20 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRuntime, replaySession, type Clock, type RuntimeEvent } from '@flowing/runtime';
 import { createOpenAIProvider } from '@flowing/runtime/openai';
 import { payAgent, payTools } from '../helpers/agent-approvals.ts';
-import { httpError, reply, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { httpError, reply, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI();
 
 // Frozen time with real timers: the provider's backoff waits for real (a few ms), the timestamps stay comparable.
 const clock: Clock = {
@@ -24,7 +15,7 @@ const clock: Clock = {
 };
 const openai = () =>
   createOpenAIProvider({
-    baseURL: fake.baseURL,
+    baseURL: fake().baseURL,
     apiKey: 'test-key',
     model: 'fake-agent',
     timeoutMs: 2_000,
@@ -44,7 +35,7 @@ async function record() {
 
 describe('retried model requests in a replay', () => {
   it('shows the same llm.retry events as the recording, in the same places, asking no model', async () => {
-    fake.enqueue(httpError(503, 'overloaded'), httpError(429, 'slow down'), reply('All fine.'));
+    fake().enqueue(httpError(503, 'overloaded'), httpError(429, 'slow down'), reply('All fine.'));
     const { session } = await record();
     await session.send({ type: 'ASK', text: 'how are things' });
     const log = await session.events();
@@ -52,16 +43,16 @@ describe('retried model requests in a replay', () => {
       { callId: 'helping@2', attempt: 2, error: { code: 'LLM_FAILED' } },
       { callId: 'helping@2', attempt: 3, error: { code: 'LLM_RATE_LIMITED' } },
     ]);
-    const requests = fake.requests.length;
+    const requests = fake().requests.length;
 
     const replayed = await replaySession({ machine: payAgent(payTools()), log, clock });
-    expect(fake.requests).toHaveLength(requests);
+    expect(fake().requests).toHaveLength(requests);
     expect(ofType(replayed.events, 'llm.retry')).toEqual(ofType(log, 'llm.retry'));
     expect(JSON.stringify(replayed.events)).toBe(JSON.stringify(log));
   });
 
   it('keeps the retries of each turn of an agent loop with that turn, also after a stop for approval', async () => {
-    fake.enqueue(
+    fake().enqueue(
       httpError(500, 'boom'),
       toolCalls([{ id: 'b1', name: 'balance', arguments: '{}' }]),
       toolCalls([{ id: 'p1', name: 'pay', arguments: '{"amount":5}' }]),

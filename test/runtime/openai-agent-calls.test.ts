@@ -1,23 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FlowingError } from '../../runtime/errors.ts';
 import { createOpenAIProvider } from '../../runtime/llm/openai.ts';
 import type { AgentRequest, AgentToolCaller, LlmCallOptions } from '../../runtime/llm/types.ts';
-import { reply, startFakeOpenAI, streamed, toolCalls, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { reply, streamed, toolCalls } from '../helpers/fake-openai.ts';
+import { useFakeOpenAI } from '../helpers/use-fake-openai.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(() => {
-  expect(fake.pending()).toBe(0);
-  expect(fake.requests.filter((r) => r.pairingError)).toEqual([]);
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI({ pairing: true });
 
-const provider = () => createOpenAIProvider({ baseURL: fake.baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
+const provider = () => createOpenAIProvider({ baseURL: fake().baseURL, apiKey: 'test-key', model: 'fake-agent', timeoutMs: 2_000 });
 const live = () => ({ signal: new AbortController().signal });
 const request: AgentRequest = { kind: 'agent', prompt: 'Where are A1 and B2?', tools: ['query_order'], maxIterations: 4 };
 const toolSchemas: LlmCallOptions['toolSchemas'] = {
@@ -33,7 +23,7 @@ const toolSchemas: LlmCallOptions['toolSchemas'] = {
 
 describe('parallel tool calls', () => {
   it('runs the calls of one turn together and answers them in the model order, a failure included', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'c_slow', name: 'query_order', arguments: '{"order_id":"A1"}' },
         { id: 'c_fail', name: 'query_order', arguments: '{"order_id":"B2"}' },
@@ -58,7 +48,7 @@ describe('parallel tool calls', () => {
     expect(result.output.text).toBe('A1 shipped, C3 processing, B2 unknown.');
     // All three started before the first (the slow one) could finish: C3 is what lets it finish.
     expect(started).toEqual(['A1', 'B2', 'C3']);
-    const tools = fake.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    const tools = fake().requests[1]!.body.messages.filter((m) => m.role === 'tool');
     expect(tools.map((m) => m.tool_call_id)).toEqual(['c_slow', 'c_fail', 'c_fast']);
     expect(JSON.parse(tools[1]!.content as string)).toEqual({ error: { code: 'ORDER_NOT_FOUND', message: 'no order B2' } });
   });
@@ -66,7 +56,7 @@ describe('parallel tool calls', () => {
 
 describe('streamed agent replies', () => {
   it('streams the final answer and the text of tool turns through onDelta', async () => {
-    fake.enqueue(
+    fake().enqueue(
       { type: 'reply', chunks: ['Let me check. '], toolCalls: [{ id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' }] },
       streamed(['A1 ', 'has ', 'shipped.']),
     );
@@ -75,9 +65,9 @@ describe('streamed agent replies', () => {
     const result = await provider().agent(request, { ...live(), callTool, toolSchemas, onDelta: (d) => deltas.push(d) });
     expect(deltas).toEqual(['Let me check. ', 'A1 ', 'has ', 'shipped.']);
     expect(result.output).toEqual({ text: 'A1 has shipped.', steps: 2 });
-    expect(fake.requests.every((r) => r.body.stream === true)).toBe(true);
+    expect(fake().requests.every((r) => r.body.stream === true)).toBe(true);
     // The streamed tool call was put together and answered.
-    expect(fake.requests[1]!.body.messages.find((m) => m.role === 'tool')?.tool_call_id).toBe('c1');
+    expect(fake().requests[1]!.body.messages.find((m) => m.role === 'tool')?.tool_call_id).toBe('c1');
   });
 });
 
@@ -93,24 +83,24 @@ describe('structured output', () => {
   };
 
   it('asks for a JSON Schema answer and returns it as an object', async () => {
-    fake.enqueue(reply('{"intent":"order_query","orderIds":["A1","B2"]}'));
+    fake().enqueue(reply('{"intent":"order_query","orderIds":["A1","B2"]}'));
     const result = await provider().agent(structured, live());
     expect(result.output.output).toEqual({ intent: 'order_query', orderIds: ['A1', 'B2'] });
-    const format = fake.requests[0]!.body.response_format as { type: string; json_schema: { schema: { properties: object } } };
+    const format = fake().requests[0]!.body.response_format as { type: string; json_schema: { schema: { properties: object } } };
     expect(format.type).toBe('json_schema');
     expect(Object.keys(format.json_schema.schema.properties)).toEqual(['intent', 'orderIds', 'customer']);
   });
 
   it('feeds an answer that does not match back, without using up an iteration', async () => {
-    fake.enqueue(reply('{"intent":"shopping","orderIds":[]}'), reply('```json\n{"intent":"other","orderIds":[]}\n```'));
+    fake().enqueue(reply('{"intent":"shopping","orderIds":[]}'), reply('```json\n{"intent":"other","orderIds":[]}\n```'));
     const result = await provider().agent({ ...structured, maxIterations: 1 }, live());
     expect(result.output.output).toEqual({ intent: 'other', orderIds: [] });
     expect(result.attempts).toBe(2);
-    expect(fake.requests[1]!.body.messages.at(-1)?.content).toContain('intent');
+    expect(fake().requests[1]!.body.messages.at(-1)?.content).toContain('intent');
   });
 
   it('gives up with LLM_BAD_OUTPUT after 2 repairs', async () => {
-    fake.enqueue(reply('no'), reply('still no'), reply('{"intent":1}'));
+    fake().enqueue(reply('no'), reply('still no'), reply('{"intent":1}'));
     const error = await provider()
       .agent(structured, live())
       .then(
@@ -118,18 +108,18 @@ describe('structured output', () => {
         (e: unknown) => e as FlowingError,
       );
     expect(error?.code).toBe('LLM_BAD_OUTPUT');
-    expect(fake.requests).toHaveLength(3);
+    expect(fake().requests).toHaveLength(3);
   });
 });
 
 describe('bound tool arguments', () => {
   it('leaves bound arguments out of the schema the model sees', async () => {
-    fake.enqueue(reply('done'));
+    fake().enqueue(reply('done'));
     await provider().agent(
       { ...request, bound: { query_order: { customer_id: 'cust-7' } } },
       { ...live(), callTool: async () => ({ ok: true, output: {} }), toolSchemas },
     );
-    const tool = (fake.requests[0]!.body.tools as Array<{ function: { parameters: { properties: object; required: string[] } } }>)[0]!;
+    const tool = (fake().requests[0]!.body.tools as Array<{ function: { parameters: { properties: object; required: string[] } } }>)[0]!;
     expect(Object.keys(tool.function.parameters.properties)).toEqual(['order_id']);
     expect(tool.function.parameters.required).toEqual(['order_id']);
   });
@@ -137,7 +127,7 @@ describe('bound tool arguments', () => {
 
 describe('handoffs', () => {
   it('a handoff in a turn with other tool calls ends the loop at once: the other calls do not run', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' },
         { id: 'h1', name: 'transfer_to_billing', arguments: '{"reason":"an invoice question"}' },
@@ -160,13 +150,13 @@ describe('handoffs', () => {
     });
     expect(ran).toEqual([]);
     expect(steps).toHaveLength(1);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
   });
 });
 
 describe('proposals a person decides', () => {
   it('stops after the turn with a proposal and goes on from its transcript: no model request is made again, the conversation keeps its pairs', async () => {
-    fake.enqueue(
+    fake().enqueue(
       toolCalls([
         { id: 'c1', name: 'query_order', arguments: '{"order_id":"A1"}' },
         { id: 'p1', name: 'refund', arguments: '{"order_id":"A1"}' },
@@ -184,7 +174,7 @@ describe('proposals a person decides', () => {
     expect(suspended.pending).toEqual([{ id: 'p1', name: 'refund', args: { order_id: 'A1' } }]);
     expect(Object.keys(suspended.answers)).toEqual(['c1']);
 
-    fake.enqueue(reply('Refunded A1.'));
+    fake().enqueue(reply('Refunded A1.'));
     const answers = { ...suspended.answers, p1: JSON.stringify({ refunded: true }) };
     const second = await provider().agent(proposing, {
       ...live(),
@@ -199,8 +189,8 @@ describe('proposals a person decides', () => {
       },
     });
     expect(second.output.text).toBe('Refunded A1.');
-    expect(fake.requests).toHaveLength(2);
-    const sent = fake.requests[1]!.body.messages;
+    expect(fake().requests).toHaveLength(2);
+    const sent = fake().requests[1]!.body.messages;
     expect(sent.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['c1', 'p1']);
     expect(second.output.messages!.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
   });
