@@ -1,7 +1,7 @@
 import type { FlowSpec, Position } from '@flowing/spec';
 import type { Box } from './geometry.ts';
 import { GROUP_PADDING } from './sizes.ts';
-import { specToGraph } from './spec-to-graph.ts';
+import { nodesByParent, specToGraph } from './spec-to-graph.ts';
 import type { GraphNode } from './types.ts';
 
 /** Space kept between a placed state and its siblings (the layout's own spacing between layers). */
@@ -37,12 +37,7 @@ export function fillMissingLayout(spec: FlowSpec): FlowSpec {
   if (unplaced.length === 0) return spec;
   const layout: Record<string, Position> = { ...(spec.layout ?? {}) };
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const children = new Map<string | undefined, GraphNode[]>();
-  for (const node of graph.nodes) {
-    const list = children.get(node.parentId);
-    if (list) list.push(node);
-    else children.set(node.parentId, [node]);
-  }
+  const children = nodesByParent(graph.nodes);
   const placed = new Set(graph.nodes.filter((n) => n.data.layout).map((n) => n.id));
 
   // Sizes as drawn: saved ones, else a compound state's from its children as placed so far (see specToGraph).

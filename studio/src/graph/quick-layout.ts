@@ -1,6 +1,6 @@
 import type { FlowSpec, Position } from '@flowing/spec';
 import { GROUP_HEADER, GROUP_PADDING, NODE_WIDTH } from './sizes.ts';
-import { specToGraph } from './spec-to-graph.ts';
+import { nodesByParent, specToGraph } from './spec-to-graph.ts';
 import type { GraphNode, SpecGraph } from './types.ts';
 
 /** Space between states in a row and between rows (close to the elkjs layout's spacing, so the view barely jumps). */
@@ -22,12 +22,7 @@ const ROW_MAX = 8;
  */
 export function quickLayout(spec: FlowSpec, graph: SpecGraph = specToGraph(spec)): Record<string, Position> {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const children = new Map<string | undefined, GraphNode[]>();
-  for (const node of graph.nodes) {
-    const list = children.get(node.parentId);
-    if (list) list.push(node);
-    else children.set(node.parentId, [node]);
-  }
+  const children = nodesByParent(graph.nodes);
 
   // Each transition joins the two siblings that hold its ends, below the deepest state holding both.
   const chainOf = (node: GraphNode): GraphNode[] => {

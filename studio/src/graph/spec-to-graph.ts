@@ -194,3 +194,14 @@ function assignLanes(edges: GraphEdge[]) {
       edge.data.lanes = list.length;
     });
 }
+
+/** The graph's nodes grouped by the compound state holding them (`undefined`: the machine's top level), in order. */
+export function nodesByParent(nodes: readonly GraphNode[]): Map<string | undefined, GraphNode[]> {
+  const children = new Map<string | undefined, GraphNode[]>();
+  for (const node of nodes) {
+    const list = children.get(node.parentId);
+    if (list) list.push(node);
+    else children.set(node.parentId, [node]);
+  }
+  return children;
+}
