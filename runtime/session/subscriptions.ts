@@ -153,17 +153,16 @@ export class Subscriptions {
       // A full page: more stored events may follow, and they come before the live ones buffered meanwhile. Live
       // events dropped from a full buffer are in the store too.
       if ((stored.length >= this.pageSize && sub.lastSeq > from) || sub.lastSeq < sub.droppedUpTo) continue;
-      if (await this.drainBuffer(sub)) {
-        sub.catchingUp = false;
-        return;
-      }
+      if (await this.drainBuffer(sub)) return;
       if (sub.closed) return;
     }
   }
 
   /**
    * Hands over the buffered live events in seq order, and those buffered while the listener was busy with them.
-   * False when one is missing (a gap, or dropped from a full buffer): the store is read again.
+   * False when one is missing (a gap, or dropped from a full buffer): the store is read again. True once the
+   * subscriber is live: it switches in the same step as its last check, so no live event can be buffered in between
+   * and left there.
    */
   private async drainBuffer(sub: Subscriber): Promise<boolean> {
     while (sub.buffer.length > 0) {
@@ -179,7 +178,9 @@ export class Subscriptions {
         if (sub.closed) return false;
       }
     }
-    return sub.lastSeq >= sub.droppedUpTo;
+    if (sub.lastSeq < sub.droppedUpTo) return false;
+    sub.catchingUp = false;
+    return true;
   }
 
   /** A damaged event (`details.seq`) does not hide the readable ones before it: they are delivered first. */

@@ -63,6 +63,31 @@ describe('subscribe(fromSeq) delivers every later event exactly once, in order',
     );
   });
 
+  it('does not leave live events committed as a catch-up goes live (sends, a tick, two subscribers from 0, a send)', async () => {
+    const machine = singleToolMachine(echo);
+    const runtime = createRuntime({ machines: [machine], store: createMemoryStore() });
+    const session = await runtime.createSession(machine);
+    const subscribers: number[][] = [];
+    const subscribe = () => {
+      const seen: number[] = [];
+      subscribers.push(seen);
+      session.subscribe(0, (e) => {
+        seen.push(e.seq);
+      });
+    };
+    subscribe();
+    const run = () => session.send({ type: 'RUN', args: { n: 0 } });
+    const sends = [run(), run(), run(), run()];
+    await new Promise((resolve) => setImmediate(resolve));
+    subscribe();
+    sends.push(run());
+    subscribe();
+    await Promise.all(sends);
+    await settle();
+    const log = (await session.events()).map((e) => e.seq);
+    for (const seen of subscribers) expect(seen).toEqual(log);
+  });
+
   it('stops delivering after unsubscribe', async () => {
     const machine = singleToolMachine(echo);
     const runtime = createRuntime({ machines: [machine], store: createMemoryStore() });
